@@ -1,0 +1,110 @@
+"""`verishop serve`: the shop over stdio, Streamable HTTP or SSE."""
+
+from __future__ import annotations
+
+import logging
+from enum import Enum
+from pathlib import Path
+from typing import Annotated
+
+import anyio
+import typer
+
+from scenarios.catalog.cache import verishop_home
+from scenarios.difficulty import MAX_DIFFICULTY
+from scenarios.models import Scenario
+
+
+class Transport(str, Enum):
+    stdio = "stdio"
+    http = "http"
+    sse = "sse"
+
+
+def serve(
+    transport: Annotated[Transport, typer.Option(help="stdio: one episode per process; http/sse: many.")]
+    = Transport.stdio,
+    env: Annotated[str, typer.Option(help="Environment of the episode served at start.")] = "pd",
+    difficulty: Annotated[int, typer.Option(min=0, max=MAX_DIFFICULTY)] = 0,
+    seed: Annotated[int, typer.Option(min=0)] = 0,
+    scenario: Annotated[Path | None, typer.Option(help="Serve this scenario.json instead.")] = None,
+    runs_dir: Annotated[Path | None, typer.Option(help="Where episode folders go "
+                                                       "(default: $VERISHOP_HOME/runs).")] = None,
+    catalog: Annotated[Path | None, typer.Option(help="Catalog file (default: the cached one).")] = None,
+    host: Annotated[str, typer.Option(help="HTTP bind address.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(min=1, max=65535)] = 8000,
+    no_default_episode: Annotated[bool, typer.Option(help="HTTP: create episodes only through "
+                                                          "POST /episodes.")] = False,
+) -> None:
+    """Serve the shop's MCP tools. A bare `verishop serve` serves one default episode over stdio."""
+    from scenarios.console import err, resolve_catalog
+
+    logging.basicConfig(level=logging.WARNING)
+    catalog_file = resolve_catalog(catalog)
+    runs = runs_dir or verishop_home() / "runs"
+    chosen = None
+    if scenario is not None:
+        try:
+            chosen = Scenario.model_validate_json(scenario.read_text())
+        except (OSError, ValueError) as exc:
+            raise typer.BadParameter(f"cannot read scenario {scenario}: {exc}", param_hint="--scenario") from None
+    if transport is Transport.stdio:
+        anyio.run(_serve_stdio, catalog_file, runs, chosen, env, difficulty, seed)
+    else:
+        with_default = not no_default_episode or chosen is not None
+        anyio.run(_serve_http, catalog_file, runs, chosen if with_default else None, env, difficulty, seed,
+                  with_default, host, port, transport)
+    err.print("server stopped")
+
+
+async def _open_default(hub, chosen: Scenario | None, env: str, difficulty: int, seed: int):
+    from mcp_server.errors import ShopError
+    from scenarios.console import err
+
+    try:
+        scenario = chosen or hub.generate(env, difficulty, seed)
+        return await hub.open(scenario, default=True)
+    except (KeyError, ShopError) as exc:
+        await hub.aclose()
+        err.print(f"error: {str(exc).strip(chr(39))}")
+        raise typer.Exit(2) from None
+
+
+async def _serve_stdio(catalog: Path, runs: Path, chosen: Scenario | None, env: str, difficulty: int,
+                       seed: int) -> None:
+    from mcp_server.hub import EpisodeHub
+    from mcp_server.tools import INSTRUCTIONS, create_server
+    from scenarios.console import err
+
+    hub = EpisodeHub(catalog, runs)
+    episode = await _open_default(hub, chosen, env, difficulty, seed)
+    err.print(f"verishop: episode {episode.episode_id} ({episode.scenario.env_id}, d={episode.scenario.difficulty}, "
+              f"seed={episode.scenario.seed}) in {episode.directory}")
+    instructions = f"{INSTRUCTIONS}\n\nThe customer's opening message:\n{episode.scenario.opening_message}"
+    try:
+        await create_server(hub, instructions=instructions).run_stdio_async()
+    finally:
+        await hub.aclose("client_disconnected")
+
+
+async def _serve_http(catalog: Path, runs: Path, chosen: Scenario | None, env: str, difficulty: int, seed: int,
+                      with_default: bool, host: str, port: int, transport: Transport) -> None:
+    import uvicorn
+
+    from mcp_server.http import create_http_app
+    from mcp_server.hub import EpisodeHub
+    from scenarios.console import err
+
+    hub = EpisodeHub(catalog, runs)
+    try:
+        if with_default:
+            episode = await _open_default(hub, chosen, env, difficulty, seed)
+            path = "mcp" if transport is Transport.http else "sse"
+            err.print(f"verishop: default episode {episode.episode_id} at http://{host}:{port}/{path}")
+        err.print(f"verishop: control API at http://{host}:{port}/episodes (POST to create an episode); "
+                  f"runs in {runs}")
+        app = create_http_app(hub, host=host, port=port)
+        config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
+        await uvicorn.Server(config).serve()
+    finally:
+        await hub.aclose()

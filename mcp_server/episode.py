@@ -1,0 +1,125 @@
+"""One episode: its world connection, its customer, its transcript, and its lifecycle.
+
+Every tool call goes through `Episode.call`, which serialises calls within the episode,
+refuses them once the episode is closed, and writes the call to the transcript with its
+result or error and duration.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+import aiosqlite
+import anyio
+from pydantic import BaseModel
+
+from mcp_server.errors import EpisodeClosed, ShopError
+from mcp_server.transcript import Transcript
+from scenarios.catalog.reader import CatalogReader, Product
+from scenarios.customer import SimulatedCustomer
+from scenarios.models import Scenario, Submission
+
+T = TypeVar("T", bound=BaseModel)
+
+# Why an episode ended. Truncation (budget spent) is kept apart from termination.
+CloseReason = str  # agent_done | customer_done | customer_quit | turn_budget | closed_by_client | server_stopped
+
+
+@dataclass
+class Episode:
+    episode_id: str
+    scenario: Scenario
+    directory: Path
+    db: aiosqlite.Connection
+    catalog: CatalogReader
+    transcript: Transcript
+    customer: SimulatedCustomer = field(init=False)
+    messages: list[tuple[str, str]] = field(default_factory=list)
+    turns_used: int = 0
+    calls: int = 0  # tool calls so far; orders cart lines and returns
+    tool_calls_this_turn: int = 0
+    close_reason: str | None = None
+    lock: anyio.Lock = field(default_factory=anyio.Lock)
+
+    def __post_init__(self) -> None:
+        self._stock = {c.product_id: c.stock for c in self.scenario.stock_changes}
+        self.customer = SimulatedCustomer(self.scenario, self.product)
+
+    @property
+    def is_open(self) -> bool:
+        return self.close_reason is None
+
+    @property
+    def turns_left(self) -> int:
+        return max(0, self.scenario.axes.max_turns - self.turns_used)
+
+    def product(self, product_id: str) -> Product | None:
+        """The product as this episode's world sees it (per-episode stock applied)."""
+        product = self.catalog.product(product_id)
+        if product is not None and product_id in self._stock:
+            product = product.with_stock(self._stock[product_id])
+        return product
+
+    def say(self, role: str, text: str, **fields: Any) -> None:
+        self.messages.append((role, text))
+        self.transcript.write(f"{role}_message", turn=self.turns_used, text=text, **fields)
+
+    async def call(self, name: str, arguments: dict[str, Any], body: Callable[[], Awaitable[T]],
+                   *, conversational: bool = False) -> T:
+        """Run one tool call against this episode and record it."""
+        async with self.lock:
+            started = time.perf_counter()
+            if not self.is_open:
+                error = f"episode {self.episode_id} is closed ({self.close_reason}); no tool can change it now"
+                self._record(name, arguments, started, error=error)
+                raise EpisodeClosed(error)
+            self.calls += 1
+            if not conversational:
+                self.tool_calls_this_turn += 1
+            try:
+                result = await body()
+            except ShopError as exc:
+                self._record(name, arguments, started, error=str(exc))
+                raise
+            self._record(name, arguments, started, result=result.model_dump(mode="json"))
+            return result
+
+    def _record(self, name: str, arguments: dict[str, Any], started: float, **outcome: Any) -> None:
+        self.transcript.write("tool_call", turn=self.turns_used, tool=name, arguments=arguments,
+                              duration_ms=round((time.perf_counter() - started) * 1000, 3), **outcome)
+
+    def respond(self, message: str, submission: Submission) -> str:
+        """The agent's turn: its message goes to the customer, whose reply comes back."""
+        self.turns_used += 1
+        self.tool_calls_this_turn = 0
+        self.say("assistant", message, submission=submission.model_dump(mode="json"))
+        turn = self.customer.reply(message, submission)
+        self.say("customer", turn.text, tag=turn.tag)
+        if submission.done:
+            self.mark_closed("agent_done")
+        elif turn.tag == "done":
+            self.mark_closed("customer_done")
+        elif turn.tag == "quit":
+            self.mark_closed("turn_budget" if self.turns_left == 0 else "customer_quit")
+        return turn.text
+
+    def mark_closed(self, reason: str) -> None:
+        if self.close_reason is None:
+            self.close_reason = reason
+
+    async def finalize(self, reason: str) -> None:
+        """Close for good: make world.db self-contained, write the closing event, release all."""
+        self.mark_closed(reason)
+        if self.db is None:
+            return
+        db, self.db = self.db, None  # type: ignore[assignment]
+        with anyio.CancelScope(shield=True):
+            # Closing the last connection checkpoints the WAL into world.db and deletes it,
+            # so the verifier finds one self-contained file.
+            await db.close()
+        self.transcript.write("episode_closed", reason=self.close_reason, turns=self.turns_used)
+        self.transcript.close()

@@ -1,0 +1,24 @@
+"""The shop's errors. Each one is a mistake an agent can make; its message is shown to the
+agent (as an MCP ToolError) and tells it what to do instead.
+
+    ShopError
+    ├── NotFound        an unknown product, order or line ID
+    ├── Rejected        a valid request the shop refuses (sold out, not returnable ...)
+    └── EpisodeClosed   the episode is over; nothing can change any more
+"""
+
+
+class ShopError(Exception):
+    pass
+
+
+class NotFound(ShopError):
+    pass
+
+
+class Rejected(ShopError):
+    pass
+
+
+class EpisodeClosed(ShopError):
+    pass

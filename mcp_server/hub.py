@@ -1,0 +1,109 @@
+"""The episode hub: opens episodes from scenarios, finds them by id, closes them.
+
+One hub serves one process: a stdio server holds one episode (the default), an HTTP server
+many, each named by an unguessable id. Episode state lives here, never in an MCP session:
+the 2026 protocol is stateless.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from pathlib import Path
+
+import aiosqlite
+import anyio
+
+from mcp_server.episode import Episode
+from mcp_server.errors import EpisodeClosed, NotFound, ShopError
+from mcp_server.transcript import TRANSCRIPT_VERSION, Transcript
+from scenarios.catalog.reader import CatalogReader
+from scenarios.envs import generate
+from scenarios.models import Scenario
+from scenarios.world_db import create_world
+
+
+def write_atomically(path: Path, text: str) -> None:
+    partial = path.with_name(f".{path.name}.partial")
+    partial.write_text(text)
+    os.replace(partial, path)
+
+
+class EpisodeHub:
+    def __init__(self, catalog_path: Path, runs_dir: Path):
+        self.catalog_path = Path(catalog_path).resolve()
+        self.catalog = CatalogReader(self.catalog_path)
+        self.runs_dir = Path(runs_dir)
+        self.episodes: dict[str, Episode] = {}
+        self.closed: dict[str, str] = {}
+        self.default_id: str | None = None
+
+    def generate(self, env: str, difficulty: int, seed: int) -> Scenario:
+        return generate(env, difficulty, seed, self.catalog)
+
+    async def open(self, scenario: Scenario, *, default: bool = False) -> Episode:
+        """Create the episode directory, its world and transcript, and post the opening message."""
+        if scenario.catalog.content_hash != self.catalog.meta["content_hash"]:
+            raise ShopError(
+                f"the scenario was generated on catalog (seed={scenario.catalog.seed}, size={scenario.catalog.size}) "
+                f"but this server runs catalog (seed={self.catalog.meta['seed']}, size={self.catalog.size})")
+        episode_id = "ep_" + secrets.token_hex(12)
+        directory = self.runs_dir / episode_id
+        directory.mkdir(parents=True)
+        write_atomically(directory / "scenario.json", scenario.to_json())
+        world = directory / "world.db"
+        await anyio.to_thread.run_sync(
+            lambda: create_world(world, scenario, episode_id=episode_id, catalog_path=self.catalog_path))
+        db = await aiosqlite.connect(world, isolation_level=None, uri=True)
+        try:
+            await db.execute("PRAGMA synchronous=NORMAL")
+            await db.execute("ATTACH DATABASE ? AS cat", (f"file:{self.catalog_path}?mode=ro&immutable=1",))
+        except BaseException:
+            await db.close()
+            raise
+        transcript = Transcript(directory / "transcript.jsonl")
+        transcript.write("episode_opened", transcript_version=TRANSCRIPT_VERSION, episode_id=episode_id,
+                         env_id=scenario.env_id, difficulty=scenario.difficulty, seed=scenario.seed,
+                         scenario_sha256=scenario.sha256(), catalog_content_hash=scenario.catalog.content_hash,
+                         max_turns=scenario.axes.max_turns)
+        episode = Episode(episode_id, scenario, directory, db, self.catalog, transcript)
+        episode.say("customer", scenario.opening_message, tag="open")
+        self.episodes[episode_id] = episode
+        if default:
+            self.default_id = episode_id
+        return episode
+
+    def resolve(self, episode_id: str | None) -> Episode:
+        """The episode a tool call is for: the named one, or the process's default."""
+        key = episode_id or self.default_id
+        if key is None:
+            raise NotFound("no episode is selected: connect through an episode's MCP URL "
+                           "(/episodes/<episode_id>/mcp) returned by POST /episodes")
+        if key in self.closed:
+            raise EpisodeClosed(f"episode {key} is closed ({self.closed[key]}); no tool can change it now")
+        try:
+            return self.episodes[key]
+        except KeyError:
+            raise NotFound(f"no episode {key!r} on this server") from None
+
+    async def close(self, episode_id: str, reason: str) -> Episode:
+        episode = self.resolve(episode_id)
+        await self.retire(episode, reason)
+        return episode
+
+    async def retire(self, episode: Episode, reason: str) -> None:
+        """Finalize an episode's files and forget it (safe to call twice)."""
+        async with episode.lock:
+            if self.episodes.pop(episode.episode_id, None) is None:
+                return
+            episode.mark_closed(reason)
+            self.closed[episode.episode_id] = episode.close_reason or reason
+            await episode.finalize(reason)
+
+    async def close_all(self, reason: str) -> None:
+        for episode_id in list(self.episodes):
+            await self.close(episode_id, reason)
+
+    async def aclose(self, reason: str = "server_stopped") -> None:
+        await self.close_all(reason)
+        self.catalog.close()

@@ -1,0 +1,125 @@
+"""Searching the shared catalog and reading product details."""
+
+from __future__ import annotations
+
+from mcp_server.errors import NotFound, ShopError
+from mcp_server.episode import Episode
+from mcp_server.models import ProductCard, ProductDetails, SearchResults, VariantOption
+from scenarios.catalog.reader import Product
+from scenarios.catalog.text import (attribute_token, brand_token, category_token, match_expression,
+                                    query_words)
+from scenarios.taxonomy import CATEGORY_BY_ID, category
+
+MAX_LIMIT = 50
+
+_COLUMNS = ("p.product_id, p.group_id, p.title, p.brand, p.category_id, p.price_cents, p.rating, "
+            "p.rating_count, p.ship_days, COALESCE(s.stock, p.stock) AS stock, p.attrs")
+_STOCK_JOIN = "LEFT JOIN main.stock_changes s ON s.product_id = p.product_id"
+
+
+def usd(cents: int) -> float:
+    return round(cents / 100, 2)
+
+
+def card(p: Product) -> ProductCard:
+    return ProductCard(product_id=p.product_id, title=p.title, brand=p.brand, category_id=p.category_id,
+                       price_usd=usd(p.price_cents), rating=p.rating, rating_count=p.rating_count,
+                       ship_days=p.ship_days, in_stock=p.stock > 0)
+
+
+async def fetch_product(ep: Episode, product_id: str) -> Product:
+    async with ep.db.execute(
+        f"SELECT {_COLUMNS} FROM cat.products p {_STOCK_JOIN} WHERE p.product_id = ?", (product_id.strip(),)
+    ) as cur:
+        row = await cur.fetchone()
+    if row is None:
+        raise NotFound(f"no product with ID {product_id!r}; product IDs look like 'P12345678' and come "
+                       f"from search_catalog or get_product results")
+    return Product.from_row(tuple(row))
+
+
+def _facets(category_id: str | None, brand: str | None, attributes: dict[str, str]) -> list[str]:
+    facets = []
+    if category_id:
+        if category_id not in CATEGORY_BY_ID:
+            raise ShopError(f"unknown category {category_id!r}; valid categories: "
+                            + ", ".join(sorted(CATEGORY_BY_ID)))
+        facets.append(category_token(category_id))
+        known = {a.name for a in category(category_id).attributes}
+        unknown = sorted(set(attributes) - known)
+        if unknown:
+            raise ShopError(f"category {category_id!r} has no attribute {unknown[0]!r}; "
+                            f"its attributes are: {', '.join(sorted(known))}")
+    if brand:
+        facets.append(brand_token(brand))
+    facets += [attribute_token(k, v) for k, v in sorted(attributes.items())]
+    return facets
+
+
+async def search_catalog(ep: Episode, *, query: str, category_id: str | None, brand: str | None,
+                         min_price_usd: float | None, max_price_usd: float | None, min_rating: float | None,
+                         max_ship_days: int | None, attributes: dict[str, str], in_stock_only: bool,
+                         limit: int) -> SearchResults:
+    if min_price_usd is not None and max_price_usd is not None and min_price_usd > max_price_usd:
+        raise ShopError(f"min_price_usd ({min_price_usd}) is above max_price_usd ({max_price_usd})")
+    words = query_words(query)
+    facets = _facets(category_id, brand, attributes)
+    where, args = [], []
+    if min_price_usd is not None:
+        where.append("p.price_cents >= ?")
+        args.append(round(min_price_usd * 100))
+    if max_price_usd is not None:
+        where.append("p.price_cents <= ?")
+        args.append(round(max_price_usd * 100))
+    if min_rating is not None:
+        where.append("p.rating >= ?")
+        args.append(min_rating)
+    if max_ship_days is not None:
+        where.append("p.ship_days <= ?")
+        args.append(max_ship_days)
+    if in_stock_only:
+        where.append("COALESCE(s.stock, p.stock) > 0")
+    filters = (" AND " + " AND ".join(where)) if where else ""
+
+    products = await _run_search(ep, match_expression(words, facets) if (words or facets) else None,
+                                 filters, args, limit)
+    note = None
+    if not products and len(words) > 1:
+        # No product has every word: fall back to any word (filters still apply).
+        relaxed = "(" + " OR ".join(f'"{w}"' for w in words) + ")"
+        if facets:
+            relaxed += " AND " + match_expression([], facets)
+        products = await _run_search(ep, relaxed, filters, args, limit)
+        note = "no product matched every word of the query; showing products matching some of them"
+    return SearchResults(results=[card(p) for p in products], note=note)
+
+
+async def _run_search(ep: Episode, match: str | None, filters: str, args: list, limit: int) -> list[Product]:
+    # Rows are stored in featured order, so ordering by rowid streams the best matches
+    # first instead of sorting every hit (see scenarios/catalog/generate.py).
+    if match is None:
+        sql = f"SELECT {_COLUMNS} FROM cat.products p {_STOCK_JOIN} WHERE 1{filters} ORDER BY p.rowid LIMIT ?"
+        params = [*args, limit]
+    else:
+        sql = (f"SELECT {_COLUMNS} FROM cat.products_fts(?) f JOIN cat.products p ON p.rowid = f.rowid "
+               f"{_STOCK_JOIN} WHERE 1{filters} ORDER BY f.rowid LIMIT ?")
+        params = [match, *args, limit]
+    async with ep.db.execute(sql, params) as cur:
+        return [Product.from_row(tuple(r)) for r in await cur.fetchall()]
+
+
+async def get_product(ep: Episode, product_id: str) -> ProductDetails:
+    p = await fetch_product(ep, product_id)
+    cat = category(p.category_id)
+    variants: list[VariantOption] = []
+    async with ep.db.execute(
+        f"SELECT {_COLUMNS} FROM cat.products p {_STOCK_JOIN} WHERE p.group_id = ? ORDER BY p.rowid",
+        (p.group_id,),
+    ) as cur:
+        siblings = [Product.from_row(tuple(r)) for r in await cur.fetchall()]
+    if len(siblings) > 1 and cat.variant_attribute:
+        variants = [VariantOption(product_id=s.product_id, value=s.attrs.get(cat.variant_attribute, ""),
+                                  price_usd=usd(s.price_cents), in_stock=s.stock > 0) for s in siblings]
+    return ProductDetails(**card(p).model_dump(), department=cat.department, attributes=p.attrs,
+                          stock_units=p.stock, variant_attribute=cat.variant_attribute if variants else None,
+                          variants=variants)

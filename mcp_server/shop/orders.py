@@ -1,0 +1,104 @@
+"""The customer's orders and returns in the episode world."""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+
+from mcp_server.episode import Episode
+from mcp_server.errors import NotFound, Rejected
+from mcp_server.models import (OrderDetails, OrderLineView, OrderList, OrderSummary, ReturnEligibility,
+                               ReturnReceipt)
+from mcp_server.shop.catalog import usd
+from scenarios.models import StorePolicy
+from scenarios.taxonomy import category
+
+
+async def list_orders(ep: Episode) -> OrderList:
+    async with ep.db.execute(
+        "SELECT o.order_id, o.placed_on, o.status, SUM(l.quantity), SUM(l.quantity * l.unit_price_cents), "
+        "GROUP_CONCAT(l.title, '\x1f') FROM orders o JOIN order_lines l USING (order_id) "
+        "GROUP BY o.order_id ORDER BY o.placed_on DESC, o.order_id"
+    ) as cur:
+        rows = await cur.fetchall()
+    return OrderList(orders=[
+        OrderSummary(order_id=r[0], placed_on=date.fromisoformat(r[1]), status=r[2], item_count=r[3],
+                     total_usd=usd(r[4]), items=r[5].split("\x1f"))
+        for r in rows
+    ])
+
+
+async def _order_row(ep: Episode, order_id: str) -> tuple:
+    async with ep.db.execute(
+        "SELECT order_id, placed_on, status, carrier, tracking_number, eta, delivered_on FROM orders "
+        "WHERE order_id = ?", (order_id.strip(),)
+    ) as cur:
+        row = await cur.fetchone()
+    if row is None:
+        raise NotFound(f"no order with ID {order_id!r}; order IDs look like 'W1234567' and come from list_orders")
+    return tuple(row)
+
+
+async def check_order(ep: Episode, order_id: str) -> OrderDetails:
+    o = await _order_row(ep, order_id)
+    async with ep.db.execute(
+        "SELECT l.line_id, l.product_id, l.title, l.quantity, l.unit_price_cents, r.return_id IS NOT NULL "
+        "FROM order_lines l LEFT JOIN returns r USING (line_id) WHERE l.order_id = ? ORDER BY l.rowid", (o[0],)
+    ) as cur:
+        lines = [OrderLineView(line_id=r[0], product_id=r[1], title=r[2], quantity=r[3],
+                               unit_price_usd=usd(r[4]), returned=bool(r[5])) for r in await cur.fetchall()]
+    opt = lambda v: date.fromisoformat(v) if v else None  # noqa: E731
+    return OrderDetails(order_id=o[0], placed_on=date.fromisoformat(o[1]), status=o[2], carrier=o[3],
+                        tracking_number=o[4], estimated_delivery=opt(o[5]), delivered_on=opt(o[6]), lines=lines,
+                        total_usd=round(sum(line.unit_price_usd * line.quantity for line in lines), 2))
+
+
+def return_window_days(policy: StorePolicy, category_id: str) -> int:
+    if category(category_id).department == "Electronics":
+        return policy.electronics_return_window_days
+    return policy.return_window_days
+
+
+async def _eligibility(ep: Episode, order_id: str, line_id: str) -> tuple[ReturnEligibility, int]:
+    o = await _order_row(ep, order_id)
+    async with ep.db.execute(
+        "SELECT l.category_id, l.quantity, l.unit_price_cents, r.return_id FROM order_lines l "
+        "LEFT JOIN returns r USING (line_id) WHERE l.line_id = ? AND l.order_id = ?", (line_id.strip(), o[0])
+    ) as cur:
+        row = await cur.fetchone()
+    if row is None:
+        raise NotFound(f"order {o[0]} has no line {line_id!r}; check_order lists its line IDs")
+    category_id, quantity, unit_cents, return_id = row
+    policy = ep.scenario.policy
+    base = dict(order_id=o[0], line_id=line_id.strip())
+    if return_id is not None:
+        return ReturnEligibility(**base, eligible=False, reason=f"already returned ({return_id})"), quantity
+    if category_id in policy.final_sale_categories:
+        return ReturnEligibility(**base, eligible=False, reason="final sale item; cannot be returned"), quantity
+    if o[2] != "delivered":
+        return ReturnEligibility(**base, eligible=False,
+                                 reason=f"order is {o[2]}; only delivered orders can be returned"), quantity
+    return_by = date.fromisoformat(o[6]) + timedelta(days=return_window_days(policy, category_id))
+    if ep.scenario.today > return_by:
+        return ReturnEligibility(**base, eligible=False, return_by=return_by,
+                                 reason=f"the return window ended on {return_by.isoformat()}"), quantity
+    refund = usd(unit_cents * quantity)
+    return ReturnEligibility(**base, eligible=True, return_by=return_by, refund_usd=refund,
+                             reason="within the return window"), quantity
+
+
+async def check_return_eligibility(ep: Episode, order_id: str, line_id: str) -> ReturnEligibility:
+    return (await _eligibility(ep, order_id, line_id))[0]
+
+
+async def initiate_return(ep: Episode, order_id: str, line_id: str, reason: str) -> ReturnReceipt:
+    verdict, quantity = await _eligibility(ep, order_id, line_id)
+    if not verdict.eligible:
+        raise Rejected(f"line {verdict.line_id} of order {verdict.order_id} cannot be returned: {verdict.reason}")
+    return_id = f"RT-{ep.calls:04d}"
+    refund_cents = round((verdict.refund_usd or 0) * 100)
+    await ep.db.execute("INSERT INTO returns VALUES (?, ?, ?, ?, ?, ?, ?)",
+                        (return_id, verdict.order_id, verdict.line_id, quantity, reason, refund_cents, ep.calls))
+    return ReturnReceipt(return_id=return_id, order_id=verdict.order_id, line_id=verdict.line_id,
+                         quantity=quantity, refund_usd=usd(refund_cents),
+                         instructions=f"Print the label sent to the customer's email and ship the item by "
+                                      f"{(ep.scenario.today + timedelta(days=14)).isoformat()}.")

@@ -1,0 +1,249 @@
+"""The MCP façade: the shop's tools as an agent sees them.
+
+Each tool declares typed, described arguments and a pydantic result, says in its docstring
+when to use it, and delegates to a plain function in `mcp_server.shop`. `ShopError`s become
+`ToolError`s, whose text the agent reads.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from typing import Annotated, Any, TypeVar
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import ToolAnnotations
+from pydantic import BaseModel, Field
+
+from mcp_server.episode import Episode
+from mcp_server.errors import ShopError
+from mcp_server.hub import EpisodeHub
+from mcp_server.models import (BrowsingHistory, Cart, Conversation, CurrentDate, CustomerReply, OrderDetails,
+                               OrderList, PolicyResults, ProductDetails, ReturnEligibility, ReturnReceipt,
+                               SearchResults)
+from mcp_server.shop import cart, catalog, info, orders
+from scenarios.models import Submission
+
+T = TypeVar("T", bound=BaseModel)
+
+EPISODE_HEADER = "x-episode-id"
+
+READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True,
+                            open_world_hint=False)
+WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False,
+                        open_world_hint=False)
+WRITE_IDEMPOTENT = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True,
+                                   open_world_hint=False)
+DESTRUCTIVE = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False,
+                              open_world_hint=False)
+
+INSTRUCTIONS = """\
+Verishop is an online store, and you are its shopping assistant. A customer is waiting.
+Start with `get_conversation` to read what they said, use the shop's tools to help them, and
+answer them with `respond_to_customer` (its result is their reply). Only use product, order and
+line IDs that a tool showed you. When their request is handled, send a final message with
+done=true."""
+
+ProductId = Annotated[str, Field(description="A product ID such as 'P12345678', from search or product results.",
+                                 min_length=1, max_length=32)]
+OrderId = Annotated[str, Field(description="An order ID such as 'W1234567', from list_orders.",
+                               min_length=1, max_length=32)]
+LineId = Annotated[str, Field(description="An order line ID such as 'LN12345678', from check_order.",
+                              min_length=1, max_length=32)]
+
+
+def _episode_id(ctx: Context) -> str | None:
+    return (ctx.headers or {}).get(EPISODE_HEADER)
+
+
+async def _run(ctx: Context, name: str, arguments: dict[str, Any], body: Callable[[Episode], Awaitable[T]],
+               *, conversational: bool = False) -> T:
+    hub: EpisodeHub = ctx.request_context.lifespan_context
+    try:
+        episode = hub.resolve(_episode_id(ctx))
+        result = await episode.call(name, arguments, lambda: body(episode), conversational=conversational)
+    except ShopError as exc:
+        raise ToolError(str(exc)) from None
+    if not episode.is_open:
+        await hub.retire(episode, episode.close_reason or "closed")
+    return result
+
+
+def create_server(hub: EpisodeHub, *, instructions: str = INSTRUCTIONS) -> MCPServer:
+    """An MCP server over `hub`. The hub is owned by the caller and outlives the server."""
+
+    @asynccontextmanager
+    async def lifespan(_: MCPServer) -> AsyncIterator[EpisodeHub]:
+        yield hub
+
+    mcp = MCPServer("verishop", title="Verishop shop", version="0.1.0", instructions=instructions,
+                    lifespan=lifespan, log_level="WARNING")
+    _register_catalog_tools(mcp)
+    _register_cart_tools(mcp)
+    _register_order_tools(mcp)
+    _register_info_tools(mcp)
+    _register_conversation(mcp, hub)
+    return mcp
+
+
+def _register_catalog_tools(mcp: MCPServer) -> None:
+    @mcp.tool(annotations=READ_ONLY)
+    async def search_catalog(
+        ctx: Context,
+        query: Annotated[str, Field(description="Free-text words, e.g. 'usb-c wall charger'. Every word must "
+                                                "match; may be empty when filters are given.", max_length=200)] = "",
+        category_id: Annotated[str | None, Field(description="Restrict to one category, e.g. 'chargers', "
+                                                             "'t_shirts', 'cookware'.", max_length=40)] = None,
+        brand: Annotated[str | None, Field(description="Exact brand name, e.g. 'Anker'.", max_length=60)] = None,
+        min_price_usd: Annotated[float | None, Field(ge=0, description="Lowest price in US dollars.")] = None,
+        max_price_usd: Annotated[float | None, Field(ge=0, description="Highest price in US dollars.")] = None,
+        min_rating: Annotated[float | None, Field(ge=1, le=5, description="Minimum average stars.")] = None,
+        max_ship_days: Annotated[int | None, Field(ge=1, le=60, description="Latest delivery, in days.")] = None,
+        attributes: Annotated[dict[str, str] | None, Field(
+            description="Exact attribute values, e.g. {\"connector\": \"USB-C\", \"color\": \"Black\"}. "
+                        "get_product shows a product's attributes.")] = None,
+        in_stock_only: Annotated[bool, Field(description="Hide sold-out products.")] = False,
+        limit: Annotated[int, Field(ge=1, le=catalog.MAX_LIMIT, description="How many results.")] = 10,
+    ) -> SearchResults:
+        """Search the product catalog by words and filters; results come in the shop's featured
+        order (most popular first) as compact product cards. Use get_product for a product's
+        attributes and variants."""
+        args = dict(query=query, category_id=category_id, brand=brand, min_price_usd=min_price_usd,
+                    max_price_usd=max_price_usd, min_rating=min_rating, max_ship_days=max_ship_days,
+                    attributes=attributes or {}, in_stock_only=in_stock_only, limit=limit)
+        return await _run(ctx, "search_catalog", args, lambda ep: catalog.search_catalog(ep, **args))
+
+    @mcp.tool(annotations=READ_ONLY)
+    async def get_product(ctx: Context, product_id: ProductId) -> ProductDetails:
+        """Details of one product: all attributes, units in stock, and its variants (sibling
+        products differing in one attribute such as colour or size, each with its own ID)."""
+        args = dict(product_id=product_id)
+        return await _run(ctx, "get_product", args, lambda ep: catalog.get_product(ep, **args))
+
+
+def _register_cart_tools(mcp: MCPServer) -> None:
+    @mcp.tool(annotations=WRITE)
+    async def add_to_cart(ctx: Context, product_id: ProductId,
+                          quantity: Annotated[int, Field(ge=1, le=20, description="Units to add (1-20).")] = 1) -> Cart:
+        """Add units of a product (a specific variant's ID) to the customer's cart. Adding a
+        product already in the cart raises its quantity. Fails if it is sold out or the stock
+        is too low. Returns the whole cart."""
+        args = dict(product_id=product_id, quantity=quantity)
+        return await _run(ctx, "add_to_cart", args, lambda ep: cart.add_to_cart(ep, **args))
+
+    @mcp.tool(annotations=WRITE_IDEMPOTENT)
+    async def update_cart_item(ctx: Context, product_id: ProductId,
+                               quantity: Annotated[int, Field(ge=0, le=20, description="New quantity; 0 removes "
+                                                                                       "the line.")]) -> Cart:
+        """Set the quantity of a product already in the cart (0 removes it). Returns the cart."""
+        args = dict(product_id=product_id, quantity=quantity)
+        return await _run(ctx, "update_cart_item", args, lambda ep: cart.update_cart_item(ep, **args))
+
+    @mcp.tool(annotations=DESTRUCTIVE)
+    async def remove_from_cart(ctx: Context, product_id: ProductId) -> Cart:
+        """Remove a product from the cart entirely. Returns the cart."""
+        args = dict(product_id=product_id)
+        return await _run(ctx, "remove_from_cart", args, lambda ep: cart.remove_from_cart(ep, **args))
+
+    @mcp.tool(annotations=READ_ONLY)
+    async def view_cart(ctx: Context) -> Cart:
+        """The customer's cart: lines with quantities and prices, item count and subtotal (USD)."""
+        return await _run(ctx, "view_cart", {}, cart.view_cart)
+
+
+def _register_order_tools(mcp: MCPServer) -> None:
+    @mcp.tool(annotations=READ_ONLY)
+    async def list_orders(ctx: Context) -> OrderList:
+        """The customer's orders, newest first: ID, date, status, item titles and total.
+        Use it to find the order a customer describes ("the headphones I bought last month")."""
+        return await _run(ctx, "list_orders", {}, orders.list_orders)
+
+    @mcp.tool(annotations=READ_ONLY)
+    async def check_order(ctx: Context, order_id: OrderId) -> OrderDetails:
+        """One order in full: status, carrier, tracking number, estimated or actual delivery
+        date, and its lines (each with a line ID, needed for returns)."""
+        args = dict(order_id=order_id)
+        return await _run(ctx, "check_order", args, lambda ep: orders.check_order(ep, **args))
+
+    @mcp.tool(annotations=READ_ONLY)
+    async def check_return_eligibility(ctx: Context, order_id: OrderId, line_id: LineId) -> ReturnEligibility:
+        """Whether one order line can be returned today, why (or why not), the last day to
+        return it and the refund. Check this before initiate_return."""
+        args = dict(order_id=order_id, line_id=line_id)
+        return await _run(ctx, "check_return_eligibility", args,
+                          lambda ep: orders.check_return_eligibility(ep, **args))
+
+    @mcp.tool(annotations=DESTRUCTIVE)
+    async def initiate_return(
+        ctx: Context, order_id: OrderId, line_id: LineId,
+        reason: Annotated[str, Field(min_length=1, max_length=200,
+                                     description="The customer's reason, in a few words.")],
+    ) -> ReturnReceipt:
+        """Start a return for a whole order line (all its units). It cannot be undone, so make
+        sure it is the line the customer means. Fails if the line is not returnable."""
+        args = dict(order_id=order_id, line_id=line_id, reason=reason)
+        return await _run(ctx, "initiate_return", args, lambda ep: orders.initiate_return(ep, **args))
+
+
+def _register_info_tools(mcp: MCPServer) -> None:
+    @mcp.tool(annotations=READ_ONLY)
+    async def search_policies(
+        ctx: Context,
+        query: Annotated[str, Field(min_length=1, max_length=200,
+                                    description="What the customer asks about, e.g. 'return window electronics'.")],
+        limit: Annotated[int, Field(ge=1, le=10, description="How many clauses.")] = 3,
+    ) -> PolicyResults:
+        """Search the store's policies (returns, refunds, shipping, cancellations ...) and get
+        the matching clauses verbatim. Answer policy questions from these, not from memory."""
+        args = dict(query=query, limit=limit)
+        return await _run(ctx, "search_policies", args, lambda ep: info.search_policies(ep, **args))
+
+    @mcp.tool(annotations=READ_ONLY)
+    async def get_browsing_history(ctx: Context) -> BrowsingHistory:
+        """Products the customer viewed recently, as product cards."""
+        return await _run(ctx, "get_browsing_history", {}, info.get_browsing_history)
+
+    @mcp.tool(annotations=READ_ONLY)
+    async def get_current_date(ctx: Context) -> CurrentDate:
+        """The shop's current date (use it for return windows and delivery estimates)."""
+        return await _run(ctx, "get_current_date", {}, info.get_current_date)
+
+
+def _register_conversation(mcp: MCPServer, hub: EpisodeHub) -> None:
+    @mcp.tool(annotations=READ_ONLY)
+    async def get_conversation(ctx: Context) -> Conversation:
+        """The conversation so far (the customer's opening message first), the turns used and
+        the turn budget. Call it first."""
+        return await _run(ctx, "get_conversation", {}, info.get_conversation, conversational=True)
+
+    @mcp.tool(annotations=WRITE)
+    async def respond_to_customer(
+        ctx: Context,
+        message: Annotated[str, Field(min_length=1, max_length=2000, description="What you say to the customer.")],
+        recommended_product_ids: Annotated[list[str] | None, Field(
+            max_length=10, description="Product IDs you recommend, best first (only IDs a tool showed you).")] = None,
+        order_id: Annotated[str | None, Field(max_length=32, description="The order you identified, if any.")] = None,
+        line_id: Annotated[str | None, Field(max_length=32, description="The order line you identified.")] = None,
+        policy_answer: Annotated[str | None, Field(max_length=200, description="Your answer to a policy question: "
+                                                   "a number or a short phrase.")] = None,
+        done: Annotated[bool, Field(description="True when the request is handled; ends the episode.")] = False,
+    ) -> CustomerReply:
+        """Send one message to the customer, with your structured answer, and get their reply.
+        Each call is one turn of the limited turn budget. Ask a question when a requirement
+        is unclear; recommend products with recommended_product_ids."""
+        submission = Submission(recommended_product_ids=tuple(recommended_product_ids or ()), order_id=order_id,
+                                line_id=line_id, policy_answer=policy_answer, done=done)
+        args = dict(message=message, **submission.model_dump(mode="json"))
+
+        async def body(ep: Episode) -> CustomerReply:
+            reply = ep.respond(message, submission)
+            return CustomerReply(customer_message=reply, status="open" if ep.is_open else "closed",
+                                 close_reason=ep.close_reason, turns_used=ep.turns_used, turns_left=ep.turns_left)
+
+        return await _run(ctx, "respond_to_customer", args, body, conversational=True)
+
+    @mcp.prompt(name="shop_assistant", description="The assistant's role and the customer's opening message.")
+    async def shop_assistant(ctx: Context) -> str:
+        episode = hub.resolve(_episode_id(ctx))
+        return f"{episode.scenario.system_prompt}\nThe customer says:\n{episode.scenario.opening_message}"

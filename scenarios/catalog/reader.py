@@ -1,0 +1,115 @@
+"""Read-only access to a built catalog, for generators, the customer and the verifier.
+
+The server reads the same file through aiosqlite; this module is the synchronous reader
+for pure code paths.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+
+from scenarios.models import CatalogRef
+
+PRODUCT_COLUMNS = ("product_id, group_id, title, brand, category_id, price_cents, rating, "
+                   "rating_count, ship_days, stock, attrs")
+
+
+class CatalogError(Exception):
+    """The catalog file is missing, unreadable or not a verishop catalog."""
+
+
+@dataclass(frozen=True, slots=True)
+class Product:
+    product_id: str
+    group_id: str
+    title: str
+    brand: str
+    category_id: str
+    price_cents: int
+    rating: float
+    rating_count: int
+    ship_days: int
+    stock: int
+    attrs: dict[str, str]
+
+    @classmethod
+    def from_row(cls, row: tuple) -> Product:
+        return cls(*row[:10], attrs=json.loads(row[10]))
+
+    def with_stock(self, stock: int) -> Product:
+        return Product(self.product_id, self.group_id, self.title, self.brand, self.category_id,
+                       self.price_cents, self.rating, self.rating_count, self.ship_days, stock, self.attrs)
+
+
+def open_readonly(path: Path) -> sqlite3.Connection:
+    path = Path(path)
+    if not path.is_file():
+        raise CatalogError(f"catalog not found: {path}")
+    # immutable=1: the file never changes after its build, so SQLite may skip locking.
+    db = sqlite3.connect(f"file:{path.resolve()}?mode=ro&immutable=1", uri=True, check_same_thread=False)
+    try:
+        db.execute("SELECT 1 FROM meta LIMIT 1")
+    except sqlite3.DatabaseError as exc:
+        db.close()
+        raise CatalogError(f"{path} is not a verishop catalog: {exc}") from None
+    return db
+
+
+class CatalogReader:
+    def __init__(self, path: Path):
+        self.path = Path(path)
+        self.db = open_readonly(self.path)
+        self.meta = dict(self.db.execute("SELECT key, value FROM meta"))
+        self.size = int(self.meta["size"])
+
+    def close(self) -> None:
+        self.db.close()
+
+    def __enter__(self) -> CatalogReader:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def ref(self) -> CatalogRef:
+        return CatalogRef(seed=int(self.meta["seed"]), size=self.size, content_hash=self.meta["content_hash"])
+
+    def product(self, product_id: str) -> Product | None:
+        row = self.db.execute(f"SELECT {PRODUCT_COLUMNS} FROM products WHERE product_id = ?",
+                              (product_id,)).fetchone()
+        return Product.from_row(row) if row else None
+
+    def product_at(self, rowid: int) -> Product:
+        row = self.db.execute(f"SELECT {PRODUCT_COLUMNS} FROM products WHERE rowid = ?", (rowid,)).fetchone()
+        return Product.from_row(row)
+
+    def random_product(self, rng: random.Random, *, allow: set[str] | None = None,
+                       deny: frozenset[str] = frozenset(), in_stock: bool = True) -> Product:
+        """A uniformly drawn product (retrying past denied categories and sold-out items)."""
+        for _ in range(10_000):
+            product = self.product_at(rng.randrange(self.size))
+            if product.category_id in deny or (allow is not None and product.category_id not in allow):
+                continue
+            if in_stock and product.stock <= 0:
+                continue
+            return product
+        raise CatalogError("no product matches; the catalog is too small for this scenario")
+
+    def in_category(self, category_id: str, max_price_cents: int | None = None) -> list[Product]:
+        """Every product of a category (by index), optionally under a price cap."""
+        sql = f"SELECT {PRODUCT_COLUMNS} FROM products WHERE category_id = ?"
+        args: list[object] = [category_id]
+        if max_price_cents is not None:
+            sql += " AND price_cents <= ?"
+            args.append(max_price_cents)
+        return [Product.from_row(r) for r in self.db.execute(sql + " ORDER BY rowid", args)]
+
+
+def feasible_products(catalog: CatalogReader, where: str, args: list[object], limit: int = 5000) -> list[Product]:
+    """Products matching a WHERE clause from `scenarios.constraints.feasible_sql`, featured order."""
+    sql = f"SELECT {PRODUCT_COLUMNS} FROM products WHERE {where} ORDER BY rowid LIMIT ?"
+    return [Product.from_row(r) for r in catalog.db.execute(sql, [*args, limit])]

@@ -1,0 +1,63 @@
+"""`verishop catalog build` and `verishop generate`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from scenarios.catalog.build import build_catalog
+from scenarios.catalog.cache import DEFAULT_SEED, DEFAULT_SIZE, catalog_path, verishop_home
+from scenarios.catalog.reader import CatalogReader
+from scenarios.difficulty import MAX_DIFFICULTY
+from scenarios.envs import generate as generate_scenario
+from scenarios.envs import get_env
+
+catalog_app = typer.Typer(help="Build and inspect product catalogs.", no_args_is_help=True)
+
+CatalogOption = Annotated[Path | None, typer.Option("--catalog", help="Catalog file (default: the cached one).")]
+
+
+@catalog_app.command("build")
+def build(
+    size: Annotated[int, typer.Option(min=1, help="Number of products.")] = DEFAULT_SIZE,
+    seed: Annotated[int, typer.Option(min=0, help="Catalog seed.")] = DEFAULT_SEED,
+    out: Annotated[Path | None, typer.Option(help="Output file (default: the cache folder).")] = None,
+    workers: Annotated[int | None, typer.Option(min=1, help="Generator processes (default: 2).")] = None,
+) -> None:
+    """Generate a catalog of SIZE products from SEED (same inputs, same content, every machine)."""
+    from scenarios.console import build_progress, err
+
+    target = out or catalog_path(verishop_home(), size, seed)
+    with build_progress() as progress:
+        task = progress.add_task("catalog", total=size)
+        result = build_catalog(target, size=size, seed=seed, workers=workers,
+                               on_progress=lambda n: progress.advance(task, n))
+    err.print(f"built {result.size:,} products in {result.seconds:.1f}s -> {result.path}\n"
+              f"content hash {result.content_hash}")
+
+
+@catalog_app.command("info")
+def info(path: Annotated[Path, typer.Argument(help="Catalog file.")]) -> None:
+    """Print a catalog's metadata."""
+    with CatalogReader(path) as catalog:
+        for key, value in sorted(catalog.meta.items()):
+            typer.echo(f"{key}: {value}")
+
+
+def generate(
+    env: Annotated[str, typer.Option(help="Environment id or short name, e.g. pd.")] = "pd",
+    difficulty: Annotated[int, typer.Option(min=0, max=MAX_DIFFICULTY)] = 0,
+    seed: Annotated[int, typer.Option(min=0)] = 0,
+    catalog: CatalogOption = None,
+) -> None:
+    """Print the scenario for (ENV, DIFFICULTY, SEED) as JSON, hidden goal included."""
+    from scenarios.console import resolve_catalog
+
+    try:
+        get_env(env)
+    except KeyError as exc:
+        raise typer.BadParameter(str(exc.args[0]), param_hint="--env") from None
+    with CatalogReader(resolve_catalog(catalog)) as reader:
+        typer.echo(generate_scenario(env, difficulty, seed, reader).to_json())

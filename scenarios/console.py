@@ -1,0 +1,33 @@
+"""Console helpers shared by every subcommand: progress bars and catalog resolution (all output on stderr,
+because on stdio stdout is the MCP wire)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from scenarios.catalog.cache import DEFAULT_SEED, DEFAULT_SIZE, catalog_path, ensure_catalog, verishop_home
+
+err = Console(stderr=True)
+
+
+def build_progress() -> Progress:
+    return Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                    TimeElapsedColumn(), console=err, transient=False)
+
+
+def resolve_catalog(path: Path | None, size: int = DEFAULT_SIZE, seed: int = DEFAULT_SEED) -> Path:
+    """An explicit catalog file, or the cached default, built with a progress bar if missing."""
+    if path is not None:
+        if not path.is_file():
+            raise SystemExit(f"error: catalog {path} does not exist (build one with `verishop catalog build`)")
+        return path
+    target = catalog_path(verishop_home(), size, seed)
+    if not target.is_file():
+        err.print(f"Building the default catalog ({size:,} products, seed {seed}) into {target} ...")
+        with build_progress() as progress:
+            task = progress.add_task("catalog", total=size)
+            ensure_catalog(target, size=size, seed=seed, on_progress=lambda n: progress.advance(task, n))
+    return target

@@ -1,0 +1,105 @@
+"""Whether a product meets a customer's constraint, and how a constraint reads aloud.
+
+Shared by the generator (to build feasible goals), the simulated customer and the verifier,
+so all three agree on what "meets the constraint" means.
+"""
+
+from __future__ import annotations
+
+from scenarios.catalog.reader import Product
+from scenarios.models import Constraint
+from scenarios.taxonomy import category
+
+
+def satisfies(product: Product, c: Constraint) -> bool:
+    match c.kind:
+        case "category":
+            return product.category_id == c.value
+        case "brand":
+            return product.brand == c.value
+        case "attribute":
+            return product.attrs.get(c.attribute or "") == c.value
+        case "price_max":
+            return product.price_cents <= int(c.value)
+        case "rating_min":
+            return product.rating >= float(c.value)
+        case "ship_days_max":
+            return product.ship_days <= int(c.value)
+        case "in_stock":
+            return product.stock > 0
+    raise ValueError(f"unknown constraint kind {c.kind!r}")
+
+
+def share_met(product: Product, constraints: tuple[Constraint, ...]) -> float:
+    if not constraints:
+        return 1.0
+    return sum(satisfies(product, c) for c in constraints) / len(constraints)
+
+
+def describe(c: Constraint) -> str:
+    """The customer's own words for a constraint ("under $40", "in Black")."""
+    match c.kind:
+        case "category":
+            return category(str(c.value)).name.lower()
+        case "brand":
+            return f"made by {c.value}"
+        case "attribute":
+            return f"{str(c.attribute).replace('_', ' ')} {c.value}"
+        case "price_max":
+            return f"under ${int(c.value) / 100:.0f}"
+        case "rating_min":
+            return f"rated at least {float(c.value):.1f} stars"
+        case "ship_days_max":
+            days = int(c.value)
+            return "delivered by tomorrow" if days == 1 else f"delivered within {days} days"
+        case "in_stock":
+            return "in stock"
+    raise ValueError(f"unknown constraint kind {c.kind!r}")
+
+
+def describe_violation(product: Product, c: Constraint) -> str:
+    """What the customer says when a recommended product misses a constraint."""
+    match c.kind:
+        case "category":
+            return f"that's not a {category(str(c.value)).name.lower()[:-1]}, is it?"
+        case "brand":
+            return f"that one is {product.brand}, but I wanted {c.value}."
+        case "attribute":
+            got = product.attrs.get(c.attribute or "", "something else")
+            return f"the {str(c.attribute).replace('_', ' ')} is {got}, I need {c.value}."
+        case "price_max":
+            return f"that's ${product.price_cents / 100:.2f}, I want to stay {describe(c)}."
+        case "rating_min":
+            return f"it's only rated {product.rating:.1f}; I'd like {describe(c)}."
+        case "ship_days_max":
+            return f"it ships in {product.ship_days} days, I need it {describe(c)}."
+        case "in_stock":
+            return "it's sold out."
+    raise ValueError(f"unknown constraint kind {c.kind!r}")
+
+
+def feasible_sql(constraints: tuple[Constraint, ...]) -> tuple[str, list[object]]:
+    """A WHERE clause over `products` selecting exactly the products meeting every constraint
+    (stock aside, which an episode may change)."""
+    where: list[str] = []
+    args: list[object] = []
+    for c in constraints:
+        match c.kind:
+            case "category":
+                where.append("category_id = ?")
+            case "brand":
+                where.append("brand = ?")
+            case "attribute":
+                where.append("json_extract(attrs, ?) = ?")
+                args.append(f"$.{c.attribute}")
+            case "price_max":
+                where.append("price_cents <= ?")
+            case "rating_min":
+                where.append("rating >= ?")
+            case "ship_days_max":
+                where.append("ship_days <= ?")
+            case "in_stock":
+                where.append("stock > 0")
+                continue
+        args.append(c.value)
+    return (" AND ".join(where) or "1"), args

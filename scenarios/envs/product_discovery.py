@@ -1,0 +1,98 @@
+"""Product discovery (PD): the customer wants products meeting m constraints.
+
+The scenario is built around an *anchor* product drawn from the catalog, and every
+constraint is read off that product, so the goal is feasible by construction.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from datetime import date, timedelta
+
+from scenarios.catalog.reader import CatalogReader, Product, feasible_products
+from scenarios.constraints import describe, feasible_sql
+from scenarios.difficulty import axes_for, numeric_slack
+from scenarios.household import make_browsing_history, make_customer, make_order_history
+from scenarios.models import Constraint, ProductDiscoveryGoal, Scenario, StockChange
+from scenarios.noise import add_typos
+from scenarios.policy import make_policy
+from scenarios.prompts import SYSTEM_PROMPT
+from scenarios.rng import make_rng
+from scenarios.taxonomy import DENIED_CATEGORY_IDS, category
+
+ENV_ID = "pd-v1"
+EPOCH = date(2026, 1, 1)
+
+_GREETINGS = ("Hi!", "Hello,", "Hey there.", "Good morning!", "Hi there,")
+_ASKS = ("Can you recommend {k} good options?", "What would you suggest? {k} options would be great.",
+         "Could you find me {k} choices?", "Please show me your top {k} picks.")
+
+
+def candidate_constraints(anchor: Product, d: int, rng: random.Random) -> list[Constraint]:
+    slack = numeric_slack(d)
+    price_cap = math.ceil(anchor.price_cents * (1 + slack * rng.random()) / 100) * 100
+    candidates = [
+        Constraint(kind="brand", value=anchor.brand),
+        Constraint(kind="price_max", value=price_cap),
+        Constraint(kind="rating_min", value=max(1.0, math.floor(anchor.rating * 2) / 2)),
+        Constraint(kind="ship_days_max", value=anchor.ship_days + rng.choice((0, 1, 2))),
+    ]
+    candidates += [Constraint(kind="attribute", attribute=k, value=v) for k, v in sorted(anchor.attrs.items())]
+    return candidates
+
+
+def opening_message(rng: random.Random, constraints: tuple[Constraint, ...], k: int, p_noise: float) -> str:
+    cat = next(c for c in constraints if c.kind == "category")
+    said = [describe(c) for c in constraints if c.stated and c.kind != "category"]
+    need = f"I'm shopping for {describe(cat)}"
+    if said:
+        need += ": " + ", ".join(said[:-1]) + (" and " if len(said) > 1 else "") + said[-1]
+    text = f"{rng.choice(_GREETINGS)} {need}. {rng.choice(_ASKS).format(k=k)}"
+    return add_typos(rng, text, p_noise)
+
+
+def generate(difficulty: int, seed: int, catalog: CatalogReader) -> Scenario:
+    rng = make_rng("scenario", ENV_ID, difficulty, seed)
+    axes = axes_for(difficulty)
+    today = EPOCH + timedelta(days=rng.randrange(365))
+    anchor = catalog.random_product(rng, deny=DENIED_CATEGORY_IDS)
+
+    picked = rng.sample(candidate_constraints(anchor, difficulty, rng),
+                        k=min(axes.constraints - 1, 4 + len(anchor.attrs)))
+    stated = [rng.random() >= axes.p_missing for _ in picked]
+    if picked and not any(stated):
+        stated[0] = True  # the opening names at least one requirement besides the category
+    constraints = (Constraint(kind="category", value=anchor.category_id),
+                   *(c.model_copy(update={"stated": s}) for c, s in zip(picked, stated)))
+
+    # Out-of-stock axis: sell out some feasible products (never the anchor) in this episode.
+    where, args = feasible_sql(constraints)
+    feasible = feasible_products(catalog, where, args)
+    stock_changes = tuple(
+        StockChange(product_id=p.product_id, stock=0)
+        for p in feasible
+        if p.product_id != anchor.product_id and p.stock > 0 and rng.random() < axes.p_out_of_stock
+    )
+    k = axes.items_to_recommend
+    return Scenario(
+        env_id=ENV_ID,
+        difficulty=difficulty,
+        seed=seed,
+        today=today,
+        catalog=catalog.ref(),
+        axes=axes,
+        customer=make_customer(rng, today),
+        orders=make_order_history(rng, catalog, today, axes.order_history),
+        browsing_history=make_browsing_history(rng, catalog, anchor.category_id),
+        stock_changes=stock_changes,
+        policy=make_policy(rng),
+        system_prompt=SYSTEM_PROMPT,
+        opening_message=opening_message(rng, constraints, k, axes.p_noise),
+        goal=ProductDiscoveryGoal(category_id=anchor.category_id, constraints=constraints,
+                                  items_to_recommend=k, anchor_product_id=anchor.product_id),
+    )
+
+
+def noun(category_id: str) -> str:
+    return category(category_id).name.lower()

@@ -1,0 +1,82 @@
+"""The customer's side of a world: who they are, what they ordered, what they browsed."""
+
+from __future__ import annotations
+
+import random
+from datetime import date, timedelta
+from functools import lru_cache
+
+from faker import Faker
+
+from scenarios.catalog.reader import CatalogReader, Product
+from scenarios.models import Customer, Order, OrderLine
+from scenarios.taxonomy import DENIED_CATEGORY_IDS
+
+CARRIERS = ("UPS", "FedEx", "USPS", "DHL")
+
+
+@lru_cache(maxsize=1)
+def _faker() -> Faker:
+    # Building a Faker is slow (tens of ms); reseeding one is cheap.
+    return Faker("en_US")
+
+
+def make_customer(rng: random.Random, today: date) -> Customer:
+    fake = _faker()
+    fake.seed_instance(rng.getrandbits(32))
+    first, last = fake.first_name(), fake.last_name()
+    return Customer(
+        customer_id=f"C{rng.randrange(10**7):07d}",
+        name=f"{first} {last}",
+        email=f"{first}.{last}{rng.randrange(100)}@example.com".lower().replace("'", ""),
+        city=fake.city(),
+        member_since=today - timedelta(days=rng.randrange(60, 3000)),
+    )
+
+
+def _status_for_age(rng: random.Random, age_days: int) -> str:
+    if age_days <= 1:
+        return "processing"
+    if age_days <= 3:
+        return rng.choice(("shipped", "in_transit"))
+    if age_days <= 6:
+        return rng.choice(("in_transit", "delivered"))
+    return "cancelled" if rng.random() < 0.05 else "delivered"
+
+
+def make_order(rng: random.Random, catalog: CatalogReader, today: date, age_days: int,
+               products: list[Product] | None = None) -> Order:
+    placed_on = today - timedelta(days=age_days)
+    status = _status_for_age(rng, age_days)
+    if products is None:
+        products = [catalog.random_product(rng, deny=DENIED_CATEGORY_IDS) for _ in range(rng.randint(1, 3))]
+    lines = tuple(
+        OrderLine(line_id=f"LN{rng.randrange(10**8):08d}", product_id=p.product_id, title=p.title,
+                  category_id=p.category_id, quantity=rng.choice((1, 1, 1, 2)), unit_price_cents=p.price_cents)
+        for p in products
+    )
+    shipped = status in ("shipped", "in_transit", "delivered")
+    transit_days = rng.randint(2, 6)
+    return Order(
+        order_id=f"W{rng.randrange(10**7):07d}",
+        placed_on=placed_on,
+        status=status,
+        carrier=rng.choice(CARRIERS) if shipped else None,
+        tracking_number=f"1Z{rng.randrange(10**12):012d}" if shipped else None,
+        eta=placed_on + timedelta(days=transit_days) if status != "cancelled" else None,
+        delivered_on=placed_on + timedelta(days=min(transit_days, age_days)) if status == "delivered" else None,
+        lines=lines,
+    )
+
+
+def make_order_history(rng: random.Random, catalog: CatalogReader, today: date, count: int) -> tuple[Order, ...]:
+    ages = sorted(rng.sample(range(0, 120), count), reverse=True)
+    return tuple(make_order(rng, catalog, today, age) for age in ages)
+
+
+def make_browsing_history(rng: random.Random, catalog: CatalogReader, category_id: str | None) -> tuple[str, ...]:
+    seen = [catalog.random_product(rng, deny=DENIED_CATEGORY_IDS, in_stock=False) for _ in range(rng.randint(2, 5))]
+    if category_id is not None:
+        seen.append(catalog.random_product(rng, allow={category_id}, in_stock=False))
+    rng.shuffle(seen)
+    return tuple(p.product_id for p in seen)

@@ -1,0 +1,70 @@
+"""The episode world file (`world.db`): its schema and how a scenario seeds it.
+
+This is half of the contract between server and verifier: the server creates and mutates
+it, the verifier reads it read-only. The shared catalog is referenced (path and content
+hash in `meta`), never copied.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from scenarios.models import Scenario
+
+WORLD_SCHEMA_VERSION = 1
+
+SCHEMA = """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE orders (
+    order_id TEXT PRIMARY KEY, placed_on TEXT NOT NULL, status TEXT NOT NULL, carrier TEXT,
+    tracking_number TEXT, eta TEXT, delivered_on TEXT
+);
+CREATE TABLE order_lines (
+    line_id TEXT PRIMARY KEY, order_id TEXT NOT NULL REFERENCES orders(order_id),
+    product_id TEXT NOT NULL, title TEXT NOT NULL, category_id TEXT NOT NULL,
+    quantity INTEGER NOT NULL, unit_price_cents INTEGER NOT NULL
+);
+CREATE TABLE stock_changes (product_id TEXT PRIMARY KEY, stock INTEGER NOT NULL);
+CREATE TABLE cart (
+    product_id TEXT PRIMARY KEY, quantity INTEGER NOT NULL CHECK (quantity > 0),
+    added_seq INTEGER NOT NULL
+);
+CREATE TABLE returns (
+    return_id TEXT PRIMARY KEY, order_id TEXT NOT NULL, line_id TEXT NOT NULL UNIQUE,
+    quantity INTEGER NOT NULL, reason TEXT NOT NULL, refund_cents INTEGER NOT NULL,
+    created_seq INTEGER NOT NULL
+);
+"""
+
+
+def create_world(path: Path, scenario: Scenario, *, episode_id: str, catalog_path: Path) -> None:
+    """Write a fresh world file for `scenario` at `path` (which must not exist)."""
+    db = sqlite3.connect(path, isolation_level=None)
+    try:
+        db.execute("PRAGMA journal_mode=WAL")
+        db.executescript(SCHEMA)
+        db.execute("BEGIN")
+        db.executemany("INSERT INTO meta VALUES (?, ?)", [
+            ("world_schema_version", str(WORLD_SCHEMA_VERSION)),
+            ("episode_id", episode_id),
+            ("env_id", scenario.env_id),
+            ("scenario_sha256", scenario.sha256()),
+            ("catalog_path", str(catalog_path)),
+            ("catalog_content_hash", scenario.catalog.content_hash),
+        ])
+        db.executemany("INSERT INTO orders VALUES (?, ?, ?, ?, ?, ?, ?)", [
+            (o.order_id, o.placed_on.isoformat(), o.status, o.carrier, o.tracking_number,
+             o.eta.isoformat() if o.eta else None, o.delivered_on.isoformat() if o.delivered_on else None)
+            for o in scenario.orders
+        ])
+        db.executemany("INSERT INTO order_lines VALUES (?, ?, ?, ?, ?, ?, ?)", [
+            (line.line_id, o.order_id, line.product_id, line.title, line.category_id, line.quantity,
+             line.unit_price_cents)
+            for o in scenario.orders for line in o.lines
+        ])
+        db.executemany("INSERT INTO stock_changes VALUES (?, ?)",
+                       [(c.product_id, c.stock) for c in scenario.stock_changes])
+        db.execute("COMMIT")
+    finally:
+        db.close()

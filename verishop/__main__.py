@@ -1,0 +1,3 @@
+from verishop.cli import main
+
+main()

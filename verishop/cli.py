@@ -1,0 +1,21 @@
+"""The `verishop` command: one entry point, each subcommand implemented by the package
+that owns it."""
+
+from __future__ import annotations
+
+import typer
+
+from agents.cli import demo
+from mcp_server.cli import serve
+from scenarios.cli import catalog_app, generate
+
+app = typer.Typer(help="verishop: a simulated shop for training and testing AI shopping assistants.",
+                  no_args_is_help=True, pretty_exceptions_enable=False)
+app.add_typer(catalog_app, name="catalog")
+app.command("generate")(generate)
+app.command("serve")(serve)
+app.command("demo")(demo)
+
+
+def main() -> None:
+    app()
