@@ -23,6 +23,8 @@ DEFAULT_CACHE = Path.home() / ".cache" / "verishop" / "bench"
 CATALOG_SEED = 7
 
 console = Console()
+if not console.is_terminal:  # piped output: don't squeeze the tables to 80 columns
+    console = Console(width=150)
 now = time.perf_counter
 
 

@@ -1,0 +1,30 @@
+"""Shared fixtures: one small catalog per test session, fresh hubs and episodes per test."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from mcp_server.hub import EpisodeHub
+from scenarios.catalog.build import build_catalog
+
+CATALOG_SIZE = 4000
+CATALOG_SEED = 3
+
+
+@pytest.fixture(scope="session")
+def catalog_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("catalog") / "catalog.db"
+    build_catalog(path, size=CATALOG_SIZE, seed=CATALOG_SEED)
+    return path
+
+
+@pytest.fixture
+async def hub(catalog_path: Path, tmp_path: Path) -> AsyncIterator[EpisodeHub]:
+    hub = EpisodeHub(catalog_path, tmp_path / "runs")
+    try:
+        yield hub
+    finally:
+        await hub.aclose()

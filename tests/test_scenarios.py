@@ -1,0 +1,88 @@
+"""Scenarios: byte-identical from (env, difficulty, seed), feasible, and honest about what the
+customer said."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from scenarios.catalog.reader import CatalogReader
+from scenarios.constraints import satisfies
+from scenarios.customer import SimulatedCustomer
+from scenarios.difficulty import axes_for
+from scenarios.envs import REGISTRY, generate, get_env
+from scenarios.models import Scenario, Submission
+
+
+@pytest.fixture(scope="module")
+def reader(catalog_path):
+    with CatalogReader(catalog_path) as r:
+        yield r
+
+
+@pytest.mark.parametrize("env_id", sorted(REGISTRY))
+@pytest.mark.parametrize("difficulty", [0, 4, 8, 12])
+def test_same_inputs_give_byte_identical_scenarios(reader, env_id, difficulty):
+    a = generate(env_id, difficulty, 17, reader).to_json()
+    b = generate(env_id, difficulty, 17, reader).to_json()
+    assert a == b
+    assert Scenario.model_validate_json(a).to_json() == a
+    assert generate(env_id, difficulty, 18, reader).to_json() != a
+
+
+@settings(max_examples=30, deadline=None)
+@given(difficulty=st.integers(0, 12), seed=st.integers(0, 10**6))
+def test_product_discovery_goals_are_feasible_and_ids_stay_hidden(reader, difficulty, seed):
+    scenario = generate("pd", difficulty, seed, reader)
+    goal = scenario.goal
+    anchor = reader.product(goal.anchor_product_id)
+    assert anchor is not None and anchor.stock > 0
+    assert all(satisfies(anchor, c) for c in goal.constraints)
+    assert len(goal.constraints) <= scenario.axes.constraints
+    assert goal.constraints[0].kind == "category" and goal.constraints[0].stated
+    assert not re.search(r"\bP\d{8}\b", scenario.opening_message)
+    assert goal.anchor_product_id not in scenario.opening_message
+    assert scenario.today.year == 2026
+    assert all(c.product_id != goal.anchor_product_id for c in scenario.stock_changes)
+
+
+def test_axes_follow_the_reference_table():
+    assert axes_for(0).constraints == 2 and axes_for(12).constraints == 8
+    assert axes_for(0).max_turns == 4 and axes_for(12).max_turns == 10
+    assert axes_for(4).search_top_k == 160 and axes_for(12).p_out_of_stock == 0.5
+    assert axes_for(8).items_to_recommend == 5
+    with pytest.raises(ValueError):
+        axes_for(13)
+
+
+def test_unknown_environment_is_a_clear_error():
+    with pytest.raises(KeyError, match="unknown environment 'nope'"):
+        get_env("nope")
+    assert get_env("pd").env_id == get_env("pd-v1").env_id == "pd-v1"
+
+
+def test_customer_reveals_unstated_requirements_only_when_asked(reader):
+    scenario = next(s for s in (generate("pd", 9, seed, reader) for seed in range(50))
+                    if any(not c.stated for c in s.goal.constraints))
+    customer = SimulatedCustomer(scenario, reader.product)
+    unstated = [c for c in scenario.goal.constraints if not c.stated]
+    assert customer.reply("Here you go.", Submission()).tag == "continue"
+    answers = [customer.reply("Anything else?", Submission()) for _ in unstated]
+    assert [a.tag for a in answers] == ["clarify"] * len(unstated)
+    if len(unstated) + 1 < scenario.axes.max_turns - 1:
+        assert customer.reply("Anything else?", Submission()).tag == "confirm"
+
+
+def test_customer_accepts_a_fitting_product_and_corrects_a_wrong_one(reader):
+    scenario = generate("pd", 3, 7, reader)
+    goal = scenario.goal
+    wrong = next(p for p in (reader.product_at(i) for i in range(500))
+                 if p.category_id != goal.category_id)
+    customer = SimulatedCustomer(scenario, reader.product)
+    assert customer.reply("How about this?", Submission(recommended_product_ids=(wrong.product_id,))).tag == "correct"
+    assert customer.reply("Or this?", Submission(recommended_product_ids=("P00000000",))).tag == "correct"
+    done = customer.reply("This one?", Submission(recommended_product_ids=(goal.anchor_product_id,)))
+    assert done.tag == "done" and done.ends_episode
