@@ -18,7 +18,8 @@ from scenarios.models import Scenario
 
 console = Console()
 
-DEMO_EPISODES = (("pd", 1, 11, "oracle"), ("pd", 4, 12, "greedy"), ("pd", 8, 13, "oracle"))
+DEMO_EPISODES = (("pd", 1, 11, "oracle"), ("pd", 4, 12, "greedy"), ("cart", 6, 13, "oracle"),
+                 ("cart", 6, 13, "greedy"))
 
 
 class Transport(str, Enum):
@@ -52,9 +53,9 @@ def _show_call(tool: str, args: dict, result: dict | None, error: str | None) ->
 
 
 def _agent(name: str, scenario: Scenario):
-    from agents.scripted import GreedyAgent, OracleAgent
+    from agents.scripted import make_agent
 
-    return OracleAgent(scenario) if name == "oracle" else GreedyAgent()
+    return make_agent(name, scenario)
 
 
 async def _play_memory(catalog: Path, runs: Path) -> None:
@@ -121,3 +122,84 @@ def demo(
     catalog_file = resolve_catalog(catalog)
     play = _play_memory if transport is Transport.memory else _play_stdio
     anyio.run(play, catalog_file, runs_dir)
+
+
+def _difficulty_range(text: str) -> tuple[int, ...]:
+    from scenarios.difficulty import MAX_DIFFICULTY
+
+    try:
+        low, _, high = text.partition("-")
+        a, b = int(low), int(high or low)
+    except ValueError:
+        raise typer.BadParameter(f"expected A-B or A, got {text!r}", param_hint="--difficulty") from None
+    if not 0 <= a <= b <= MAX_DIFFICULTY:
+        raise typer.BadParameter(f"difficulties must satisfy 0 <= A <= B <= {MAX_DIFFICULTY}",
+                                 param_hint="--difficulty")
+    return tuple(range(a, b + 1))
+
+
+def _env_list(text: str) -> tuple[str, ...]:
+    from scenarios.envs import REGISTRY, get_env
+
+    if text.strip().lower() == "all":
+        return tuple(REGISTRY)
+    try:
+        return tuple(get_env(name).env_id for name in text.split(",") if name.strip())
+    except KeyError as exc:
+        raise typer.BadParameter(str(exc.args[0]), param_hint="--env") from None
+
+
+class EvalTransport(str, Enum):
+    memory = "memory"
+    stdio = "stdio"
+    http = "http"
+
+
+def evaluate(
+    agent: Annotated[str, typer.Option(help="oracle | null | greedy | hallucinate")] = "oracle",
+    env: Annotated[str, typer.Option(help="Environments, comma-separated (pd,cart) or 'all'.")] = "all",
+    difficulty: Annotated[str, typer.Option(help="Difficulty or range, e.g. 0-12.")] = "0-12",
+    episodes: Annotated[int, typer.Option(min=1, help="Episodes per environment.")] = 20,
+    seed: Annotated[int, typer.Option(min=0, help="First seed; episode i uses seed+i.")] = 0,
+    concurrency: Annotated[int, typer.Option(min=1, max=512)] = 8,
+    transport: Annotated[EvalTransport, typer.Option(help="How the agent reaches the server.")]
+    = EvalTransport.memory,
+    runs_dir: Annotated[Path, typer.Option(help="Where episode folders go.")] = Path("runs"),
+    catalog: Annotated[Path | None, typer.Option(help="Catalog file (default: the cached one).")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one machine-readable summary.")] = False,
+) -> None:
+    """Play seeded episodes with a scripted agent, score them with the verifier, summarise."""
+    from rich.progress import Progress
+    from rich.table import Table
+
+    from agents.evaluate import RUNNERS, Plan, new_eval_dir, summarize, verify
+    from agents.scripted import AGENTS
+    from scenarios.console import err, resolve_catalog
+
+    if agent not in AGENTS:
+        raise typer.BadParameter(f"unknown agent {agent!r}; known: {', '.join(AGENTS)}", param_hint="--agent")
+    plan = Plan(agent, _env_list(env), _difficulty_range(difficulty), episodes, seed)
+    catalog_file = resolve_catalog(catalog)
+    run_root = new_eval_dir(runs_dir, agent)
+    total = len(plan.episodes_to_play())
+    with Progress(console=err, transient=as_json) as progress:
+        task = progress.add_task(f"{agent} · {total} episodes", total=total)
+        anyio.run(RUNNERS[transport.value], plan, catalog_file, run_root, concurrency,
+                  lambda: progress.advance(task))
+        verifying = progress.add_task("verifying", total=None)
+        rewards = verify(run_root, catalog_file)
+        progress.update(verifying, total=1, completed=1)
+    rows = summarize(rewards)
+    if as_json:
+        typer.echo(json.dumps({"agent": agent, "run_dir": str(run_root), "rows": rows}))
+        return
+    table = Table(title=f"verishop eval · agent {agent} · {run_root}")
+    for column in ("env", "d", "episodes", "solved", "total", "r_task", "r_eff", "r_hall", "turns", "tool calls"):
+        table.add_column(column, justify="left" if column == "env" else "right")
+    fmt = lambda v: "—" if v is None else f"{v:.3f}" if isinstance(v, float) else str(v)  # noqa: E731
+    for row in rows:
+        style = "bold" if row["difficulty"] == "all" else None
+        table.add_row(row["env_id"], str(row["difficulty"]), str(row["episodes"]), f"{row['solved_share']:.0%}",
+                      *(fmt(row[k]) for k in ("total", "r_task", "r_eff", "r_hall", "turns", "tool_calls")),
+                      style=style)
+    console.print(table)

@@ -47,6 +47,7 @@ class Episode:
 
     def __post_init__(self) -> None:
         self._stock = {c.product_id: c.stock for c in self.scenario.stock_changes}
+        self._extra = {p.product_id: Product(**p.model_dump()) for p in self.scenario.extra_products}
         self.customer = SimulatedCustomer(self.scenario, self.product)
 
     @property
@@ -59,7 +60,7 @@ class Episode:
 
     def product(self, product_id: str) -> Product | None:
         """The product as this episode's world sees it (per-episode stock applied)."""
-        product = self.catalog.product(product_id)
+        product = self._extra.get(product_id) or self.catalog.product(product_id)
         if product is not None and product_id in self._stock:
             product = product.with_stock(self._stock[product_id])
         return product
@@ -92,12 +93,14 @@ class Episode:
         self.transcript.write("tool_call", turn=self.turns_used, tool=name, arguments=arguments,
                               duration_ms=round((time.perf_counter() - started) * 1000, 3), **outcome)
 
-    def respond(self, message: str, submission: Submission) -> str:
+    async def respond(self, message: str, submission: Submission) -> str:
         """The agent's turn: its message goes to the customer, whose reply comes back."""
         self.turns_used += 1
         self.tool_calls_this_turn = 0
         self.say("assistant", message, submission=submission.model_dump(mode="json"))
-        turn = self.customer.reply(message, submission)
+        async with self.db.execute("SELECT product_id, quantity FROM cart") as cur:
+            cart = {pid: qty for pid, qty in await cur.fetchall()}
+        turn = self.customer.reply(message, submission, cart)
         self.say("customer", turn.text, tag=turn.tag)
         if submission.done:
             self.mark_closed("agent_done")

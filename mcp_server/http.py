@@ -115,7 +115,8 @@ def create_http_app(hub: EpisodeHub, *, host: str = "127.0.0.1", port: int = 800
             scenario = spec.scenario or hub.generate(spec.env or "pd", spec.difficulty, spec.seed)
             episode = await hub.open(scenario)
         except ValidationError as exc:
-            return JSONResponse({"error": "invalid request", "details": exc.errors(include_url=False)}, 400)
+            return JSONResponse({"error": "invalid request",
+                                 "details": exc.errors(include_url=False, include_input=False)}, 400)
         except (KeyError, ShopError, ValueError) as exc:
             return JSONResponse({"error": str(exc).strip("'\"")}, 400)
         return JSONResponse(episode_payload(request, hub, episode.episode_id), 201)

@@ -23,6 +23,17 @@ from scenarios.models import Scenario
 from scenarios.world_db import create_world
 
 
+# Catalog products and the episode's own (synthesized) ones, with a rank for featured order.
+SHOP_PRODUCTS_VIEW = """
+CREATE TEMP VIEW shop_products AS
+SELECT rowid AS rank, product_id, group_id, title, brand, category_id, price_cents, rating, rating_count,
+       ship_days, stock, attrs FROM cat.products
+UNION ALL
+SELECT 1000000000000 + rowid, product_id, group_id, title, brand, category_id, price_cents, rating,
+       rating_count, ship_days, stock, attrs FROM main.extra_products
+"""
+
+
 def write_atomically(path: Path, text: str) -> None:
     partial = path.with_name(f".{path.name}.partial")
     partial.write_text(text)
@@ -58,6 +69,7 @@ class EpisodeHub:
         try:
             await db.execute("PRAGMA synchronous=NORMAL")
             await db.execute("ATTACH DATABASE ? AS cat", (f"file:{self.catalog_path}?mode=ro&immutable=1",))
+            await db.execute(SHOP_PRODUCTS_VIEW)
         except BaseException:
             await db.close()
             raise

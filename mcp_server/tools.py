@@ -9,11 +9,13 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from typing import Annotated, Any, TypeVar
 
+from mcp import MCPError
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp.types import ToolAnnotations
+from mcp.types import INVALID_PARAMS, ToolAnnotations
 from pydantic import BaseModel, Field
 
 from mcp_server.episode import Episode
@@ -57,11 +59,22 @@ def _episode_id(ctx: Context) -> str | None:
     return (ctx.headers or {}).get(EPISODE_HEADER)
 
 
+@dataclass(frozen=True)
+class ServerState:
+    hub: EpisodeHub
+    # An in-process server may be bound to one episode (no headers exist in memory).
+    episode_id: str | None = None
+
+    def episode(self, ctx: Context) -> Episode:
+        return self.hub.resolve(_episode_id(ctx) or self.episode_id)
+
+
 async def _run(ctx: Context, name: str, arguments: dict[str, Any], body: Callable[[Episode], Awaitable[T]],
                *, conversational: bool = False) -> T:
-    hub: EpisodeHub = ctx.request_context.lifespan_context
+    state: ServerState = ctx.request_context.lifespan_context
+    hub = state.hub
     try:
-        episode = hub.resolve(_episode_id(ctx))
+        episode = state.episode(ctx)
         result = await episode.call(name, arguments, lambda: body(episode), conversational=conversational)
     except ShopError as exc:
         raise ToolError(str(exc)) from None
@@ -70,12 +83,14 @@ async def _run(ctx: Context, name: str, arguments: dict[str, Any], body: Callabl
     return result
 
 
-def create_server(hub: EpisodeHub, *, instructions: str = INSTRUCTIONS) -> MCPServer:
-    """An MCP server over `hub`. The hub is owned by the caller and outlives the server."""
+def create_server(hub: EpisodeHub, *, instructions: str = INSTRUCTIONS, episode_id: str | None = None) -> MCPServer:
+    """An MCP server over `hub` (owned by the caller, it outlives the server). Calls go to the
+    episode named by the `x-episode-id` header, else `episode_id`, else the hub's default."""
+    state = ServerState(hub, episode_id)
 
     @asynccontextmanager
-    async def lifespan(_: MCPServer) -> AsyncIterator[EpisodeHub]:
-        yield hub
+    async def lifespan(_: MCPServer) -> AsyncIterator[ServerState]:
+        yield state
 
     mcp = MCPServer("verishop", title="Verishop shop", version="0.1.0", instructions=instructions,
                     lifespan=lifespan, log_level="WARNING")
@@ -83,7 +98,7 @@ def create_server(hub: EpisodeHub, *, instructions: str = INSTRUCTIONS) -> MCPSe
     _register_cart_tools(mcp)
     _register_order_tools(mcp)
     _register_info_tools(mcp)
-    _register_conversation(mcp, hub)
+    _register_conversation(mcp, state)
     return mcp
 
 
@@ -210,7 +225,7 @@ def _register_info_tools(mcp: MCPServer) -> None:
         return await _run(ctx, "get_current_date", {}, info.get_current_date)
 
 
-def _register_conversation(mcp: MCPServer, hub: EpisodeHub) -> None:
+def _register_conversation(mcp: MCPServer, state: ServerState) -> None:
     @mcp.tool(annotations=READ_ONLY)
     async def get_conversation(ctx: Context) -> Conversation:
         """The conversation so far (the customer's opening message first), the turns used and
@@ -237,7 +252,7 @@ def _register_conversation(mcp: MCPServer, hub: EpisodeHub) -> None:
         args = dict(message=message, **submission.model_dump(mode="json"))
 
         async def body(ep: Episode) -> CustomerReply:
-            reply = ep.respond(message, submission)
+            reply = await ep.respond(message, submission)
             return CustomerReply(customer_message=reply, status="open" if ep.is_open else "closed",
                                  close_reason=ep.close_reason, turns_used=ep.turns_used, turns_left=ep.turns_left)
 
@@ -245,5 +260,8 @@ def _register_conversation(mcp: MCPServer, hub: EpisodeHub) -> None:
 
     @mcp.prompt(name="shop_assistant", description="The assistant's role and the customer's opening message.")
     async def shop_assistant(ctx: Context) -> str:
-        episode = hub.resolve(_episode_id(ctx))
+        try:
+            episode = state.episode(ctx)
+        except ShopError as exc:
+            raise MCPError(INVALID_PARAMS, str(exc)) from None
         return f"{episode.scenario.system_prompt}\nThe customer says:\n{episode.scenario.opening_message}"

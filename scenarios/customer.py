@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from scenarios.catalog.reader import Product
 from scenarios.constraints import describe, describe_violation, satisfies, share_met
-from scenarios.models import CustomerTag, ProductDiscoveryGoal, Scenario, Submission
+from scenarios.models import CartGoal, CartItem, CustomerTag, ProductDiscoveryGoal, Scenario, Submission
 from scenarios.noise import add_typos
 from scenarios.rng import make_rng
 
@@ -38,13 +38,17 @@ class SimulatedCustomer:
     turns_taken: int = 0
     revealed: set[int] = field(default_factory=set)
 
-    def reply(self, message: str, submission: Submission) -> CustomerTurn:
-        """The customer's answer to one agent turn (`message` plus its structured answer)."""
+    def reply(self, message: str, submission: Submission, cart: dict[str, int] | None = None) -> CustomerTurn:
+        """The customer's answer to one agent turn (`message` plus its structured answer, and
+        the cart as it stands: product ID -> quantity)."""
         self.turns_taken += 1
         rng = make_rng("customer", self.scenario.env_id, self.scenario.difficulty, self.scenario.seed,
                        self.turns_taken)
         goal = self.scenario.goal
-        turn = self._product_discovery(goal, message, submission)
+        if isinstance(goal, CartGoal):
+            turn = self._cart(goal, message, submission, cart or {})
+        else:
+            turn = self._product_discovery(goal, message, submission)
         if not turn.ends_episode and self.turns_taken >= self.scenario.axes.max_turns:
             turn = CustomerTurn("I've run out of time for this, thanks anyway. Bye.", "quit")
         return CustomerTurn(add_typos(rng, turn.text, self.scenario.axes.p_noise), turn.tag)
@@ -83,3 +87,52 @@ class SimulatedCustomer:
                 self.revealed.add(i)
                 return CustomerTurn(f"Hmm, {describe_violation(best, c)}", "correct")
         return CustomerTurn("None of these are quite what I want.", "dissatisfied")
+
+    # --- cart building ------------------------------------------------------------------
+    def _cart(self, goal: CartGoal, message: str, sub: Submission, cart: dict[str, int]) -> CustomerTurn:
+        if "?" in message:
+            for i, item in enumerate(goal.items):
+                if not item.variant_stated and i not in self.revealed:
+                    self.revealed.add(i)
+                    return CustomerTurn(f"For the {item.description}, I'd like "
+                                        f"{str(item.variant_attribute).replace('_', ' ')} {item.variant_value}.",
+                                        "clarify")
+        problem = self._cart_problem(goal, cart)
+        if problem is None:
+            return CustomerTurn("That's exactly what I wanted in my cart. Thank you!", "done")
+        if sub.done:
+            return CustomerTurn(f"Wait, my cart isn't right: {problem} Never mind, bye.", "quit")
+        return CustomerTurn(problem, "correct")
+
+    def _cart_problem(self, goal: CartGoal, cart: dict[str, int]) -> str | None:
+        wanted = {item.product_id: item for item in goal.items}
+        groups = {}
+        for item in goal.items:
+            target = self.lookup(item.product_id)
+            if target is not None:
+                groups[target.group_id] = item
+        for i, item in enumerate(goal.items):
+            have = cart.get(item.product_id, 0)
+            if have == 0:
+                wrong = self._wrong_variant(item, cart, groups)
+                if wrong is not None:
+                    self.revealed.add(i)
+                    return wrong
+                return f"I don't see the {item.description} in my cart yet."
+            if have != item.quantity:
+                return f"I need {item.quantity} of the {item.description}, not {have}."
+        for product_id in cart:
+            if product_id not in wanted:
+                product = self.lookup(product_id)
+                title = product.title if product else product_id
+                return f"Please take the {title} out of my cart, I didn't ask for it."
+        return None
+
+    def _wrong_variant(self, item: CartItem, cart: dict[str, int], groups: dict[str, CartItem]) -> str | None:
+        for product_id in cart:
+            product = self.lookup(product_id)
+            if product is not None and groups.get(product.group_id) is item and item.variant_attribute:
+                got = product.attrs.get(item.variant_attribute, "another option")
+                return (f"The {item.description} in my cart is {got}, but I need "
+                        f"{str(item.variant_attribute).replace('_', ' ')} {item.variant_value}.")
+        return None

@@ -114,6 +114,20 @@ class Constraint(Frozen):
     stated: bool = True
 
 
+class Persona(Frozen):
+    """How the customer trades off products that all meet the constraints (reference §3):
+    utility = Σ weight · φ over price, rating, shipping, brand and similarity to `reference`."""
+
+    weights: dict[str, float]
+    preferred_brand: str
+    reference_product_id: str
+
+
+class RankedProduct(Frozen):
+    product_id: str
+    utility: float
+
+
 class ProductDiscoveryGoal(Frozen):
     kind: Literal["product_discovery"] = "product_discovery"
     category_id: str
@@ -121,9 +135,46 @@ class ProductDiscoveryGoal(Frozen):
     items_to_recommend: int
     # The product the scenario was built around; it meets every constraint.
     anchor_product_id: str
+    persona: Persona
+    # The ideal list: feasible, in-stock products ranked by persona utility, computed from the
+    # catalog at generation (top `items_to_recommend`); the verifier can recompute it.
+    ideal: tuple[RankedProduct, ...]
+    feasible_count: int
 
 
-Goal = Annotated[ProductDiscoveryGoal, Field(discriminator="kind")]
+class CartItem(Frozen):
+    """One line the customer wants in the cart: an exact product (variant) and quantity."""
+
+    product_id: str
+    quantity: int
+    description: str = Field(description="How the customer names it (never its ID).")
+    variant_attribute: str | None = None
+    variant_value: str | None = None
+    variant_stated: bool = True
+
+
+class CartGoal(Frozen):
+    kind: Literal["cart"] = "cart"
+    items: tuple[CartItem, ...]
+
+
+Goal = Annotated[ProductDiscoveryGoal | CartGoal, Field(discriminator="kind")]
+
+
+class ExtraProduct(Frozen):
+    """A product that exists only in this episode (a synthesized variant)."""
+
+    product_id: str
+    group_id: str
+    title: str
+    brand: str
+    category_id: str
+    price_cents: int
+    rating: float
+    rating_count: int
+    ship_days: int
+    stock: int
+    attrs: dict[str, str]
 
 
 class Submission(Frozen):
@@ -151,6 +202,7 @@ class Scenario(Frozen):
     orders: tuple[Order, ...]
     browsing_history: tuple[str, ...]
     stock_changes: tuple[StockChange, ...]
+    extra_products: tuple[ExtraProduct, ...] = ()
     policy: StorePolicy
     system_prompt: str
     opening_message: str

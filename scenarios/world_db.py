@@ -7,6 +7,7 @@ hash in `meta`), never copied.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from pathlib import Path
 
@@ -26,6 +27,13 @@ CREATE TABLE order_lines (
     quantity INTEGER NOT NULL, unit_price_cents INTEGER NOT NULL
 );
 CREATE TABLE stock_changes (product_id TEXT PRIMARY KEY, stock INTEGER NOT NULL);
+-- Products that exist only in this episode (synthesized variants); same columns as the catalog's.
+CREATE TABLE extra_products (
+    product_id TEXT PRIMARY KEY, group_id TEXT NOT NULL, title TEXT NOT NULL, brand TEXT NOT NULL,
+    category_id TEXT NOT NULL, price_cents INTEGER NOT NULL, rating REAL NOT NULL,
+    rating_count INTEGER NOT NULL, ship_days INTEGER NOT NULL, stock INTEGER NOT NULL, attrs TEXT NOT NULL
+);
+CREATE INDEX extra_products_by_group ON extra_products(group_id);
 CREATE TABLE cart (
     product_id TEXT PRIMARY KEY, quantity INTEGER NOT NULL CHECK (quantity > 0),
     added_seq INTEGER NOT NULL
@@ -62,6 +70,11 @@ def create_world(path: Path, scenario: Scenario, *, episode_id: str, catalog_pat
             (line.line_id, o.order_id, line.product_id, line.title, line.category_id, line.quantity,
              line.unit_price_cents)
             for o in scenario.orders for line in o.lines
+        ])
+        db.executemany("INSERT INTO extra_products VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", [
+            (p.product_id, p.group_id, p.title, p.brand, p.category_id, p.price_cents, p.rating, p.rating_count,
+             p.ship_days, p.stock, json.dumps(p.attrs, separators=(",", ":"), sort_keys=True))
+            for p in scenario.extra_products
         ])
         db.executemany("INSERT INTO stock_changes VALUES (?, ?)",
                        [(c.product_id, c.stock) for c in scenario.stock_changes])

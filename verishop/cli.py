@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import typer
 
-from agents.cli import demo
+from agents.cli import demo, evaluate
 from mcp_server.cli import serve
 from scenarios.cli import catalog_app, generate
 
@@ -15,6 +15,7 @@ app.add_typer(catalog_app, name="catalog")
 app.command("generate")(generate)
 app.command("serve")(serve)
 app.command("demo")(demo)
+app.command("eval")(evaluate)
 
 
 def main() -> None:

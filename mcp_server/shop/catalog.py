@@ -14,6 +14,8 @@ MAX_LIMIT = 50
 
 _COLUMNS = ("p.product_id, p.group_id, p.title, p.brand, p.category_id, p.price_cents, p.rating, "
             "p.rating_count, p.ship_days, COALESCE(s.stock, p.stock) AS stock, p.attrs")
+# The catalog plus this episode's own products (see mcp_server/hub.py, which creates the view).
+PRODUCTS = "temp.shop_products"
 _STOCK_JOIN = "LEFT JOIN main.stock_changes s ON s.product_id = p.product_id"
 
 
@@ -29,7 +31,7 @@ def card(p: Product) -> ProductCard:
 
 async def fetch_product(ep: Episode, product_id: str) -> Product:
     async with ep.db.execute(
-        f"SELECT {_COLUMNS} FROM cat.products p {_STOCK_JOIN} WHERE p.product_id = ?", (product_id.strip(),)
+        f"SELECT {_COLUMNS} FROM {PRODUCTS} p {_STOCK_JOIN} WHERE p.product_id = ?", (product_id.strip(),)
     ) as cur:
         row = await cur.fetchone()
     if row is None:
@@ -113,7 +115,7 @@ async def get_product(ep: Episode, product_id: str) -> ProductDetails:
     cat = category(p.category_id)
     variants: list[VariantOption] = []
     async with ep.db.execute(
-        f"SELECT {_COLUMNS} FROM cat.products p {_STOCK_JOIN} WHERE p.group_id = ? ORDER BY p.rowid",
+        f"SELECT {_COLUMNS} FROM {PRODUCTS} p {_STOCK_JOIN} WHERE p.group_id = ? ORDER BY p.rank",
         (p.group_id,),
     ) as cur:
         siblings = [Product.from_row(tuple(r)) for r in await cur.fetchall()]

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from scenarios.catalog.reader import CatalogReader
-from scenarios.envs import product_discovery
+from scenarios.envs import cart, product_discovery
 from scenarios.models import Scenario
 
 
@@ -26,6 +26,7 @@ REGISTRY: dict[str, EnvSpec] = {
     spec.env_id: spec
     for spec in (
         EnvSpec(product_discovery.ENV_ID, "pd", "Product discovery", product_discovery.generate),
+        EnvSpec(cart.ENV_ID, "cart", "Cart building", cart.generate),
     )
 }
 

@@ -17,6 +17,7 @@ from scenarios.household import make_browsing_history, make_customer, make_order
 from scenarios.models import Constraint, ProductDiscoveryGoal, Scenario, StockChange
 from scenarios.noise import add_typos
 from scenarios.policy import make_policy
+from scenarios.ranking import ideal_ranking, make_persona
 from scenarios.prompts import SYSTEM_PROMPT
 from scenarios.rng import make_rng
 from scenarios.taxonomy import DENIED_CATEGORY_IDS, category
@@ -75,6 +76,9 @@ def generate(difficulty: int, seed: int, catalog: CatalogReader) -> Scenario:
         if p.product_id != anchor.product_id and p.stock > 0 and rng.random() < axes.p_out_of_stock
     )
     k = axes.items_to_recommend
+    persona = make_persona(rng, constraints, anchor)
+    ranked, feasible_count = ideal_ranking(catalog, constraints, persona,
+                                           {c.product_id: c.stock for c in stock_changes})
     return Scenario(
         env_id=ENV_ID,
         difficulty=difficulty,
@@ -90,7 +94,8 @@ def generate(difficulty: int, seed: int, catalog: CatalogReader) -> Scenario:
         system_prompt=SYSTEM_PROMPT,
         opening_message=opening_message(rng, constraints, k, axes.p_noise),
         goal=ProductDiscoveryGoal(category_id=anchor.category_id, constraints=constraints,
-                                  items_to_recommend=k, anchor_product_id=anchor.product_id),
+                                  items_to_recommend=k, anchor_product_id=anchor.product_id, persona=persona,
+                                  ideal=tuple(ranked[:k]), feasible_count=feasible_count),
     )
 
 

@@ -1,0 +1,211 @@
+"""Scripted evaluations: play seeded episodes through the real MCP server, have the verifier
+(a separate process) score them, and summarise per environment and difficulty.
+
+Transports: `memory` (in-process MCP, one server bound to each episode), `http` (a real
+`verishop serve --transport http` subprocess and its control API), `stdio` (one server
+subprocess per episode).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from agents.scripted import make_agent
+from agents.session import ShopSession, ToolFailed
+from scenarios.models import Scenario
+
+
+@dataclass(frozen=True)
+class Plan:
+    agent: str
+    envs: tuple[str, ...]
+    difficulties: tuple[int, ...]
+    episodes: int
+    seed: int
+
+    def episodes_to_play(self) -> list[tuple[str, int, int]]:
+        """(env, difficulty, seed) for each episode: difficulties cycle, seeds count up."""
+        return [(env, self.difficulties[i % len(self.difficulties)], self.seed + i)
+                for env in self.envs for i in range(self.episodes)]
+
+
+async def _play(agent: str, scenario: Scenario, client) -> None:
+    try:
+        await make_agent(agent, scenario).play(ShopSession(client))
+    except ToolFailed:
+        pass  # an agent's failed call is part of its score, not a crash of the evaluation
+
+
+async def run_memory(plan: Plan, catalog: Path, runs: Path, concurrency: int, advance: Callable[[], None]) -> None:
+    from mcp import Client
+
+    from mcp_server.hub import EpisodeHub
+    from mcp_server.tools import create_server
+
+    hub = EpisodeHub(catalog, runs)
+    limiter = anyio.Semaphore(concurrency)
+
+    async def one(env: str, difficulty: int, seed: int) -> None:
+        async with limiter:
+            scenario = hub.generate(env, difficulty, seed)
+            episode = await hub.open(scenario)
+            try:
+                async with Client(create_server(hub, episode_id=episode.episode_id)) as client:
+                    await _play(plan.agent, scenario, client)
+            finally:
+                if episode.episode_id in hub.episodes:
+                    await hub.close(episode.episode_id, "agent_stopped")
+            advance()
+
+    try:
+        async with anyio.create_task_group() as tg:
+            for env, difficulty, seed in plan.episodes_to_play():
+                tg.start_soon(one, env, difficulty, seed)
+    finally:
+        await hub.aclose()
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _serve_command(*args: str) -> list[str]:
+    return [sys.executable, "-m", "verishop", "serve", *args]
+
+
+async def run_http(plan: Plan, catalog: Path, runs: Path, concurrency: int, advance: Callable[[], None]) -> None:
+    import httpx2
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
+
+    port = _free_port()
+    base = f"http://127.0.0.1:{port}"
+    server = subprocess.Popen(_serve_command("--transport", "http", "--no-default-episode", "--port", str(port),
+                                             "--catalog", str(catalog), "--runs-dir", str(runs)),
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    limiter = anyio.Semaphore(concurrency)
+    try:
+        async with httpx2.AsyncClient(base_url=base, timeout=httpx2.Timeout(60)) as http:
+            await _wait_healthy(http, server)
+
+            async def one(env: str, difficulty: int, seed: int) -> None:
+                async with limiter:
+                    created = await http.post("/episodes", json={"env": env, "difficulty": difficulty, "seed": seed})
+                    created.raise_for_status()
+                    info = created.json()
+                    scenario = Scenario.model_validate_json(Path(info["run_dir"], "scenario.json").read_text())
+                    async with httpx2.AsyncClient(timeout=httpx2.Timeout(60)) as mcp_http:
+                        async with Client(streamable_http_client(info["mcp_url"], http_client=mcp_http)) as client:
+                            await _play(plan.agent, scenario, client)
+                    await http.delete(f"/episodes/{info['episode_id']}")
+                    advance()
+
+            async with anyio.create_task_group() as tg:
+                for env, difficulty, seed in plan.episodes_to_play():
+                    tg.start_soon(one, env, difficulty, seed)
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+async def _wait_healthy(http, server: subprocess.Popen, timeout_s: float = 60) -> None:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            raise RuntimeError(f"the server exited: {server.stderr.read().decode()[-2000:]}")
+        try:
+            if (await http.get("/health")).status_code == 200:
+                return
+        except Exception:  # noqa: BLE001 - not listening yet
+            pass
+        await anyio.sleep(0.05)
+    raise RuntimeError(f"the server did not answer /health within {timeout_s:.0f}s")
+
+
+async def run_stdio(plan: Plan, catalog: Path, runs: Path, concurrency: int, advance: Callable[[], None]) -> None:
+    from mcp import Client, StdioServerParameters
+
+    from scenarios.catalog.reader import CatalogReader
+    from scenarios.envs import generate
+
+    limiter = anyio.Semaphore(concurrency)
+    specs = runs / ".scenarios"
+    specs.mkdir(parents=True, exist_ok=True)
+    with CatalogReader(catalog) as reader:
+        scenarios = [generate(env, d, seed, reader) for env, d, seed in plan.episodes_to_play()]
+
+    async def one(index: int, scenario: Scenario) -> None:
+        async with limiter:
+            spec = specs / f"{index}.json"
+            spec.write_text(scenario.to_json())
+            params = StdioServerParameters(command=sys.executable, args=_serve_command(
+                "--scenario", str(spec), "--catalog", str(catalog), "--runs-dir", str(runs))[1:],
+                env={"VERISHOP_HOME": os.environ.get("VERISHOP_HOME", "")})
+            async with Client(params) as client:
+                await _play(plan.agent, scenario, client)
+            advance()
+
+    async with anyio.create_task_group() as tg:
+        for index, scenario in enumerate(scenarios):
+            tg.start_soon(one, index, scenario)
+
+
+RUNNERS = {"memory": run_memory, "http": run_http, "stdio": run_stdio}
+
+
+def new_eval_dir(runs: Path, agent: str) -> Path:
+    path = runs / f"eval-{agent}-{uuid.uuid4().hex[:8]}"
+    path.mkdir(parents=True)
+    return path
+
+
+def verify(run_root: Path, catalog: Path) -> list[dict[str, Any]]:
+    """Score every episode under `run_root` with the verifier, in its own process."""
+    subprocess.run([sys.executable, "-m", "verishop", "verify", "--json", "--catalog", str(catalog), str(run_root)],
+                   stdout=subprocess.DEVNULL, check=False)
+    rewards = []
+    for episode_dir in sorted(p for p in run_root.iterdir() if p.is_dir() and not p.name.startswith(".")):
+        reward_file = episode_dir / "reward.json"
+        if reward_file.is_file():
+            rewards.append(json.loads(reward_file.read_text()))
+        else:
+            scenario = json.loads((episode_dir / "scenario.json").read_text())
+            rewards.append({"episode_id": episode_dir.name, "verdict": "missing", "env_id": scenario["env_id"],
+                            "difficulty": scenario["difficulty"]})
+    return rewards
+
+
+def summarize(rewards: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One row per (environment, difficulty) plus an "all" row per environment."""
+    groups: dict[tuple[str, Any], list[dict]] = defaultdict(list)
+    for r in rewards:
+        env = r.get("env_id", "?")
+        groups[(env, r.get("difficulty", "?"))].append(r)
+        groups[(env, "all")].append(r)
+    rows = []
+    for (env, difficulty), items in sorted(groups.items(), key=lambda kv: (kv[0][0], str(kv[0][1]) == "all",
+                                                                         kv[0][1] if kv[0][1] != "all" else 0)):
+        scored = [r for r in items if r.get("verdict") == "scored"]
+        mean = lambda key: round(sum(r[key] for r in scored) / len(scored), 4) if scored else None  # noqa: E731
+        rows.append({
+            "env_id": env, "difficulty": difficulty, "episodes": len(items), "scored": len(scored),
+            "solved_share": round(sum(bool(r.get("is_correct")) for r in scored) / len(items), 4),
+            "total": mean("total"), "r_task": mean("r_task"), "r_eff": mean("r_eff"), "r_hall": mean("r_hall"),
+            "turns": mean("turns"), "tool_calls": mean("tool_calls"),
+        })
+    return rows

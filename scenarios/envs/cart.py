@@ -1,0 +1,113 @@
+"""Cart building (CART): the customer wants specific products, variants and quantities.
+
+Variants are synthesized per episode on the category's variant attribute: one target and
+two distractors (USB-C / Lightning / Micro-USB ...) that exist only in this episode's world,
+so an agent cannot have memorised them.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from datetime import timedelta
+
+from scenarios.catalog.generate import product_id
+from scenarios.catalog.reader import CatalogReader, Product
+from scenarios.difficulty import axes_for
+from scenarios.envs.product_discovery import EPOCH
+from scenarios.household import make_browsing_history, make_customer, make_order_history
+from scenarios.models import CartGoal, CartItem, ExtraProduct, Scenario
+from scenarios.noise import add_typos
+from scenarios.policy import make_policy
+from scenarios.prompts import SYSTEM_PROMPT
+from scenarios.rng import make_rng
+from scenarios.taxonomy import SHOPPABLE_CATEGORIES, category
+
+ENV_ID = "cart-v1"
+_VARIANT_CATEGORIES = frozenset(c.id for c in SHOPPABLE_CATEGORIES if c.variant_attribute)
+_OPENINGS = ("Hi! Could you put these in my cart: {items}?", "Hello, I'd like to order {items}.",
+             "Hey, please add {items} to my cart.")
+
+
+def _sigmoid(x: float) -> float:
+    return 1 / (1 + math.exp(-x))
+
+
+def base_description(p: Product, attribute: str | None) -> str:
+    """The product's title without the value of `attribute`: what the customer calls it."""
+    if attribute is None:
+        return p.title
+    return " ".join(p.title.replace(p.attrs[attribute], " ").split())
+
+
+def synthesize_variants(rng: random.Random, catalog: CatalogReader, base: Product, attribute: str,
+                        taken: set[int]) -> list[ExtraProduct]:
+    """Three new siblings of `base` differing on `attribute` (values the base doesn't have)."""
+    values = [v for v in category(base.category_id).attribute(attribute).values if v != base.attrs[attribute]]
+    chosen = rng.sample(values, k=min(3, len(values)))
+    extras = []
+    for value in chosen:
+        row = catalog.size + rng.randrange(10**7)
+        while row in taken:
+            row += 1
+        taken.add(row)
+        attrs = dict(base.attrs, **{attribute: value})
+        title = base.title.replace(base.attrs[attribute], value) if base.attrs[attribute] in base.title \
+            else f"{base.title} {value}"
+        extras.append(ExtraProduct(
+            product_id=product_id(row), group_id=base.group_id, title=title, brand=base.brand,
+            category_id=base.category_id, price_cents=base.price_cents + rng.choice((0, 0, 100, 200, -100)),
+            rating=base.rating, rating_count=base.rating_count, ship_days=base.ship_days,
+            stock=rng.randint(5, 120), attrs=attrs))
+    return extras
+
+
+def generate(difficulty: int, seed: int, catalog: CatalogReader) -> Scenario:
+    rng = make_rng("scenario", ENV_ID, difficulty, seed)
+    axes = axes_for(difficulty)
+    today = EPOCH + timedelta(days=rng.randrange(365))
+    n_items = min(5, 1 + difficulty // 3)
+    p_variant = _sigmoid((difficulty - 2) / 1.5)
+    p_quantity = min(0.5, 0.1 * difficulty)
+    items: list[CartItem] = []
+    extras: list[ExtraProduct] = []
+    taken: set[int] = set()
+    used_groups: set[str] = set()
+    while len(items) < n_items:
+        base = catalog.random_product(rng, allow=set(_VARIANT_CATEGORIES))
+        if base.group_id in used_groups or base.stock < 4:
+            continue
+        used_groups.add(base.group_id)
+        quantity = rng.randint(2, 4) if rng.random() < p_quantity else 1
+        attribute = category(base.category_id).variant_attribute
+        if attribute and rng.random() < p_variant:
+            siblings = synthesize_variants(rng, catalog, base, attribute, taken)
+            target = rng.choice(siblings)
+            extras += siblings
+            items.append(CartItem(product_id=target.product_id, quantity=quantity,
+                                  description=base_description(base, attribute), variant_attribute=attribute,
+                                  variant_value=target.attrs[attribute],
+                                  variant_stated=rng.random() >= axes.p_missing))
+        else:
+            items.append(CartItem(product_id=base.product_id, quantity=quantity, description=base.title))
+    return Scenario(
+        env_id=ENV_ID, difficulty=difficulty, seed=seed, today=today, catalog=catalog.ref(), axes=axes,
+        customer=make_customer(rng, today),
+        orders=make_order_history(rng, catalog, today, axes.order_history),
+        browsing_history=make_browsing_history(rng, catalog, None),
+        stock_changes=(), extra_products=tuple(extras), policy=make_policy(rng), system_prompt=SYSTEM_PROMPT,
+        opening_message=add_typos(rng, rng.choice(_OPENINGS).format(items=_list(items)), axes.p_noise),
+        goal=CartGoal(items=tuple(items)),
+    )
+
+
+def say_item(item: CartItem, *, with_variant: bool) -> str:
+    text = f"{item.quantity} × {item.description}" if item.quantity > 1 else f"the {item.description}"
+    if with_variant and item.variant_value:
+        text += f" in {item.variant_value}"
+    return text
+
+
+def _list(items: list[CartItem]) -> str:
+    said = [say_item(i, with_variant=i.variant_stated) for i in items]
+    return said[0] if len(said) == 1 else "; ".join(said[:-1]) + " and " + said[-1]

@@ -1,0 +1,65 @@
+"""Persona utility and the ideal ranking for product discovery (reference section 3).
+
+Shared by the generator (which stores the ideal list in the scenario) and the verifier
+(which scores recommended products with the same utility and may recompute the list).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+
+from scenarios.catalog.reader import CatalogReader, Product, feasible_products
+from scenarios.constraints import feasible_sql
+from scenarios.models import Constraint, Persona, RankedProduct
+from scenarios.taxonomy import category
+
+DIMENSIONS = ("price", "rating", "ship", "brand", "sim")
+_BASE_ALPHA = {"price": 2.0, "rating": 2.0, "ship": 1.0, "brand": 1.0, "sim": 1.0}
+_CONSTRAINT_DIMENSION = {"price_max": "price", "rating_min": "rating", "ship_days_max": "ship", "brand": "brand"}
+MAX_FEASIBLE = 20_000
+
+
+def make_persona(rng: random.Random, constraints: tuple[Constraint, ...], anchor: Product) -> Persona:
+    """Weights from a Dirichlet(2,2,1,1,1), boosted +3 on the dimensions the customer constrained."""
+    boosted = {_CONSTRAINT_DIMENSION[c.kind] for c in constraints if c.kind in _CONSTRAINT_DIMENSION}
+    draws = {d: rng.gammavariate(_BASE_ALPHA[d] + (3.0 if d in boosted else 0.0), 1.0) for d in DIMENSIONS}
+    total = sum(draws.values())
+    return Persona(weights={d: round(v / total, 6) for d, v in draws.items()},
+                   preferred_brand=anchor.brand, reference_product_id=anchor.product_id)
+
+
+def utility(p: Product, persona: Persona, reference: Product) -> float:
+    lo, hi = category(p.category_id).price_cents
+    phi = {
+        "price": 1 - min(1.0, max(0.0, (math.log(p.price_cents) - math.log(lo)) / (math.log(hi) - math.log(lo)))),
+        "rating": (p.rating - 1) / 4,
+        "ship": 1 - (min(p.ship_days, 10) - 1) / 9,
+        "brand": 1.0 if p.brand == persona.preferred_brand else 0.0,
+        "sim": (sum(p.attrs.get(k) == v for k, v in reference.attrs.items()) / len(reference.attrs)
+                if reference.attrs else 0.0),
+    }
+    return round(sum(persona.weights[d] * phi[d] for d in DIMENSIONS), 6)
+
+
+def ideal_ranking(catalog: CatalogReader, constraints: tuple[Constraint, ...], persona: Persona,
+                  stock: dict[str, int], extra: list[Product] = ()) -> tuple[list[RankedProduct], int]:
+    """All feasible, in-stock products (episode stock applied) by utility, best first (ties by ID),
+    and how many there are."""
+    where, args = feasible_sql(constraints)
+    candidates = feasible_products(catalog, where, args, limit=MAX_FEASIBLE) + list(extra)
+    reference = catalog.product(persona.reference_product_id)
+    ranked = [
+        RankedProduct(product_id=p.product_id, utility=utility(p, persona, reference))
+        for p in candidates
+        if stock.get(p.product_id, p.stock) > 0
+    ]
+    ranked.sort(key=lambda r: (-r.utility, r.product_id))
+    return ranked, len(ranked)
+
+
+def ndcg(relevances: list[float], ideal: list[float]) -> float:
+    """DCG = Σ rel_i / log2(i + 1) over the list (i from 1), normalised by the ideal DCG."""
+    dcg = sum(rel / math.log2(i + 2) for i, rel in enumerate(relevances))
+    idcg = sum(rel / math.log2(i + 2) for i, rel in enumerate(ideal))
+    return 0.0 if idcg <= 0 else min(1.0, dcg / idcg)

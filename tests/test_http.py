@@ -1,0 +1,283 @@
+"""`verishop serve --transport http` as a real uvicorn subprocess: the control API, per-episode
+MCP endpoints (Streamable HTTP and SSE), isolation between episodes, Host checks and closing."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import anyio
+import httpx2
+import pytest
+from mcp import Client
+from mcp.client.sse import sse_client
+from mcp.client.streamable_http import streamable_http_client
+
+STARTUP_DEADLINE_S = 30.0
+POLL_INTERVAL_S = 0.05
+JSON = {"content-type": "application/json"}
+MADE_UP_EPISODE = "ep_" + "0123456789abcdef01234567"
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@dataclass
+class Server:
+    base: str
+    proc: subprocess.Popen
+    runs_dir: Path
+    log_path: Path
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace")
+
+
+@contextlib.contextmanager
+def http_server(catalog_path: Path, root: Path) -> Iterator[Server]:
+    port = free_port()
+    runs_dir, home, log_path = root / "runs", root / "home", root / "server.log"
+    cmd = [sys.executable, "-m", "verishop", "serve", "--transport", "http", "--port", str(port),
+           "--catalog", str(catalog_path), "--runs-dir", str(runs_dir)]
+    env = dict(os.environ, VERISHOP_HOME=str(home))
+    with open(log_path, "wb") as log:
+        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, env=env,
+                                cwd=root)
+    server = Server(f"http://127.0.0.1:{port}", proc, runs_dir, log_path)
+    try:
+        deadline = time.monotonic() + STARTUP_DEADLINE_S
+        with httpx2.Client(base_url=server.base, timeout=2.0) as http:
+            while True:
+                if proc.poll() is not None:
+                    pytest.fail(f"server exited with {proc.returncode}:\n{server.log()}")
+                try:
+                    if http.get("/health").status_code == 200:
+                        break
+                except httpx2.TransportError:
+                    pass
+                if time.monotonic() > deadline:
+                    pytest.fail(f"server not healthy after {STARTUP_DEADLINE_S} s:\n{server.log()}")
+                time.sleep(POLL_INTERVAL_S)
+        yield server
+    finally:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def server(catalog_path: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    with http_server(catalog_path, tmp_path_factory.mktemp("http")) as srv:
+        yield srv
+
+
+def control(server: Server) -> httpx2.AsyncClient:
+    return httpx2.AsyncClient(base_url=server.base, timeout=httpx2.Timeout(30.0))
+
+
+def mcp_client(url: str) -> Client:
+    http = httpx2.AsyncClient(timeout=httpx2.Timeout(30.0, read=60.0))
+    return Client(streamable_http_client(url, http_client=http), raise_exceptions=True)
+
+
+async def create_episode(server: Server, **body) -> dict:
+    async with control(server) as http:
+        r = await http.post("/episodes", json=body)
+    assert r.status_code == 201, r.text
+    return r.json()
+
+
+def transcript(run_dir: Path) -> list[dict]:
+    return [json.loads(line) for line in (run_dir / "transcript.jsonl").read_text().splitlines()]
+
+
+def cart_lines(cart: dict) -> list[tuple[str, int]]:
+    return [(line["product_id"], line["quantity"]) for line in cart["lines"]]
+
+
+async def test_health(server: Server) -> None:
+    async with control(server) as http:
+        r = await http.get("/health")
+    assert r.status_code == 200
+    assert r.json()["status"] == "ok"
+
+
+async def test_two_episodes_concurrently_are_isolated(server: Server) -> None:
+    eps = [await create_episode(server, env="pd", difficulty=1, seed=seed) for seed in (1, 2)]
+    for ep, seed in zip(eps, (1, 2)):
+        for key in ("episode_id", "mcp_url", "system_prompt", "opening_message"):
+            assert ep.get(key), f"{key} missing: {ep}"
+        assert ep["seed"] == seed and ep["difficulty"] == 1 and ep["status"] == "open"
+        assert ep["mcp_url"] == f"{server.base}/episodes/{ep['episode_id']}/mcp"
+        assert len(ep["episode_id"]) >= 20
+        assert Path(ep["run_dir"]).parent == server.runs_dir
+    ids = [ep["episode_id"] for ep in eps]
+    assert ids[0] != ids[1]
+    # Unguessable: long random tails, not sequential or derived from the seed.
+    assert sum(a != b for a, b in zip(*ids)) >= 10
+
+    # Different categories, so the two carts cannot coincide by accident.
+    plan = {ids[0]: ("chargers", [2, 1]), ids[1]: ("cookware", [1, 3])}
+    added = {i: anyio.Event() for i in ids}
+    carts: dict[str, dict] = {}
+    chosen: dict[str, list[str]] = {}
+    openings: dict[str, str] = {}
+
+    async def drive(ep: dict) -> None:
+        me = ep["episode_id"]
+        other = ids[1] if me == ids[0] else ids[0]
+        category, quantities = plan[me]
+        async with mcp_client(ep["mcp_url"]) as client:
+            conv = await client.call_tool("get_conversation", {})
+            openings[me] = conv.structured_content["messages"][0]["text"]
+            found = await client.call_tool("search_catalog", {"category_id": category, "in_stock_only": True,
+                                                              "limit": 5})
+            assert not found.is_error, found.content
+            products = [r["product_id"] for r in found.structured_content["results"]][:len(quantities)]
+            assert len(products) == len(quantities)
+            chosen[me] = products
+            for product_id, quantity in zip(products, quantities):
+                r = await client.call_tool("add_to_cart", {"product_id": product_id, "quantity": quantity})
+                assert not r.is_error, r.content
+            added[me].set()
+            await added[other].wait()  # both carts are filled before either is read back
+            carts[me] = (await client.call_tool("view_cart", {})).structured_content
+
+    with anyio.fail_after(60):
+        async with anyio.create_task_group() as tg:
+            for ep in eps:
+                tg.start_soon(drive, ep)
+
+    for ep in eps:
+        me = ep["episode_id"]
+        assert openings[me] == ep["opening_message"]
+        assert cart_lines(carts[me]) == list(zip(chosen[me], plan[me][1])), "cart leaked between episodes"
+    assert not set(chosen[ids[0]]) & set(chosen[ids[1]])
+
+    # The calls were recorded in each episode's own transcript only.
+    for ep in eps:
+        me = ep["episode_id"]
+        calls = [e for e in transcript(Path(ep["run_dir"])) if e["event"] == "tool_call"]
+        assert [c["tool"] for c in calls] == ["get_conversation", "search_catalog", "add_to_cart", "add_to_cart",
+                                              "view_cart"]
+        assert [c["arguments"]["product_id"] for c in calls if c["tool"] == "add_to_cart"] == chosen[me]
+
+
+async def test_made_up_episode_is_404(server: Server) -> None:
+    rpc = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "view_cart", "arguments": {}}}
+    async with control(server) as http:
+        r = await http.post(f"/episodes/{MADE_UP_EPISODE}/mcp", json=rpc,
+                            headers={"accept": "application/json, text/event-stream"})
+        assert r.status_code == 404
+        assert MADE_UP_EPISODE in r.json()["error"]
+        r = await http.get(f"/episodes/{MADE_UP_EPISODE}")
+        assert r.status_code == 404
+        r = await http.delete(f"/episodes/{MADE_UP_EPISODE}")
+        assert r.status_code == 404
+    # The SDK client cannot use it either.
+    with anyio.fail_after(30), pytest.raises(Exception):
+        async with mcp_client(f"{server.base}/episodes/{MADE_UP_EPISODE}/mcp") as client:
+            await client.call_tool("view_cart", {})
+    assert not (server.runs_dir / MADE_UP_EPISODE).exists()
+
+
+async def test_foreign_host_header_is_421(server: Server) -> None:
+    ep = await create_episode(server, env="pd", difficulty=1, seed=3)
+    evil = {"host": "evil.example"}
+    rpc = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
+    before = sorted(os.listdir(server.runs_dir))
+    async with control(server) as http:
+        r = await http.post("/episodes", json={"env": "pd", "difficulty": 1, "seed": 4}, headers=evil)
+        assert r.status_code == 421, r.text
+        r = await http.post(f"/episodes/{ep['episode_id']}/mcp", json=rpc,
+                            headers={**evil, "accept": "application/json, text/event-stream"})
+        assert r.status_code == 421, r.text
+        r = await http.get(f"/episodes/{ep['episode_id']}", headers=evil)
+        assert r.status_code == 421, r.text
+        r = await http.delete(f"/episodes/{ep['episode_id']}", headers=evil)
+        assert r.status_code == 421, r.text
+        # The refused DELETE left the episode open.
+        r = await http.get(f"/episodes/{ep['episode_id']}")
+        assert r.status_code == 200 and r.json()["status"] == "open"
+    assert sorted(os.listdir(server.runs_dir)) == before
+
+
+@pytest.mark.parametrize(("body", "needle"), [
+    pytest.param(b'{"env": "nope", "difficulty": 1, "seed": 1}', "nope", id="unknown-env"),
+    pytest.param(b'{"env": "pd", "difficulty": 99, "seed": 1}', "difficulty", id="difficulty-99"),
+    pytest.param(b'{"env": "pd", "seed": -1}', "seed", id="negative-seed"),
+    pytest.param(b'{"env": "pd", "colour": "red"}', "colour", id="unknown-field"),
+    pytest.param(b'{"env": "pd", "difficulty": 1,', "json", id="invalid-json"),
+])
+async def test_bad_create_body_is_400(server: Server, body: bytes, needle: str) -> None:
+    before = sorted(os.listdir(server.runs_dir))
+    async with control(server) as http:
+        r = await http.post("/episodes", content=body, headers=JSON)
+        assert r.status_code == 400, r.text
+        error = r.json()
+        assert error["error"]
+        assert needle in json.dumps(error).lower(), error
+        assert (await http.get("/health")).status_code == 200
+    assert sorted(os.listdir(server.runs_dir)) == before
+
+
+async def test_delete_closes_episode(server: Server) -> None:
+    ep = await create_episode(server, env="pd", difficulty=1, seed=5)
+    episode_id, run_dir = ep["episode_id"], Path(ep["run_dir"])
+    with anyio.fail_after(30):
+        async with mcp_client(ep["mcp_url"]) as client:
+            r = await client.call_tool("view_cart", {})
+            assert not r.is_error and r.structured_content["lines"] == []
+
+    async with control(server) as http:
+        r = await http.delete(f"/episodes/{episode_id}")
+        assert r.status_code == 200, r.text
+        assert r.json() == {"episode_id": episode_id, "status": "closed", "close_reason": "closed_by_client"}
+        r = await http.get(f"/episodes/{episode_id}")
+        assert r.status_code == 200 and r.json()["status"] == "closed"
+        r = await http.delete(f"/episodes/{episode_id}")  # closing twice is harmless
+        assert r.status_code == 200 and r.json()["status"] == "closed"
+
+    with anyio.fail_after(30):
+        async with mcp_client(ep["mcp_url"]) as client:
+            r = await client.call_tool("view_cart", {})
+            assert r.is_error
+            assert "closed" in r.content[0].text and episode_id in r.content[0].text
+            r = await client.call_tool("add_to_cart", {"product_id": "P12345678"})
+            assert r.is_error and "closed" in r.content[0].text
+
+    events = transcript(run_dir)
+    assert events[-1]["event"] == "episode_closed"
+    assert events[-1]["reason"] == "closed_by_client"
+    assert [e["tool"] for e in events if e["event"] == "tool_call"] == ["view_cart"]
+    assert (run_dir / "world.db").is_file() and not (run_dir / "world.db-wal").exists()
+
+
+async def test_sse_transport(server: Server) -> None:
+    ep = await create_episode(server, env="pd", difficulty=1, seed=6)
+    assert ep["sse_url"] == f"{server.base}/episodes/{ep['episode_id']}/sse"
+    with anyio.fail_after(30):
+        async with Client(sse_client(ep["sse_url"]), raise_exceptions=True) as client:
+            tools = {t.name for t in (await client.list_tools()).tools}
+            assert len(tools) >= 14 and {"search_catalog", "get_current_date"} <= tools
+            r = await client.call_tool("get_current_date", {})
+            assert not r.is_error, r.content
+            assert set(r.structured_content) == {"today", "weekday"}
+    calls = [e for e in transcript(Path(ep["run_dir"])) if e["event"] == "tool_call"]
+    assert [c["tool"] for c in calls] == ["get_current_date"]
