@@ -20,7 +20,7 @@ from scenarios.taxonomy import SHOPPABLE_CATEGORIES
 _STOPWORDS = frozenset("""hi hello hey there good morning i i'm im shopping for looking can you recommend options
 option what would suggest could find me choices please show your top picks great be a an the and made by under
 rated at least stars delivered within days tomorrow it should in of with to is some need put these my cart add
-like order i'd""".split())
+like order i'd m d s ll ve""".split())
 
 
 class OracleAgent:

@@ -132,6 +132,8 @@ def create_http_app(hub: EpisodeHub, *, host: str = "127.0.0.1", port: int = 800
         return JSONResponse(episode_payload(request, hub, episode_id))
 
     async def health(request: Request) -> Response:
+        if refused := await guard.validate_request(request):
+            return refused
         return JSONResponse({"status": "ok", "open_episodes": len(hub.episodes)})
 
     @contextlib.asynccontextmanager

@@ -42,12 +42,20 @@ def utility(p: Product, persona: Persona, reference: Product) -> float:
     return round(sum(persona.weights[d] * phi[d] for d in DIMENSIONS), 6)
 
 
-def ideal_ranking(catalog: CatalogReader, constraints: tuple[Constraint, ...], persona: Persona,
-                  stock: dict[str, int], extra: list[Product] = ()) -> tuple[list[RankedProduct], int]:
-    """All feasible, in-stock products (episode stock applied) by utility, best first (ties by ID),
-    and how many there are."""
+def feasible(catalog: CatalogReader, constraints: tuple[Constraint, ...]) -> list[Product]:
+    """Catalog products meeting every constraint (stock aside), featured order."""
     where, args = feasible_sql(constraints)
-    candidates = feasible_products(catalog, where, args, limit=MAX_FEASIBLE) + list(extra)
+    return feasible_products(catalog, where, args, limit=MAX_FEASIBLE)
+
+
+def ideal_ranking(catalog: CatalogReader, constraints: tuple[Constraint, ...], persona: Persona,
+                  stock: dict[str, int], extra: list[Product] = (),
+                  candidates: list[Product] | None = None) -> tuple[list[RankedProduct], int]:
+    """All feasible, in-stock products (episode stock applied) by utility, best first (ties by ID),
+    and how many there are. Pass `candidates` when the feasible set is already at hand."""
+    if candidates is None:
+        candidates = feasible(catalog, constraints)
+    candidates = list(candidates) + list(extra)
     reference = catalog.product(persona.reference_product_id)
     ranked = [
         RankedProduct(product_id=p.product_id, utility=utility(p, persona, reference))

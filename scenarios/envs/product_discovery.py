@@ -10,14 +10,14 @@ import math
 import random
 from datetime import date, timedelta
 
-from scenarios.catalog.reader import CatalogReader, Product, feasible_products
-from scenarios.constraints import describe, feasible_sql
+from scenarios.catalog.reader import CatalogReader, Product
+from scenarios.constraints import describe
 from scenarios.difficulty import axes_for, numeric_slack
 from scenarios.household import make_browsing_history, make_customer, make_order_history
 from scenarios.models import Constraint, ProductDiscoveryGoal, Scenario, StockChange
 from scenarios.noise import add_typos
 from scenarios.policy import make_policy
-from scenarios.ranking import ideal_ranking, make_persona
+from scenarios.ranking import feasible, ideal_ranking, make_persona
 from scenarios.prompts import SYSTEM_PROMPT
 from scenarios.rng import make_rng
 from scenarios.taxonomy import DENIED_CATEGORY_IDS, category
@@ -68,17 +68,16 @@ def generate(difficulty: int, seed: int, catalog: CatalogReader) -> Scenario:
                    *(c.model_copy(update={"stated": s}) for c, s in zip(picked, stated)))
 
     # Out-of-stock axis: sell out some feasible products (never the anchor) in this episode.
-    where, args = feasible_sql(constraints)
-    feasible = feasible_products(catalog, where, args)
+    candidates = feasible(catalog, constraints)
     stock_changes = tuple(
         StockChange(product_id=p.product_id, stock=0)
-        for p in feasible
+        for p in candidates
         if p.product_id != anchor.product_id and p.stock > 0 and rng.random() < axes.p_out_of_stock
     )
     k = axes.items_to_recommend
     persona = make_persona(rng, constraints, anchor)
     ranked, feasible_count = ideal_ranking(catalog, constraints, persona,
-                                           {c.product_id: c.stock for c in stock_changes})
+                                           {c.product_id: c.stock for c in stock_changes}, candidates=candidates)
     return Scenario(
         env_id=ENV_ID,
         difficulty=difficulty,
