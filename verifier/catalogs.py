@@ -1,0 +1,56 @@
+"""The shared catalogs an episode refers to, opened once per process, and the product lookup
+of one episode (catalog, plus that episode's own products and stock)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from scenarios.catalog.reader import CatalogError, CatalogReader, Product
+from verifier.errors import Incomplete
+from verifier.world import World
+
+
+class CatalogCache:
+    """Catalog readers by resolved path; a verifier scoring thousands of episodes opens each once."""
+
+    def __init__(self) -> None:
+        self._readers: dict[Path, CatalogReader] = {}
+
+    def open(self, path: Path, expected_hash: str) -> CatalogReader:
+        key = Path(path).resolve()
+        reader = self._readers.get(key)
+        if reader is None:
+            try:
+                reader = CatalogReader(key)
+            except (CatalogError, KeyError, ValueError) as exc:
+                raise Incomplete("catalog_missing", f"cannot open the catalog {key}: {exc}") from None
+            self._readers[key] = reader
+        actual = reader.meta.get("content_hash")
+        if actual != expected_hash:
+            raise Incomplete("catalog_mismatch", f"the catalog {key} has content hash {actual}, "
+                                                 f"but the scenario was generated on {expected_hash}")
+        return reader
+
+    def close(self) -> None:
+        for reader in self._readers.values():
+            reader.close()
+        self._readers.clear()
+
+
+class Shop:
+    """Products as one episode's world saw them: its own products first, then the catalog,
+    with the episode's stock applied. Lookups are memoised for the episode."""
+
+    def __init__(self, catalog: CatalogReader, world: World):
+        self.catalog = catalog
+        self.world = world
+        self._seen: dict[str, Product | None] = {}
+
+    def product(self, product_id: str) -> Product | None:
+        if product_id in self._seen:
+            return self._seen[product_id]
+        product = self.world.extra_products.get(product_id) or self.catalog.product(product_id)
+        if product is not None and product_id in self.world.stock:
+            product = product.with_stock(self.world.stock[product_id])
+        self._seen[product_id] = product
+        return product

@@ -1,0 +1,109 @@
+"""Loading one episode directory: scenario.json, transcript.jsonl, world.db and the catalog
+they name, each checked against the others. Every way a file can be missing or wrong
+becomes an `Incomplete` with a specific reason, never a crash."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from scenarios.models import SCENARIO_SCHEMA_VERSION, Scenario
+from verifier.catalogs import CatalogCache, Shop
+from verifier.errors import Incomplete
+from verifier.transcript import Transcript, read_transcript
+from verifier.world import World, read_world
+
+SCENARIO_FILE = "scenario.json"
+TRANSCRIPT_FILE = "transcript.jsonl"
+WORLD_FILE = "world.db"
+REWARD_FILE = "reward.json"
+EPISODE_FILES = (SCENARIO_FILE, TRANSCRIPT_FILE, WORLD_FILE)
+
+
+@dataclass
+class Episode:
+    """Everything the checks read, loaded and cross-checked."""
+
+    episode_id: str
+    directory: Path
+    scenario: Scenario
+    transcript: Transcript
+    world: World
+    shop: Shop
+
+    @property
+    def notes(self) -> list[str]:
+        return self.transcript.notes
+
+
+def is_episode_dir(path: Path) -> bool:
+    return any((path / name).exists() for name in EPISODE_FILES)
+
+
+def read_scenario(path: Path) -> tuple[Scenario, bytes]:
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise Incomplete("scenario_missing", f"{path.name} does not exist") from None
+    except OSError as exc:
+        raise Incomplete("scenario_missing", f"{path.name} cannot be read: {exc}") from None
+    if not raw.strip():
+        raise Incomplete("scenario_invalid", f"{path.name} is empty")
+    try:
+        scenario = Scenario.model_validate_json(raw)
+    except ValidationError as exc:
+        version = _schema_version(raw)
+        if version is not None and version != SCENARIO_SCHEMA_VERSION:
+            raise Incomplete("scenario_schema_unknown", f"{path.name} has schema_version {version}; this verifier "
+                                                        f"reads version {SCENARIO_SCHEMA_VERSION}") from None
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "(document)"
+        raise Incomplete("scenario_invalid", f"{path.name} is not a valid scenario: {where}: {first['msg']}") from None
+    if scenario.schema_version != SCENARIO_SCHEMA_VERSION:
+        raise Incomplete("scenario_schema_unknown", f"{path.name} has schema_version {scenario.schema_version}; "
+                                                    f"this verifier reads version {SCENARIO_SCHEMA_VERSION}")
+    return scenario, raw
+
+
+def _schema_version(raw: bytes) -> object:
+    try:
+        return json.loads(raw).get("schema_version")
+    except (ValueError, AttributeError):
+        return None
+
+
+def load_episode(directory: Path, catalogs: CatalogCache, catalog_override: Path | None = None) -> Episode:
+    """Load and cross-check an episode directory. The transcript is read first: an episode
+    that is not closed is reported as such whatever its other files look like."""
+    directory = Path(directory)
+    if not directory.is_dir():
+        raise Incomplete("episode_missing", f"{directory} is not a directory")
+    transcript = read_transcript(directory / TRANSCRIPT_FILE)
+    scenario, raw = read_scenario(directory / SCENARIO_FILE)
+    _check_same_scenario(transcript, scenario, raw)
+    world = read_world(directory / WORLD_FILE)
+    world_hash = world.meta.get("catalog_content_hash")
+    if world_hash is not None and world_hash != scenario.catalog.content_hash:
+        raise Incomplete("catalog_mismatch", f"world.db was seeded for catalog {world_hash}, "
+                                             f"the scenario names {scenario.catalog.content_hash}")
+    catalog_path = catalog_override or world.meta.get("catalog_path")
+    if not catalog_path:
+        raise Incomplete("catalog_missing", "world.db does not name its catalog; pass --catalog")
+    catalog = catalogs.open(Path(catalog_path), scenario.catalog.content_hash)
+    return Episode(episode_id=directory.name, directory=directory, scenario=scenario, transcript=transcript,
+                   world=world, shop=Shop(catalog, world))
+
+
+def _check_same_scenario(transcript: Transcript, scenario: Scenario, raw: bytes) -> None:
+    """The transcript names the scenario it was played on by hash: a scenario.json edited or
+    swapped afterwards would be scored against a goal nobody played."""
+    played = transcript.opened.get("scenario_sha256")
+    if not played:
+        return
+    if hashlib.sha256(raw).hexdigest() != played and scenario.sha256() != played:
+        raise Incomplete("scenario_mismatch", f"scenario.json is not the scenario this episode was played on "
+                                              f"(transcript names sha256 {played[:12]}...)")

@@ -1,0 +1,74 @@
+"""What the verifier writes: `reward.json`, one per episode directory."""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+REWARD_SCHEMA_VERSION = 1
+
+
+class Weights(BaseModel):
+    """How the three parts compose: total = clip(task·r_task + eff·r_eff + hall·r_hall, -1, 1)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    task: float = 0.75
+    eff: float = 0.15
+    hall: float = 0.10
+
+    @field_validator("task", "eff", "hall")
+    @classmethod
+    def _finite(cls, value: float) -> float:
+        if not math.isfinite(value) or value < 0:
+            raise ValueError("a weight must be a finite number >= 0")
+        return value
+
+    @classmethod
+    def parse(cls, text: str) -> Weights:
+        """`"0.75,0.15,0.10"` -> Weights (task, efficiency, hallucination)."""
+        parts = [p.strip() for p in text.split(",")]
+        if len(parts) != 3:
+            raise ValueError(f"expected three comma-separated weights (task,eff,hall), got {text!r}")
+        try:
+            task, eff, hall = (float(p) for p in parts)
+        except ValueError:
+            raise ValueError(f"weights must be numbers, got {text!r}") from None
+        return cls(task=task, eff=eff, hall=hall)
+
+
+class Check(BaseModel):
+    """One line of the breakdown: what was expected, what the episode shows, and the verdict."""
+
+    name: str
+    expected: Any = None
+    found: Any = None
+    passed: bool | None = None
+    score: float | None = None
+
+
+class Reward(BaseModel):
+    reward_schema_version: int = REWARD_SCHEMA_VERSION
+    episode_id: str
+    env_id: str | None = None
+    difficulty: int | None = None
+    seed: int | None = None
+    verdict: Literal["scored", "incomplete"]
+    reason: str | None = Field(None, description="Why the episode is incomplete (a stable code).")
+    detail: str | None = Field(None, description="The reason in words.")
+    r_task: float | None = None
+    r_eff: float | None = None
+    r_hall: float | None = None
+    total: float | None = None
+    is_correct: bool | None = None
+    hard_fail: str | None = None
+    breakdown: list[Check] = Field(default_factory=list)
+    turns: int | None = None
+    tool_calls: int | None = None
+    tool_errors: int | None = None
+    calls_over_budget: int | None = None
+    close_reason: str | None = None
+    weights: Weights = Field(default_factory=Weights)
+    notes: list[str] = Field(default_factory=list)

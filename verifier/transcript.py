@@ -1,0 +1,127 @@
+"""Reading `transcript.jsonl` strictly: the events in order, or the reason they cannot be trusted.
+
+Tolerated (and noted): a last line cut short without its newline, which is what a server
+killed mid-write leaves. Everything else that breaks the contract makes the episode
+incomplete: an unreadable line elsewhere, a sequence number that is not the previous one
+plus one, any event before `episode_opened`, no `episode_closed`.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from scenarios.models import Submission
+from verifier.errors import Incomplete, NotClosed
+
+Event = dict[str, Any]
+# Conversational tools are not shop work and do not count against the per-turn tool budget.
+CONVERSATIONAL_TOOLS = frozenset({"respond_to_customer", "get_conversation"})
+
+
+@dataclass
+class Transcript:
+    """The events of one episode, split by kind (each list in transcript order)."""
+
+    events: list[Event]
+    opened: Event
+    closed: Event
+    assistant: list[Event] = field(default_factory=list)
+    customer: list[Event] = field(default_factory=list)
+    tool_calls: list[Event] = field(default_factory=list)
+    # Parsed `submission` of each assistant message, index-aligned with `assistant`.
+    submissions: list[Submission] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def read_transcript(path: Path) -> Transcript:
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise Incomplete("transcript_missing", f"{path.name} does not exist") from None
+    except OSError as exc:
+        raise Incomplete("transcript_missing", f"{path.name} cannot be read: {exc}") from None
+    if not raw.strip():
+        raise Incomplete("transcript_empty", f"{path.name} is empty")
+    return parse_transcript(raw)
+
+
+def parse_transcript(raw: bytes) -> Transcript:
+    lines = raw.split(b"\n")
+    ends_with_newline = lines[-1] == b""
+    if ends_with_newline:
+        lines.pop()
+    notes: list[str] = []
+    events: list[Event] = []
+    for number, line in enumerate(lines, start=1):
+        is_last = number == len(lines)
+        try:
+            event = json.loads(line)
+            if not isinstance(event, dict) or not isinstance(event.get("event"), str) \
+                    or type(event.get("seq")) is not int:
+                raise ValueError("not an event object with an integer 'seq' and a string 'event'")
+        except ValueError as exc:
+            if is_last and not ends_with_newline:
+                notes.append(f"transcript line {number} was cut short (server killed mid-write); ignored")
+                break
+            raise Incomplete("transcript_corrupt", f"transcript line {number} is not a valid event: {exc}") from None
+        events.append(event)
+    if not events:
+        raise Incomplete("transcript_empty", "the transcript holds no complete event")
+    return _split(events, notes)
+
+
+def _split(events: list[Event], notes: list[str]) -> Transcript:
+    if events[0]["event"] != "episode_opened":
+        raise Incomplete("transcript_no_opening",
+                         f"the first event is {events[0]['event']!r} (seq {events[0]['seq']}), not episode_opened")
+    if events[0]["seq"] != 1:
+        raise Incomplete("transcript_out_of_order", f"the first event has seq {events[0]['seq']}, not 1")
+    for previous, event in zip(events, events[1:]):
+        if event["seq"] != previous["seq"] + 1:
+            raise Incomplete("transcript_out_of_order",
+                             f"seq {event['seq']} follows seq {previous['seq']} (each event must be the previous + 1)")
+    closed_at = next((i for i, e in enumerate(events) if e["event"] == "episode_closed"), None)
+    if closed_at is None:
+        raise NotClosed(f"no episode_closed event after {len(events)} events "
+                        "(the episode is still running, or its server died)")
+    if closed_at + 1 < len(events):
+        notes.append(f"{len(events) - closed_at - 1} events after episode_closed were ignored")
+        events = events[:closed_at + 1]
+    transcript = Transcript(events=events, opened=events[0], closed=events[closed_at], notes=notes)
+    for event in events[1:-1]:
+        kind = event["event"]
+        if kind == "episode_opened":
+            raise Incomplete("transcript_corrupt", f"a second episode_opened at seq {event['seq']}")
+        if kind == "assistant_message":
+            transcript.assistant.append(event)
+            transcript.submissions.append(_submission(event))
+        elif kind == "customer_message":
+            transcript.customer.append(event)
+        elif kind == "tool_call":
+            if not isinstance(event.get("tool"), str) or not isinstance(event.get("arguments", {}), dict):
+                raise Incomplete("transcript_corrupt", f"tool_call at seq {event['seq']} has no tool name")
+            transcript.tool_calls.append(event)
+    return transcript
+
+
+def _submission(event: Event) -> Submission:
+    try:
+        return Submission.model_validate(event.get("submission") or {})
+    except ValidationError as exc:
+        raise Incomplete("transcript_corrupt",
+                         f"assistant_message at seq {event['seq']} has an invalid submission: "
+                         f"{exc.errors()[0]['msg']}") from None
+
+
+def succeeded(call: Event) -> bool:
+    return "result" in call and "error" not in call
+
+
+def turn_of(event: Event) -> int:
+    turn = event.get("turn")
+    return turn if type(turn) is int else 0

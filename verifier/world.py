@@ -1,0 +1,47 @@
+"""Reading an episode's `world.db` read-only: the final cart, returns, per-episode stock and
+products, and where its catalog is."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+
+from scenarios.catalog.reader import PRODUCT_COLUMNS, Product
+from verifier.errors import Incomplete
+
+
+@dataclass(frozen=True)
+class World:
+    meta: dict[str, str]
+    cart: dict[str, int]  # product ID -> units
+    stock: dict[str, int]  # product ID -> units in stock in this episode (overrides the catalog)
+    extra_products: dict[str, Product]  # products that exist only in this episode
+    returns: tuple[tuple[str, str], ...]  # (order ID, line ID) of every return started
+
+
+def read_world(path: Path) -> World:
+    if not path.is_file():
+        raise Incomplete("world_missing", f"{path.name} does not exist")
+    # A closed episode's world never changes again, so it may be opened immutable (no locks,
+    # no -shm file); a leftover -wal means the server died before checkpointing, so read it
+    # the ordinary read-only way, which applies the WAL.
+    immutable = "" if path.with_name(path.name + "-wal").exists() else "&immutable=1"
+    try:
+        db = sqlite3.connect(f"file:{path.resolve()}?mode=ro{immutable}", uri=True)
+    except sqlite3.Error as exc:
+        raise Incomplete("world_corrupt", f"{path.name} cannot be opened: {exc}") from None
+    try:
+        return World(
+            meta=dict(db.execute("SELECT key, value FROM meta")),
+            cart=dict(db.execute("SELECT product_id, quantity FROM cart")),
+            stock=dict(db.execute("SELECT product_id, stock FROM stock_changes")),
+            extra_products={row[0]: Product.from_row(row)
+                            for row in db.execute(f"SELECT {PRODUCT_COLUMNS} FROM extra_products")},
+            returns=tuple(db.execute("SELECT order_id, line_id FROM returns ORDER BY created_seq")),
+        )
+    except (sqlite3.Error, json.JSONDecodeError, TypeError) as exc:
+        raise Incomplete("world_corrupt", f"{path.name} is not a readable episode world: {exc}") from None
+    finally:
+        db.close()
