@@ -25,6 +25,7 @@ bench: $(STAMP)  ## long runs: catalog build up to 2M products, search latency, 
 	$(BIN)/python bench/catalog_build.py --sizes 10000,100000,1000000,2000000
 	$(BIN)/python bench/search.py --sizes 10000,100000,2000000
 	$(BIN)/python bench/episode_create.py --size 100000 --episodes 200
+	$(BIN)/python bench/verify.py --episodes 300
 	$(BIN)/pytest -q -m slow
 
 clean:

@@ -13,7 +13,6 @@ import anyio
 import typer
 from rich.console import Console
 
-from agents.session import ShopSession
 from scenarios.models import Scenario
 
 console = Console()
@@ -52,6 +51,12 @@ def _show_call(tool: str, args: dict, result: dict | None, error: str | None) ->
         console.print(f"  [dim]← {_short(result)}[/]")
 
 
+def _session(client):
+    from agents.session import ShopSession
+
+    return ShopSession(client, [_show_call])
+
+
 def _agent(name: str, scenario: Scenario):
     from agents.scripted import make_agent
 
@@ -71,7 +76,7 @@ async def _play_memory(catalog: Path, runs: Path) -> None:
             episode = await hub.open(scenario, default=True)
             _header(scenario, agent_name, episode.directory)
             async with Client(create_server(hub)) as client:
-                await _agent(agent_name, scenario).play(ShopSession(client, [_show_call]))
+                await _agent(agent_name, scenario).play(_session(client))
             if episode.episode_id in hub.episodes:
                 await hub.close(episode.episode_id, "agent_stopped")
             _footer(episode.directory)
@@ -96,7 +101,7 @@ async def _play_stdio(catalog: Path, runs: Path) -> None:
             "--catalog", str(catalog), "--runs-dir", str(runs)])
         _header(scenario, agent_name, None)
         async with Client(params) as client:
-            await _agent(agent_name, scenario).play(ShopSession(client, [_show_call]))
+            await _agent(agent_name, scenario).play(_session(client))
         spec.unlink()
 
 

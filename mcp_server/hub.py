@@ -17,7 +17,7 @@ import anyio
 from mcp_server.episode import Episode
 from mcp_server.errors import EpisodeClosed, NotFound, ShopError
 from mcp_server.transcript import TRANSCRIPT_VERSION, Transcript
-from scenarios.catalog.reader import CatalogReader
+from scenarios.catalog.reader import CatalogReader, readonly_uri
 from scenarios.envs import generate
 from scenarios.models import Scenario
 from scenarios.world_db import create_world
@@ -68,7 +68,7 @@ class EpisodeHub:
         db = await aiosqlite.connect(world, isolation_level=None, uri=True)
         try:
             await db.execute("PRAGMA synchronous=NORMAL")
-            await db.execute("ATTACH DATABASE ? AS cat", (f"file:{self.catalog_path}?mode=ro&immutable=1",))
+            await db.execute("ATTACH DATABASE ? AS cat", (readonly_uri(self.catalog_path),))
             await db.execute(SHOP_PRODUCTS_VIEW)
         except BaseException:
             await db.close()

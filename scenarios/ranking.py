@@ -10,7 +10,7 @@ import math
 import random
 
 from scenarios.catalog.reader import CatalogReader, Product, feasible_products
-from scenarios.constraints import feasible_sql
+from scenarios.constraints import feasible_sql, satisfies
 from scenarios.models import Constraint, Persona, RankedProduct
 from scenarios.taxonomy import category
 
@@ -55,7 +55,7 @@ def ideal_ranking(catalog: CatalogReader, constraints: tuple[Constraint, ...], p
     and how many there are. Pass `candidates` when the feasible set is already at hand."""
     if candidates is None:
         candidates = feasible(catalog, constraints)
-    candidates = list(candidates) + list(extra)
+    candidates = list(candidates) + [p for p in extra if all(satisfies(p, c) for c in constraints)]
     reference = catalog.product(persona.reference_product_id)
     ranked = [
         RankedProduct(product_id=p.product_id, utility=utility(p, persona, reference))

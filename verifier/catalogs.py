@@ -14,10 +14,10 @@ class CatalogCache:
     """Catalog readers by resolved path; a verifier scoring thousands of episodes opens each once."""
 
     def __init__(self) -> None:
-        self._readers: dict[Path, CatalogReader] = {}
+        self._readers: dict[str, CatalogReader] = {}
 
     def open(self, path: Path, expected_hash: str) -> CatalogReader:
-        key = Path(path).resolve()
+        key = str(path)
         reader = self._readers.get(key)
         if reader is None:
             try:

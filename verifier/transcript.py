@@ -125,3 +125,24 @@ def succeeded(call: Event) -> bool:
 def turn_of(event: Event) -> int:
     turn = event.get("turn")
     return turn if type(turn) is int else 0
+
+
+def is_closed(path: Path, tail_bytes: int = 16_384) -> bool:
+    """Whether the transcript ends with `episode_closed`, reading only its tail (cheap enough
+    to ask on every change of a live episode)."""
+    try:
+        with open(path, "rb") as f:
+            size = f.seek(0, 2)
+            f.seek(max(0, size - tail_bytes))
+            tail = f.read()
+    except OSError:
+        return False
+    for line in reversed(tail.split(b"\n")):
+        if not line.strip():
+            continue
+        try:
+            event = json.loads(line)
+        except ValueError:
+            continue  # a line cut short by a killed server, or the tail's partial first line
+        return isinstance(event, dict) and event.get("event") == "episode_closed"
+    return False

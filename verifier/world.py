@@ -4,9 +4,11 @@ products, and where its catalog is."""
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import quote
 
 from scenarios.catalog.reader import PRODUCT_COLUMNS, Product
 from verifier.errors import Incomplete
@@ -29,7 +31,7 @@ def read_world(path: Path) -> World:
     # the ordinary read-only way, which applies the WAL.
     immutable = "" if path.with_name(path.name + "-wal").exists() else "&immutable=1"
     try:
-        db = sqlite3.connect(f"file:{path.resolve()}?mode=ro{immutable}", uri=True)
+        db = sqlite3.connect(f"file:{quote(os.path.abspath(path))}?mode=ro{immutable}", uri=True)
     except sqlite3.Error as exc:
         raise Incomplete("world_corrupt", f"{path.name} cannot be opened: {exc}") from None
     try:

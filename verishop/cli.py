@@ -8,6 +8,7 @@ import typer
 from agents.cli import demo, evaluate
 from mcp_server.cli import serve
 from scenarios.cli import catalog_app, generate
+from verifier.cli import verifier_app, verify
 
 app = typer.Typer(help="verishop: a simulated shop for training and testing AI shopping assistants.",
                   no_args_is_help=True, pretty_exceptions_enable=False)
@@ -15,6 +16,8 @@ app.add_typer(catalog_app, name="catalog")
 app.command("generate")(generate)
 app.command("serve")(serve)
 app.command("demo")(demo)
+app.command("verify")(verify)
+app.add_typer(verifier_app, name="verifier")
 app.command("eval")(evaluate)
 
 

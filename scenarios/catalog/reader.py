@@ -11,6 +11,7 @@ import random
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import quote
 
 from scenarios.models import CatalogRef
 
@@ -45,12 +46,18 @@ class Product:
                        self.price_cents, self.rating, self.rating_count, self.ship_days, stock, self.attrs)
 
 
+def readonly_uri(path: Path) -> str:
+    """A SQLite URI opening `path` read-only and immutable (the path quoted: '?' or '#' in it
+    would otherwise end the file name)."""
+    return f"file:{quote(str(Path(path).resolve()))}?mode=ro&immutable=1"
+
+
 def open_readonly(path: Path) -> sqlite3.Connection:
     path = Path(path)
     if not path.is_file():
         raise CatalogError(f"catalog not found: {path}")
     # immutable=1: the file never changes after its build, so SQLite may skip locking.
-    db = sqlite3.connect(f"file:{path.resolve()}?mode=ro&immutable=1", uri=True, check_same_thread=False)
+    db = sqlite3.connect(readonly_uri(path), uri=True, check_same_thread=False)
     try:
         db.execute("SELECT 1 FROM meta LIMIT 1")
     except sqlite3.DatabaseError as exc:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import random
+import re
 from datetime import timedelta
 
 from scenarios.catalog.generate import product_id
@@ -33,11 +34,16 @@ def _sigmoid(x: float) -> float:
     return 1 / (1 + math.exp(-x))
 
 
+def _replace_words(text: str, old: str, new: str) -> str:
+    """Replace `old` where it stands as whole words ("M" must not eat the M of "Merino")."""
+    return re.sub(rf"(?<!\S){re.escape(old)}(?!\S)", new, text)
+
+
 def base_description(p: Product, attribute: str | None) -> str:
     """The product's title without the value of `attribute`: what the customer calls it."""
     if attribute is None:
         return p.title
-    return " ".join(p.title.replace(p.attrs[attribute], " ").split())
+    return " ".join(_replace_words(p.title, p.attrs[attribute], " ").split())
 
 
 def synthesize_variants(rng: random.Random, catalog: CatalogReader, base: Product, attribute: str,
@@ -52,8 +58,9 @@ def synthesize_variants(rng: random.Random, catalog: CatalogReader, base: Produc
             row += 1
         taken.add(row)
         attrs = dict(base.attrs, **{attribute: value})
-        title = base.title.replace(base.attrs[attribute], value) if base.attrs[attribute] in base.title \
-            else f"{base.title} {value}"
+        title = _replace_words(base.title, base.attrs[attribute], value)
+        if title == base.title:
+            title = f"{base.title} {value}"
         extras.append(ExtraProduct(
             product_id=product_id(row), group_id=base.group_id, title=title, brand=base.brand,
             category_id=base.category_id, price_cents=base.price_cents + rng.choice((0, 0, 100, 200, -100)),

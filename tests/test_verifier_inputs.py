@@ -1,0 +1,182 @@
+"""Every way an episode's files can be missing or broken gives verdict "incomplete" with a
+specific reason (and null numbers), and `verishop verify` exits 1; usage errors exit 2."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from test_verifier import pd_scenario, perfect_pd, reader, verifier, write_episode  # noqa: F401
+from typer.testing import CliRunner
+
+from verifier.models import Reward
+from verifier.runner import Settings, Verifier
+from verishop.cli import app
+
+
+def run_cli(*args: str):
+    return CliRunner().invoke(app, ["verify", *args])
+
+
+@pytest.fixture
+def good(reader, catalog_path, tmp_path) -> Path:  # noqa: F811
+    scenario = pd_scenario(reader)
+    return write_episode(tmp_path / "runs", scenario, perfect_pd(reader, scenario), catalog_path)
+
+
+def lines(directory: Path) -> list[str]:
+    return (directory / "transcript.jsonl").read_text().splitlines(keepends=True)
+
+
+def set_lines(directory: Path, new: list[str]) -> None:
+    (directory / "transcript.jsonl").write_text("".join(new))
+
+
+def _rewrite_scenario(directory: Path, **changes) -> None:
+    data = json.loads((directory / "scenario.json").read_text())
+    data.update(changes)
+    (directory / "scenario.json").write_text(json.dumps(data, indent=2))
+
+
+def _swap_lines(directory: Path, i: int, j: int) -> None:
+    new = lines(directory)
+    new[i], new[j] = new[j], new[i]
+    set_lines(directory, new)
+
+
+def _wrong_catalog_hash(directory: Path) -> None:
+    db = sqlite3.connect(directory / "world.db")
+    catalog = Path(dict(db.execute("SELECT key, value FROM meta"))["catalog_path"])
+    copy = directory.parent.parent / "other-catalog.db"
+    shutil.copy(catalog, copy)
+    other = sqlite3.connect(copy)
+    other.execute("UPDATE meta SET value = 'not-the-same-catalog' WHERE key = 'content_hash'")
+    other.commit()
+    other.close()
+    db.execute("UPDATE meta SET value = ? WHERE key = 'catalog_path'", (str(copy),))
+    db.commit()
+    db.close()
+
+
+BREAKAGES: dict[str, tuple[Callable[[Path], None], str]] = {
+    "missing transcript": (lambda d: (d / "transcript.jsonl").unlink(), "transcript_missing"),
+    "missing scenario": (lambda d: (d / "scenario.json").unlink(), "scenario_missing"),
+    "missing world": (lambda d: (d / "world.db").unlink(), "world_missing"),
+    "empty transcript": (lambda d: (d / "transcript.jsonl").write_text(""), "transcript_empty"),
+    "blank transcript": (lambda d: (d / "transcript.jsonl").write_text("\n\n"), "transcript_empty"),
+    "empty scenario": (lambda d: (d / "scenario.json").write_text(""), "scenario_invalid"),
+    "truncated last line, never closed": (
+        lambda d: set_lines(d, [*lines(d)[:-1], lines(d)[-1][:17]]), "episode_not_closed"),
+    "corrupt middle line": (
+        lambda d: set_lines(d, [*lines(d)[:2], '{"seq": 3, "event": "tool_ca\n', *lines(d)[3:]]),
+        "transcript_corrupt"),
+    "a middle line that is not an event": (
+        lambda d: set_lines(d, [*lines(d)[:2], "[1, 2]\n", *lines(d)[3:]]), "transcript_corrupt"),
+    "out-of-order seq": (lambda d: _swap_lines(d, 2, 3), "transcript_out_of_order"),
+    "event before episode_opened": (lambda d: _swap_lines(d, 0, 1), "transcript_no_opening"),
+    "no episode_closed": (lambda d: set_lines(d, lines(d)[:-1]), "episode_not_closed"),
+    "corrupt world.db": (lambda d: (d / "world.db").write_bytes(b"this is not sqlite" * 100), "world_corrupt"),
+    "world.db without tables": (lambda d: sqlite3.connect(d / "world.db").execute("DROP TABLE cart"),
+                                "world_corrupt"),
+    "unknown scenario schema version": (lambda d: _rewrite_scenario(d, schema_version=99),
+                                        "scenario_schema_unknown"),
+    "invalid scenario": (lambda d: _rewrite_scenario(d, difficulty="hard"), "scenario_invalid"),
+    "scenario edited after the episode": (lambda d: _rewrite_scenario(d, seed=123456), "scenario_mismatch"),
+    "catalog hash mismatch": (_wrong_catalog_hash, "catalog_mismatch"),
+    "catalog gone": (lambda d: sqlite3.connect(d / "world.db").execute(
+        "UPDATE meta SET value = '/nonexistent/catalog.db' WHERE key = 'catalog_path'").connection.commit(),
+        "catalog_missing"),
+}
+
+
+@pytest.mark.parametrize("breakage", list(BREAKAGES))
+def test_broken_episode_is_incomplete_with_its_reason(good, verifier, breakage):  # noqa: F811
+    breaks, reason = BREAKAGES[breakage]
+    breaks(good)
+    reward = verifier.verify(good)
+    assert (reward.verdict, reward.reason) == ("incomplete", reason), reward.detail
+    assert reward.detail
+    assert (reward.r_task, reward.r_eff, reward.r_hall, reward.total, reward.is_correct) == (None,) * 5
+    assert Reward.model_validate_json((good / "reward.json").read_text()) == reward
+
+    result = run_cli(str(good), "--json")
+    assert result.exit_code == 1, result.output
+    assert json.loads(result.output.splitlines()[-1])["reason"] == reason
+
+
+def test_incomplete_rewards_keep_the_episode_identity(good, verifier):  # noqa: F811
+    (good / "transcript.jsonl").unlink()
+    reward = verifier.verify(good)
+    assert (reward.episode_id, reward.env_id, reward.difficulty) == ("ep_test", "pd-v1", 0)
+
+
+def test_a_line_cut_short_after_closing_is_tolerated_and_noted(good, verifier):  # noqa: F811
+    set_lines(good, [*lines(good), '{"seq": 99, "ev'])
+    reward = verifier.verify(good)
+    assert reward.verdict == "scored" and reward.total == 1.0
+    assert any("cut short" in note for note in reward.notes)
+
+
+def test_a_cut_line_notes_why_the_episode_is_not_closed(good, verifier):  # noqa: F811
+    set_lines(good, [*lines(good)[:-1], lines(good)[-1][:17]])
+    reward = verifier.verify(good)
+    assert reward.reason == "episode_not_closed"
+    assert "no episode_closed" in reward.detail
+
+
+def test_a_catalog_override_is_checked_by_hash(good, tmp_path):
+    _wrong_catalog_hash(good)
+    other = tmp_path / "other-catalog.db"
+    with Verifier(Settings(catalog=other)) as v:
+        assert v.score(good).reason == "catalog_mismatch"
+    result = run_cli(str(good), "--catalog", str(other))
+    assert result.exit_code == 1 and "catalog_mismatch" in result.output
+
+
+def test_a_good_catalog_override_rescues_a_moved_catalog(good, catalog_path):
+    BREAKAGES["catalog gone"][0](good)
+    result = run_cli(str(good), "--json", "--catalog", str(catalog_path))
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["total"] == 1.0
+
+
+def test_cli_scores_a_folder_of_episodes_and_prints_a_table(reader, catalog_path, tmp_path):  # noqa: F811
+    scenario = pd_scenario(reader)
+    for i in range(3):
+        write_episode(tmp_path / "runs", scenario, perfect_pd(reader, scenario, f"ep_{i}"), catalog_path,
+                      episode_id=f"ep_{i}")
+    result = run_cli(str(tmp_path / "runs"))
+    assert result.exit_code == 0, result.output
+    assert "3 scored, 0 incomplete" in result.output and "ep_2" in result.output
+    assert all((tmp_path / "runs" / f"ep_{i}" / "reward.json").is_file() for i in range(3))
+
+    (tmp_path / "runs" / "ep_1" / "world.db").write_bytes(b"garbage")
+    result = run_cli(str(tmp_path / "runs"), "--json")
+    assert result.exit_code == 1
+    verdicts = [json.loads(line)["verdict"] for line in result.output.splitlines()]
+    assert verdicts == ["scored", "incomplete", "scored"]
+
+
+@pytest.mark.parametrize("args", [
+    ["/nonexistent/run/dir"],
+    ["{good}", "--weights", "1,2"],
+    ["{good}", "--weights", "a,b,c"],
+    ["{good}", "--catalog", "/nonexistent/catalog.db"],
+    ["{empty}"],
+])
+def test_usage_errors_exit_2(good, tmp_path, args):
+    (tmp_path / "empty").mkdir()
+    result = run_cli(*[a.format(good=good, empty=tmp_path / "empty") for a in args])
+    assert result.exit_code == 2, result.output
+    assert not (good / "reward.json").exists()
+
+
+def test_custom_weights_on_the_cli(good):
+    result = run_cli(str(good), "--json", "--weights", "1,0,0")
+    assert result.exit_code == 0
+    reward = json.loads(result.output)
+    assert reward["total"] == 1.0 and reward["weights"] == {"task": 1.0, "eff": 0.0, "hall": 0.0}

@@ -1,0 +1,26 @@
+"""What an environment's task check returns, and the options it may take."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from verifier.files import Episode
+from verifier.models import Check
+
+
+@dataclass(frozen=True)
+class Options:
+    # PD: rank against an ideal list recomputed from the catalog instead of the scenario's.
+    recompute_ideal: bool = False
+
+
+@dataclass
+class TaskScore:
+    r_task: float
+    is_correct: bool
+    checks: list[Check] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+TaskCheck = Callable[[Episode, Options], TaskScore]

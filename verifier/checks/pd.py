@@ -1,0 +1,103 @@
+"""Product discovery: the recommended list against the ideal list (reference section 3).
+
+    rel(p)  = persona utility if p meets every constraint and is in stock, else 0
+    r_rank  = 2·nDCG@k − 1
+    r_cons  = 2·s_best^α − 1,  s_best = best share of constraints met,  α = 4 + ⌊d/4⌋
+    r_oos   = 1 − 2·(share of recommended items out of stock)
+    r_task  = 0.55·r_rank + 0.35·r_cons + 0.10·r_oos   (−1 when nothing was recommended)
+
+r_oos is rescaled from the reference's −share to [−1, 1] (see `verifier` docstring): with
+−share a perfect answer scores r_task = 0.9 and is_correct (r_task ≥ 0.95) is unreachable.
+The list scored is the last non-empty recommendation, duplicates dropped, cut to k.
+"""
+
+from __future__ import annotations
+
+from scenarios.catalog.reader import Product
+from scenarios.constraints import describe, satisfies, share_met
+from scenarios.models import ProductDiscoveryGoal, RankedProduct
+from scenarios.ranking import ideal_ranking, ndcg, utility
+from verifier.checks.base import Options, TaskScore
+from verifier.files import Episode
+from verifier.models import Check
+
+W_RANK, W_CONS, W_OOS = 0.55, 0.35, 0.10
+SOLVED_AT = 0.95
+
+
+def score(ep: Episode, options: Options) -> TaskScore:
+    goal = ep.scenario.goal
+    assert isinstance(goal, ProductDiscoveryGoal)
+    k = goal.items_to_recommend
+    notes: list[str] = []
+    recommended = _recommended(ep, k, notes)
+    ideal = list(goal.ideal[:k])
+    checks: list[Check] = []
+    if options.recompute_ideal:
+        ideal = _recompute_ideal(ep, goal, ideal, checks)
+    if not recommended:
+        checks.append(Check(name="recommended", expected=[r.product_id for r in ideal], found=[], passed=False,
+                            score=-1.0))
+        return TaskScore(r_task=-1.0, is_correct=False, checks=checks, notes=notes)
+
+    reference = ep.shop.product(goal.persona.reference_product_id)
+    products = [ep.shop.product(pid) for pid in recommended]
+    rels = [_relevance(p, goal, reference) for p in products]
+    n = ndcg(rels, [r.utility for r in ideal])
+    r_rank = 2 * n - 1
+    s_best = max((share_met(p, goal.constraints) for p in products if p is not None), default=0.0)
+    r_cons = 2 * s_best ** (4 + ep.scenario.difficulty // 4) - 1
+    sold_out = sum(1 for p in products if p is not None and p.stock <= 0)
+    r_oos = 1 - 2 * sold_out / len(recommended)
+    r_task = W_RANK * r_rank + W_CONS * r_cons + W_OOS * r_oos
+
+    checks += [
+        Check(name="ranking_ndcg", expected=[r.product_id for r in ideal], found=recommended, passed=n >= 1.0,
+              score=round(r_rank, 6)),
+        Check(name="best_constraint_share", expected=1.0, found=round(s_best, 6), passed=s_best >= 1.0,
+              score=round(r_cons, 6)),
+        Check(name="out_of_stock", expected=0, found=sold_out, passed=sold_out == 0, score=round(r_oos, 6)),
+    ]
+    checks += [_item_check(i, pid, p, rel, goal) for i, (pid, p, rel) in enumerate(zip(recommended, products, rels))]
+    return TaskScore(r_task=r_task, is_correct=round(r_task, 6) >= SOLVED_AT, checks=checks, notes=notes)
+
+
+def _recommended(ep: Episode, k: int, notes: list[str]) -> list[str]:
+    last = next((s.recommended_product_ids for s in reversed(ep.transcript.submissions)
+                 if s.recommended_product_ids), ())
+    unique = list(dict.fromkeys(pid.strip() for pid in last))
+    if len(unique) < len(last):
+        notes.append(f"{len(last) - len(unique)} duplicate recommendations dropped")
+    if len(unique) > k:
+        notes.append(f"{len(unique)} products recommended, only the first {k} scored")
+    return unique[:k]
+
+
+def _relevance(p: Product | None, goal: ProductDiscoveryGoal, reference: Product | None) -> float:
+    if p is None or reference is None or p.stock <= 0:
+        return 0.0
+    if not all(satisfies(p, c) for c in goal.constraints):
+        return 0.0
+    return utility(p, goal.persona, reference)
+
+
+def _item_check(i: int, pid: str, p: Product | None, rel: float, goal: ProductDiscoveryGoal) -> Check:
+    if p is None:
+        return Check(name=f"item_{i + 1}", expected="a product that meets every constraint, in stock",
+                     found={"product_id": pid, "exists": False}, passed=False, score=0.0)
+    missed = [describe(c) for c in goal.constraints if not satisfies(p, c)]
+    found = {"product_id": pid, "exists": True, "in_stock": p.stock > 0, "constraints_missed": missed}
+    return Check(name=f"item_{i + 1}", expected="a product that meets every constraint, in stock", found=found,
+                 passed=not missed and p.stock > 0, score=round(rel, 6))
+
+
+def _recompute_ideal(ep: Episode, goal: ProductDiscoveryGoal, stored: list[RankedProduct],
+                     checks: list[Check]) -> list[RankedProduct]:
+    # ideal_ranking appends `extra` unfiltered, so only episode products meeting every constraint go in.
+    extra = [p for p in ep.world.extra_products.values() if all(satisfies(p, c) for c in goal.constraints)]
+    ranked, _ = ideal_ranking(ep.shop.catalog, goal.constraints, goal.persona, ep.world.stock, extra)
+    recomputed = ranked[:goal.items_to_recommend]
+    same = [(r.product_id, r.utility) for r in recomputed] == [(r.product_id, r.utility) for r in stored]
+    checks.append(Check(name="ideal_recomputed", expected=[r.product_id for r in stored],
+                        found=[r.product_id for r in recomputed], passed=same))
+    return recomputed

@@ -1,0 +1,131 @@
+"""`verishop verify` (score episode directories) and `verishop verifier serve` (the sidecar).
+
+Exit codes of `verify`: 0 every episode scored, 1 some episode incomplete, 2 usage error.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from verifier.models import Reward, Weights
+
+DEFAULT_WEIGHTS = "0.75,0.15,0.10"
+# Past this many episodes the table shows one row per environment instead of per episode.
+MAX_EPISODE_ROWS = 50
+
+verifier_app = typer.Typer(help="The verifier as a service that scores episodes as they close.",
+                           no_args_is_help=True)
+
+
+def _weights(text: str) -> Weights:
+    try:
+        return Weights.parse(text)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc).splitlines()[0], param_hint="--weights") from None
+
+
+def verify(
+    run_dirs: Annotated[list[Path], typer.Argument(help="Episode directories, or folders of them (a runs dir).",
+                                                   exists=True, file_okay=False, dir_okay=True)],
+    json_lines: Annotated[bool, typer.Option("--json", help="Print one reward JSON per line.")] = False,
+    catalog: Annotated[Path | None, typer.Option(help="Catalog file, instead of the one world.db names.",
+                                                 exists=True, dir_okay=False)] = None,
+    weights: Annotated[str, typer.Option(help="task,efficiency,hallucination weights.")] = DEFAULT_WEIGHTS,
+    workers: Annotated[int, typer.Option(min=0, help="Processes (0: one per CPU for large runs).")] = 0,
+    recompute_ideal: Annotated[bool, typer.Option(
+        help="PD: rank against an ideal list recomputed from the catalog; report if the scenario's differs.")] = False,
+) -> None:
+    """Score episodes from their files and write reward.json next to each."""
+    from verifier.checks import Options
+    from verifier.errors import UsageError
+    from verifier.runner import Settings, expand, verify_many
+
+    settings = Settings(weights=_weights(weights), catalog=catalog, options=Options(recompute_ideal=recompute_ideal))
+    try:
+        directories = expand(run_dirs)
+    except UsageError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+    started = time.perf_counter()
+    rewards = []
+    for reward in verify_many(directories, settings, workers):
+        rewards.append(reward)
+        if json_lines:
+            typer.echo(reward.model_dump_json())
+    elapsed_s = time.perf_counter() - started
+    if not json_lines:
+        _print_table(rewards, elapsed_s)
+    raise typer.Exit(1 if any(r.verdict != "scored" for r in rewards) else 0)
+
+
+def _fmt(x: float | None) -> str:
+    return "-" if x is None else f"{x:+.3f}"
+
+
+def _print_table(rewards: list[Reward], elapsed_s: float) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    if not console.is_terminal:  # piped or captured: don't squeeze the table to 80 columns
+        console = Console(width=160)
+    scored = [r for r in rewards if r.verdict == "scored"]
+    if len(rewards) <= MAX_EPISODE_ROWS:
+        table = Table(title="Rewards")
+        for column in ("episode", "env", "d", "verdict", "r_task", "r_eff", "r_hall", "total", "solved", "note"):
+            table.add_column(column, justify="right" if column.startswith(("r_", "total", "d")) else "left",
+                             no_wrap=column != "note")
+        for r in rewards:
+            note = r.hard_fail or (f"{r.reason}: {r.detail}" if r.reason else "")
+            table.add_row(r.episode_id, r.env_id or "?", "?" if r.difficulty is None else str(r.difficulty),
+                          r.verdict, _fmt(r.r_task), _fmt(r.r_eff), _fmt(r.r_hall), _fmt(r.total),
+                          "-" if r.is_correct is None else "yes" if r.is_correct else "no", note)
+    else:
+        table = Table(title="Rewards by environment")
+        for column in ("env", "episodes", "incomplete", "mean total", "solved"):
+            table.add_column(column, justify="left" if column == "env" else "right")
+        for env in sorted({r.env_id or "?" for r in rewards}):
+            group = [r for r in rewards if (r.env_id or "?") == env]
+            done = [r for r in group if r.verdict == "scored"]
+            mean = sum(r.total or 0.0 for r in done) / len(done) if done else None
+            solved = f"{sum(bool(r.is_correct) for r in done) / len(done):.0%}" if done else "-"
+            table.add_row(env, str(len(group)), str(len(group) - len(done)), _fmt(mean), solved)
+        for r in [r for r in rewards if r.verdict != "scored"][:20]:
+            console.print(f"[yellow]incomplete[/yellow] {r.episode_id}: {r.reason}: {r.detail}")
+    console.print(table)
+    mean = sum(r.total or 0.0 for r in scored) / len(scored) if scored else 0.0
+    rate = len(rewards) / elapsed_s if elapsed_s > 0 else float("inf")
+    console.print(f"{len(scored)} scored, {len(rewards) - len(scored)} incomplete; mean total {mean:+.3f}; "
+                  f"{len(rewards)} episodes in {elapsed_s:.2f} s ({rate:,.0f}/s)")
+
+
+@verifier_app.command("serve")
+def serve(
+    runs_dir: Annotated[Path | None, typer.Option(help="The folder of episode directories to watch "
+                                                       "(default: $VERISHOP_HOME/runs).")] = None,
+    host: Annotated[str, typer.Option(help="HTTP bind address.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(min=1, max=65535)] = 8100,
+    catalog: Annotated[Path | None, typer.Option(help="Catalog file, instead of the one world.db names.",
+                                                 exists=True, dir_okay=False)] = None,
+    weights: Annotated[str, typer.Option(help="task,efficiency,hallucination weights.")] = DEFAULT_WEIGHTS,
+) -> None:
+    """Score every closed episode under RUNS_DIR as it closes, and serve the rewards over HTTP."""
+    import logging
+
+    import uvicorn
+
+    from scenarios.catalog.cache import verishop_home
+    from verifier.runner import Settings
+    from verifier.service import VerifierService, create_app
+
+    logging.basicConfig(level=logging.WARNING)
+    runs = (runs_dir or verishop_home() / "runs").resolve()
+    runs.mkdir(parents=True, exist_ok=True)
+    service = VerifierService(runs, Settings(weights=_weights(weights), catalog=catalog))
+    typer.echo(f"verishop verifier: watching {runs}; rewards at http://{host}:{port}/rewards/<episode_id>",
+               err=True)
+    uvicorn.run(create_app(service), host=host, port=port, log_level="warning", lifespan="on")

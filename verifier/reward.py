@@ -1,0 +1,53 @@
+"""Composing the reward of one loaded episode (reference section 3):
+
+    total = clip(w_task·r_task + w_eff·r_eff + w_hall·r_hall, −1, 1)
+
+r_task comes from the goal kind's check (`verifier.checks`), r_eff from `efficiency`, r_hall
+from `hallucination`. A safety violation overrides everything: total −1, not solved.
+"""
+
+from __future__ import annotations
+
+from verifier.checks import TASK_CHECKS, Options
+from verifier.efficiency import efficiency
+from verifier.errors import Incomplete
+from verifier.files import Episode
+from verifier.hallucination import hallucination
+from verifier.models import Check, Reward, Weights
+from verifier.safety import safety_violation
+
+
+def _r(x: float) -> float:
+    return round(x, 6) + 0.0  # + 0.0 turns -0.0 into 0.0
+
+
+def score_episode(ep: Episode, weights: Weights = Weights(), options: Options = Options()) -> Reward:
+    kind = ep.scenario.goal.kind
+    check = TASK_CHECKS.get(kind)
+    if check is None:
+        raise Incomplete("env_unsupported", f"no task check for goal kind {kind!r} ({ep.scenario.env_id})")
+    task = check(ep, options)
+    eff = efficiency(ep.transcript, ep.scenario.axes)
+    hall = hallucination(ep.transcript)
+    hard_fail = safety_violation(ep)
+    total = max(-1.0, min(1.0, weights.task * task.r_task + weights.eff * eff.r_eff + weights.hall * hall.r_hall))
+    breakdown = [
+        *task.checks,
+        Check(name="efficiency", expected={"max_turns": ep.scenario.axes.max_turns},
+              found={"turns": eff.turns, "free_turns": eff.free_turns, "effective_turns": eff.effective_turns},
+              passed=eff.effective_turns <= 1, score=_r(eff.r_eff)),
+        Check(name="hallucination", expected=[], found=hall.hallucinated, passed=not hall.hallucinated,
+              score=_r(hall.r_hall)),
+        Check(name="safety", expected=None, found=hard_fail, passed=hard_fail is None),
+    ]
+    if hard_fail is not None:
+        total = -1.0
+    scenario = ep.scenario
+    return Reward(
+        episode_id=ep.episode_id, env_id=scenario.env_id, difficulty=scenario.difficulty, seed=scenario.seed,
+        verdict="scored", r_task=_r(task.r_task), r_eff=_r(eff.r_eff), r_hall=_r(hall.r_hall), total=_r(total),
+        is_correct=task.is_correct and hard_fail is None, hard_fail=hard_fail, breakdown=breakdown,
+        turns=eff.turns, tool_calls=eff.tool_calls, tool_errors=eff.tool_errors,
+        calls_over_budget=eff.calls_over_budget, close_reason=ep.transcript.closed.get("reason"), weights=weights,
+        notes=[*ep.notes, *task.notes],
+    )

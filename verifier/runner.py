@@ -1,0 +1,136 @@
+"""Scoring episode directories: one at a time, or many over a process pool, each reward
+written atomically next to its episode as reward.json."""
+
+from __future__ import annotations
+
+import json
+import os
+import traceback
+from collections.abc import Iterable, Iterator
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from verifier.catalogs import CatalogCache
+from verifier.checks import Options
+from verifier.errors import Incomplete, UsageError
+from verifier.files import REWARD_FILE, SCENARIO_FILE, TRANSCRIPT_FILE, is_episode_dir, load_episode
+from verifier.models import Reward, Weights
+from verifier.reward import score_episode
+
+# Below this many episodes per worker, starting processes costs more than it saves.
+MIN_EPISODES_PER_WORKER = 100
+
+
+@dataclass(frozen=True)
+class Settings:
+    weights: Weights = field(default_factory=Weights)
+    catalog: Path | None = None  # overrides the catalog path that world.db names
+    options: Options = field(default_factory=Options)
+
+
+class Verifier:
+    """Scores episodes with one set of settings; keeps each catalog open across episodes."""
+
+    def __init__(self, settings: Settings = Settings()):
+        self.settings = settings
+        self.catalogs = CatalogCache()
+
+    def close(self) -> None:
+        self.catalogs.close()
+
+    def __enter__(self) -> Verifier:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def score(self, directory: Path) -> Reward:
+        """The reward of one episode directory (verdict "incomplete" if it cannot be scored)."""
+        directory = Path(directory)
+        try:
+            episode = load_episode(directory, self.catalogs, self.settings.catalog)
+            return score_episode(episode, self.settings.weights, self.settings.options)
+        except Incomplete as exc:
+            return incomplete(directory, exc.reason, exc.detail, self.settings.weights)
+        except Exception as exc:  # a verifier bug must not sink a run of thousands of episodes
+            detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
+            return incomplete(directory, "verifier_error", detail, self.settings.weights)
+
+    def verify(self, directory: Path) -> Reward:
+        """Score one episode and write its reward.json."""
+        reward = self.score(directory)
+        write_reward(Path(directory), reward)
+        return reward
+
+
+def incomplete(directory: Path, reason: str, detail: str, weights: Weights) -> Reward:
+    """A reward without numbers, with whatever identity the scenario file still gives."""
+    identity: dict[str, object] = {}
+    try:
+        raw = json.loads((directory / SCENARIO_FILE).read_bytes())
+        identity = {k: raw[k] for k in ("env_id", "difficulty", "seed")
+                    if isinstance(raw.get(k), str if k == "env_id" else int)}
+    except (OSError, ValueError, AttributeError):
+        pass
+    return Reward(episode_id=directory.name, verdict="incomplete", reason=reason, detail=detail, weights=weights,
+                  **identity)
+
+
+def write_reward(directory: Path, reward: Reward) -> Path:
+    """tmp + os.replace: a reader sees the old reward.json or the new one, never half of one."""
+    path = directory / REWARD_FILE
+    partial = directory / f".{REWARD_FILE}.{os.getpid()}.partial"
+    partial.write_text(reward.model_dump_json(indent=2) + "\n")
+    os.replace(partial, path)
+    return path
+
+
+def expand(paths: Iterable[Path]) -> list[Path]:
+    """Episode directories named by `paths`: each is an episode, or a folder of episodes."""
+    found: list[Path] = []
+    for path in paths:
+        path = Path(path)
+        if not path.is_dir():
+            raise UsageError(f"{path} is not a directory")
+        if is_episode_dir(path):
+            found.append(path)
+            continue
+        children = sorted(c for c in path.iterdir() if c.is_dir() and is_episode_dir(c))
+        if not children:
+            raise UsageError(f"{path} is neither an episode directory nor a folder of them "
+                             f"(no {SCENARIO_FILE} or {TRANSCRIPT_FILE} found)")
+        found += children
+    return found
+
+
+def auto_workers(episodes: int) -> int:
+    return max(1, min(os.cpu_count() or 1, episodes // MIN_EPISODES_PER_WORKER))
+
+
+def verify_many(directories: list[Path], settings: Settings = Settings(), workers: int = 0) -> Iterator[Reward]:
+    """Score and write every directory, in order. workers=0 picks a count from the CPU count."""
+    workers = workers or auto_workers(len(directories))
+    if workers <= 1 or len(directories) < 2:
+        with Verifier(settings) as verifier:
+            for directory in directories:
+                yield verifier.verify(directory)
+        return
+    size = max(1, -(-len(directories) // (workers * 4)))
+    chunks = [directories[i:i + size] for i in range(0, len(directories), size)]
+    with ProcessPoolExecutor(workers, initializer=_start_worker, initargs=(settings,)) as pool:
+        for rewards in pool.map(_verify_chunk, chunks):
+            yield from rewards
+
+
+_worker: Verifier | None = None  # one per pool process, set by its initializer
+
+
+def _start_worker(settings: Settings) -> None:
+    global _worker
+    _worker = Verifier(settings)
+
+
+def _verify_chunk(directories: list[Path]) -> list[Reward]:
+    assert _worker is not None
+    return [_worker.verify(d) for d in directories]
