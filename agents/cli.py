@@ -144,10 +144,12 @@ def _difficulty_range(text: str) -> tuple[int, ...]:
 
 
 def _env_list(text: str) -> tuple[str, ...]:
-    from scenarios.envs import REGISTRY, get_env
+    from scenarios.envs import COLLECTIONS, REGISTRY, collection, get_env
 
     if text.strip().lower() == "all":
         return tuple(REGISTRY)
+    if text.strip().upper() in COLLECTIONS:
+        return tuple(spec.env_id for spec in collection(text))
     try:
         return tuple(get_env(name).env_id for name in text.split(",") if name.strip())
     except KeyError as exc:
@@ -162,7 +164,8 @@ class EvalTransport(str, Enum):
 
 def evaluate(
     agent: Annotated[str, typer.Option(help="oracle | null | greedy | hallucinate")] = "oracle",
-    env: Annotated[str, typer.Option(help="Environments, comma-separated (pd,cart) or 'all'.")] = "all",
+    env: Annotated[str, typer.Option(help="Environments, comma-separated (pd,cart), a collection "
+                                          "(C1, C2, C4, C8) or 'all'.")] = "all",
     difficulty: Annotated[str, typer.Option(help="Difficulty or range, e.g. 0-12.")] = "0-12",
     episodes: Annotated[int, typer.Option(min=1, help="Episodes per environment.")] = 20,
     seed: Annotated[int, typer.Option(min=0, help="First seed; episode i uses seed+i.")] = 0,

@@ -14,7 +14,8 @@ import random
 import re
 
 from agents.session import ShopSession, ToolFailed
-from scenarios.models import CartGoal, ProductDiscoveryGoal, Scenario
+from agents.oracles import play_for
+from scenarios.models import Scenario
 from scenarios.taxonomy import SHOPPABLE_CATEGORIES
 
 _STOPWORDS = frozenset("""hi hello hey there good morning i i'm im shopping for looking can you recommend options
@@ -32,23 +33,7 @@ class OracleAgent:
     async def play(self, shop: ShopSession) -> None:
         await shop.call("get_conversation")
         goal = self.scenario.goal
-        if isinstance(goal, ProductDiscoveryGoal):
-            await self._product_discovery(shop, goal)
-        elif isinstance(goal, CartGoal):
-            await self._cart(shop, goal)
-
-    async def _product_discovery(self, shop: ShopSession, goal: ProductDiscoveryGoal) -> None:
-        ids = [ranked.product_id for ranked in goal.ideal]
-        for product_id in ids:  # every ID the agent recommends must first be shown to it
-            await shop.call("get_product", product_id=product_id)
-        await shop.call("respond_to_customer", message="These are the best matches for everything you asked.",
-                        recommended_product_ids=ids)
-
-    async def _cart(self, shop: ShopSession, goal: CartGoal) -> None:
-        for item in goal.items:
-            await shop.call("get_product", product_id=item.product_id)
-            await shop.call("add_to_cart", product_id=item.product_id, quantity=item.quantity)
-        await shop.call("respond_to_customer", message="Everything you asked for is in your cart.")
+        await play_for(goal.kind)(shop, goal)
 
 
 class NullAgent:

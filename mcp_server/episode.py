@@ -20,7 +20,7 @@ from pydantic import BaseModel
 from mcp_server.errors import EpisodeClosed, ShopError
 from mcp_server.transcript import Transcript
 from scenarios.catalog.reader import CatalogReader, Product
-from scenarios.customer import SimulatedCustomer
+from scenarios.customers import SimulatedCustomer, WorldView
 from scenarios.models import Scenario, Submission
 
 T = TypeVar("T", bound=BaseModel)
@@ -98,9 +98,7 @@ class Episode:
         self.turns_used += 1
         self.tool_calls_this_turn = 0
         self.say("assistant", message, submission=submission.model_dump(mode="json"))
-        async with self.db.execute("SELECT product_id, quantity FROM cart") as cur:
-            cart = {pid: qty for pid, qty in await cur.fetchall()}
-        turn = self.customer.reply(message, submission, cart)
+        turn = self.customer.reply(message, submission, await self.world_view())
         self.say("customer", turn.text, tag=turn.tag)
         if submission.done:
             self.mark_closed("agent_done")
@@ -109,6 +107,14 @@ class Episode:
         elif turn.tag == "quit":
             self.mark_closed("turn_budget" if self.turns_left == 0 else "customer_quit")
         return turn.text
+
+    async def world_view(self) -> WorldView:
+        """What the customer can see: their cart and the returns started."""
+        async with self.db.execute("SELECT product_id, quantity FROM cart") as cur:
+            cart = {pid: qty for pid, qty in await cur.fetchall()}
+        async with self.db.execute("SELECT order_id, line_id FROM returns ORDER BY created_seq") as cur:
+            returns = tuple((o, line) for o, line in await cur.fetchall())
+        return WorldView(cart=cart, returns=returns)
 
     def mark_closed(self, reason: str) -> None:
         if self.close_reason is None:

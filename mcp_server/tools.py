@@ -240,15 +240,16 @@ def _register_conversation(mcp: MCPServer, state: ServerState) -> None:
             max_length=10, description="Product IDs you recommend, best first (only IDs a tool showed you).")] = None,
         order_id: Annotated[str | None, Field(max_length=32, description="The order you identified, if any.")] = None,
         line_id: Annotated[str | None, Field(max_length=32, description="The order line you identified.")] = None,
-        policy_answer: Annotated[str | None, Field(max_length=200, description="Your answer to a policy question: "
-                                                   "a number or a short phrase.")] = None,
+        answer: Annotated[str | None, Field(max_length=200, description="Your short answer, when the customer "
+                                            "asked for one: a policy value (a number or a phrase) or an order's "
+                                            "status.")] = None,
         done: Annotated[bool, Field(description="True when the request is handled; ends the episode.")] = False,
     ) -> CustomerReply:
         """Send one message to the customer, with your structured answer, and get their reply.
         Each call is one turn of the limited turn budget. Ask a question when a requirement
         is unclear; recommend products with recommended_product_ids."""
         submission = Submission(recommended_product_ids=tuple(recommended_product_ids or ()), order_id=order_id,
-                                line_id=line_id, policy_answer=policy_answer, done=done)
+                                line_id=line_id, answer=answer, done=done)
         args = dict(message=message, **submission.model_dump(mode="json"))
 
         async def body(ep: Episode) -> CustomerReply:

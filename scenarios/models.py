@@ -158,7 +158,79 @@ class CartGoal(Frozen):
     items: tuple[CartItem, ...]
 
 
-Goal = Annotated[ProductDiscoveryGoal | CartGoal, Field(discriminator="kind")]
+class SubstitutionGoal(Frozen):
+    """The customer's product is sold out; they want similar in-stock alternatives.
+    Relevance rel = λ·sim + (1 − λ)·share of constraints met (reference §3)."""
+
+    kind: Literal["substitution"] = "substitution"
+    original_product_id: str
+    category_id: str
+    constraints: tuple[Constraint, ...]
+    items_to_recommend: int
+    similarity_weight: float = Field(description="λ = clip(0.4 + 0.05·d, 0.4, 0.8)")
+    ideal: tuple[RankedProduct, ...]
+
+
+class ReturnGoal(Frozen):
+    """Return one delivered order line (described, not named), maybe with a replacement."""
+
+    kind: Literal["return"] = "return"
+    order_id: str
+    line_id: str
+    description: str = Field(description="How the customer describes the item (never its IDs).")
+    reason: str
+    replacement: tuple[Constraint, ...] | None = Field(
+        None, description="Constraints a replacement must meet, when the customer wants one.")
+
+
+class StatusGoal(Frozen):
+    """'Where is my order?': identify the order (maybe described indirectly) and state its status."""
+
+    kind: Literal["status"] = "status"
+    order_id: str
+    status: str
+    description: str
+    indirect: bool
+
+
+class PolicyGoal(Frozen):
+    """A question with one deterministic answer from the policy base."""
+
+    kind: Literal["policy"] = "policy"
+    question: str
+    answer_kind: Literal["numeric", "categorical"]
+    answer: str = Field(description="The expected answer: a number (as text) or a category word.")
+    accepted: tuple[str, ...] = Field(default=(), description="Other spellings accepted for a categorical answer.")
+    clause_ids: tuple[str, ...] = Field(default=(), description="The policy clauses the answer depends on.")
+
+
+class BundleGoal(Frozen):
+    """Everything needed for a project, one product per required category, within a budget."""
+
+    kind: Literal["bundle"] = "bundle"
+    project: str
+    categories: tuple[str, ...]
+    budget_cents: int | None = None
+
+
+class JourneyGoal(Frozen):
+    """Several requests in one conversation; the customer moves on when one is handled."""
+
+    kind: Literal["journey"] = "journey"
+    tasks: tuple[SubGoal, ...]
+    openings: tuple[str, ...] = Field(description="The customer's message opening each request, in order.")
+
+
+SubGoal = Annotated[
+    ProductDiscoveryGoal | CartGoal | SubstitutionGoal | ReturnGoal | StatusGoal | PolicyGoal | BundleGoal,
+    Field(discriminator="kind"),
+]
+Goal = Annotated[
+    ProductDiscoveryGoal | CartGoal | SubstitutionGoal | ReturnGoal | StatusGoal | PolicyGoal | BundleGoal
+    | JourneyGoal,
+    Field(discriminator="kind"),
+]
+JourneyGoal.model_rebuild()
 
 
 class ExtraProduct(Frozen):
@@ -183,7 +255,8 @@ class Submission(Frozen):
     recommended_product_ids: tuple[str, ...] = ()
     order_id: str | None = None
     line_id: str | None = None
-    policy_answer: str | None = None
+    # A policy value (number or phrase) or an order's status, in the agent's words.
+    answer: str | None = None
     done: bool = False
 
 

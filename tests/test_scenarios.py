@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from scenarios.catalog.reader import CatalogReader
 from scenarios.constraints import satisfies
-from scenarios.customer import SimulatedCustomer
+from scenarios.customers import SimulatedCustomer
 from scenarios.difficulty import axes_for
 from scenarios.envs import REGISTRY, generate, get_env
 from scenarios.models import Scenario, Submission

@@ -66,7 +66,7 @@ class Script:
             line_id: str | None = None, reply_tag: str = "continue", reply: str = "Okay.") -> Script:
         self.turn += 1
         submission = {"recommended_product_ids": list(recommend), "order_id": order_id, "line_id": line_id,
-                      "policy_answer": None, "done": done}
+                      "answer": None, "done": done}
         # The server writes the messages first, then the respond_to_customer call that caused them.
         self.add("assistant_message", turn=self.turn, text=text, submission=submission)
         self.add("customer_message", turn=self.turn, text=reply, tag=reply_tag)

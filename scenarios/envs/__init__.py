@@ -1,16 +1,17 @@
-"""The environment registry: versioned ids mapped to generators.
+"""The environment registry: versioned ids mapped to generators, and the training collections.
 
-A generator is a pure function of `(difficulty, seed, catalog)`; changing what a seed
+A generator is a pure function of `(difficulty, seed, catalog)` living in
+`scenarios/envs/<module>.py` (a `generate` function and an `ENV_ID`); changing what a seed
 produces means registering a new version.
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from scenarios.catalog.reader import CatalogReader
-from scenarios.envs import cart, product_discovery
 from scenarios.models import Scenario
 
 
@@ -19,15 +20,27 @@ class EnvSpec:
     env_id: str
     short_name: str
     title: str
-    generate: Callable[[int, int, CatalogReader], Scenario]
+    module: str
+
+    @property
+    def generate(self) -> Callable[[int, int, CatalogReader], Scenario]:
+        return importlib.import_module(self.module).generate
 
 
 REGISTRY: dict[str, EnvSpec] = {
     spec.env_id: spec
     for spec in (
-        EnvSpec(product_discovery.ENV_ID, "pd", "Product discovery", product_discovery.generate),
-        EnvSpec(cart.ENV_ID, "cart", "Cart building", cart.generate),
+        EnvSpec("pd-v1", "pd", "Product discovery", "scenarios.envs.product_discovery"),
+        EnvSpec("cart-v1", "cart", "Cart building", "scenarios.envs.cart"),
     )
+}
+
+# Training collections (reference §2): C1 = {PD}, C2 = C1 + {SUB}, C4 = C2 + {CART, RETURN}, C8 = all.
+COLLECTIONS: dict[str, tuple[str, ...]] = {
+    "C1": ("pd",),
+    "C2": ("pd", "sub"),
+    "C4": ("pd", "sub", "cart", "return"),
+    "C8": ("pd", "sub", "cart", "return", "status", "policy", "bundle", "journey"),
 }
 
 
@@ -39,6 +52,15 @@ def get_env(name: str) -> EnvSpec:
             return spec
     known = ", ".join(f"{s.short_name} ({s.env_id})" for s in REGISTRY.values())
     raise KeyError(f"unknown environment {name!r}; known: {known}")
+
+
+def collection(name: str) -> tuple[EnvSpec, ...]:
+    """The registered environments of a collection (C1, C2, C4, C8)."""
+    try:
+        members = COLLECTIONS[name.strip().upper()]
+    except KeyError:
+        raise KeyError(f"unknown collection {name!r}; known: {', '.join(COLLECTIONS)}") from None
+    return tuple(get_env(short) for short in members if any(s.short_name == short for s in REGISTRY.values()))
 
 
 def generate(env: str, difficulty: int, seed: int, catalog: CatalogReader) -> Scenario:

@@ -1,0 +1,13 @@
+"""CART oracle: look up each wanted variant, put the exact quantity in the cart."""
+
+from __future__ import annotations
+
+from agents.session import ShopSession
+from scenarios.models import CartGoal
+
+
+async def play(shop: ShopSession, goal: CartGoal) -> None:
+    for item in goal.items:
+        await shop.call("get_product", product_id=item.product_id)
+        await shop.call("add_to_cart", product_id=item.product_id, quantity=item.quantity)
+    await shop.call("respond_to_customer", message="Everything you asked for is in your cart.")

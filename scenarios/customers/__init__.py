@@ -1,0 +1,64 @@
+"""The simulated customer: a deterministic state machine driven by the hidden goal.
+
+Each reply is tagged (reference section 6): `clarify` answers a question about an unstated
+requirement, `correct` names a concrete problem with what the agent proposed, `confirm`
+says there is nothing more to add, `continue` nudges the agent on, `dissatisfied` rejects
+without a concrete reason, `done` accepts, and `quit` gives up (patience or the turn budget
+spent). The customer never says an ID the agent is supposed to find.
+
+One behaviour module per goal kind (`scenarios/customers/<kind>.py`, a `reply` function);
+`SimulatedCustomer` picks it, keeps the state and applies the turn budget and typo noise.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+
+from scenarios.customers.base import Behaviour, CustomerState, CustomerTurn, ProductLookup, WorldView
+from scenarios.models import Scenario, Submission
+from scenarios.noise import add_typos
+from scenarios.rng import make_rng
+
+BEHAVIOURS: dict[str, str] = {
+    "product_discovery": "scenarios.customers.product_discovery",
+    "cart": "scenarios.customers.cart",
+    "substitution": "scenarios.customers.substitution",
+    "return": "scenarios.customers.returns",
+    "status": "scenarios.customers.order_status",
+    "policy": "scenarios.customers.policy",
+    "bundle": "scenarios.customers.bundle",
+    "journey": "scenarios.customers.journey",
+}
+
+
+def behaviour(kind: str) -> Behaviour:
+    return importlib.import_module(BEHAVIOURS[kind]).reply
+
+
+@dataclass
+class SimulatedCustomer:
+    scenario: Scenario
+    lookup: ProductLookup
+    state: CustomerState = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.state = CustomerState(self.scenario, self.lookup, make_rng("customer", self.scenario.env_id,
+                                                                        self.scenario.difficulty, self.scenario.seed))
+
+    @property
+    def turns_taken(self) -> int:
+        return self.state.turns_taken
+
+    def reply(self, message: str, submission: Submission, world: WorldView | None = None) -> CustomerTurn:
+        """The customer's answer to one agent turn: its message, its structured answer, and
+        the world as the customer sees it afterwards."""
+        self.state.turns_taken += 1
+        goal = self.scenario.goal
+        turn = behaviour(goal.kind)(self.state, goal, message, submission, world or WorldView())
+        if not turn.ends_episode and self.state.turns_taken >= self.scenario.axes.max_turns:
+            turn = CustomerTurn("I've run out of time for this, thanks anyway. Bye.", "quit")
+        return CustomerTurn(add_typos(self.state.rng, turn.text, self.scenario.axes.p_noise), turn.tag)
+
+
+__all__ = ["CustomerState", "CustomerTurn", "SimulatedCustomer", "WorldView", "behaviour"]

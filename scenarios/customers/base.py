@@ -1,0 +1,46 @@
+"""What every customer behaviour shares: its turn, its memory, and what it sees of the world."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from scenarios.catalog.reader import Product
+from scenarios.models import CustomerTag, Scenario, Submission
+
+ProductLookup = Callable[[str], Product | None]
+
+
+@dataclass(frozen=True)
+class CustomerTurn:
+    text: str
+    tag: CustomerTag
+
+    @property
+    def ends_episode(self) -> bool:
+        return self.tag in ("done", "quit")
+
+
+@dataclass(frozen=True)
+class WorldView:
+    """What the customer can see after the agent's turn: their cart and the returns started."""
+
+    cart: dict[str, int] = field(default_factory=dict)
+    returns: tuple[tuple[str, str], ...] = ()  # (order_id, line_id)
+
+
+@dataclass
+class CustomerState:
+    scenario: Scenario
+    lookup: ProductLookup
+    rng: random.Random
+    turns_taken: int = 0
+    # Indices of requirements the customer has said aloud (answered or corrected).
+    revealed: set[int] = field(default_factory=set)
+    # Anything else a behaviour needs to remember between turns.
+    memory: dict[str, Any] = field(default_factory=dict)
+
+
+Behaviour = Callable[[CustomerState, Any, str, Submission, WorldView], CustomerTurn]

@@ -1,0 +1,59 @@
+"""The cart customer: checks the cart after each agent turn and names the first concrete problem
+(missing item, wrong variant, wrong quantity, unwanted item) until it is exactly right."""
+
+from __future__ import annotations
+
+from scenarios.customers.base import CustomerState, CustomerTurn, WorldView
+from scenarios.models import CartGoal, CartItem, Submission
+
+
+def reply(state: CustomerState, goal: CartGoal, message: str, sub: Submission, world: WorldView) -> CustomerTurn:
+    if "?" in message:
+        for i, item in enumerate(goal.items):
+            if not item.variant_stated and i not in state.revealed:
+                state.revealed.add(i)
+                return CustomerTurn(f"For the {item.description}, I'd like "
+                                    f"{str(item.variant_attribute).replace('_', ' ')} {item.variant_value}.",
+                                    "clarify")
+    problem = _cart_problem(state, goal, world.cart)
+    if problem is None:
+        return CustomerTurn("That's exactly what I wanted in my cart. Thank you!", "done")
+    if sub.done:
+        return CustomerTurn(f"Wait, my cart isn't right: {problem} Never mind, bye.", "quit")
+    return CustomerTurn(problem, "correct")
+
+
+def _cart_problem(state: CustomerState, goal: CartGoal, cart: dict[str, int]) -> str | None:
+    wanted = {item.product_id: item for item in goal.items}
+    groups = {}
+    for item in goal.items:
+        target = state.lookup(item.product_id)
+        if target is not None:
+            groups[target.group_id] = item
+    for i, item in enumerate(goal.items):
+        have = cart.get(item.product_id, 0)
+        if have == 0:
+            wrong = _wrong_variant(state, item, cart, groups)
+            if wrong is not None:
+                state.revealed.add(i)
+                return wrong
+            return f"I don't see the {item.description} in my cart yet."
+        if have != item.quantity:
+            return f"I need {item.quantity} of the {item.description}, not {have}."
+    for product_id in cart:
+        if product_id not in wanted:
+            product = state.lookup(product_id)
+            title = product.title if product else product_id
+            return f"Please take the {title} out of my cart, I didn't ask for it."
+    return None
+
+
+def _wrong_variant(state: CustomerState, item: CartItem, cart: dict[str, int],
+                   groups: dict[str, CartItem]) -> str | None:
+    for product_id in cart:
+        product = state.lookup(product_id)
+        if product is not None and groups.get(product.group_id) is item and item.variant_attribute:
+            got = product.attrs.get(item.variant_attribute, "another option")
+            return (f"The {item.description} in my cart is {got}, but I need "
+                    f"{str(item.variant_attribute).replace('_', ' ')} {item.variant_value}.")
+    return None
