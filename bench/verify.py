@@ -49,8 +49,7 @@ async def play(client: Client, scenario: Scenario, style: int) -> None:
     if isinstance(goal, ProductDiscoveryGoal):
         if style == 0:
             ids = [r.product_id for r in goal.ideal]
-            for pid in ids:
-                await call("get_product", product_id=pid)
+            await call("compare_products", product_ids=ids)
         else:
             found = await call("search_catalog", category_id=goal.category_id, in_stock_only=style == 1,
                                limit=goal.items_to_recommend)
@@ -59,8 +58,8 @@ async def play(client: Client, scenario: Scenario, style: int) -> None:
                 await call("respond_to_customer", message="Anything else I should know?")
         await call("respond_to_customer", message="Here are my picks.", recommended_product_ids=ids, done=True)
     elif isinstance(goal, CartGoal):
+        await call("compare_products", product_ids=[item.product_id for item in goal.items])
         for item in goal.items:
-            await call("get_product", product_id=item.product_id)
             await call("add_to_cart", product_id=item.product_id, quantity=item.quantity + (style == 2))
         await call("view_cart")
         await call("respond_to_customer", message="Your cart is ready.", done=True)

@@ -17,7 +17,8 @@ import aiosqlite
 import anyio
 from pydantic import BaseModel
 
-from mcp_server.errors import EpisodeClosed, ShopError
+from mcp_server.errors import BudgetSpent, EpisodeClosed, ShopError
+from scenarios.budget import BUDGET_ERROR, LOOKUP_TOOLS
 from mcp_server.transcript import Transcript
 from scenarios.catalog.reader import CatalogReader, Product
 from scenarios.customers import SimulatedCustomer, WorldView
@@ -41,7 +42,7 @@ class Episode:
     messages: list[tuple[str, str]] = field(default_factory=list)
     turns_used: int = 0
     calls: int = 0  # tool calls so far; orders cart lines and returns
-    tool_calls_this_turn: int = 0
+    lookups_this_turn: int = 0
     close_reason: str | None = None
     lock: anyio.Lock = field(default_factory=anyio.Lock)
 
@@ -69,9 +70,9 @@ class Episode:
         self.messages.append((role, text))
         self.transcript.write(f"{role}_message", turn=self.turns_used, text=text, **fields)
 
-    async def call(self, name: str, arguments: dict[str, Any], body: Callable[[], Awaitable[T]],
-                   *, conversational: bool = False) -> T:
-        """Run one tool call against this episode and record it."""
+    async def call(self, name: str, arguments: dict[str, Any], body: Callable[[], Awaitable[T]]) -> T:
+        """Run one tool call against this episode and record it (refused when the episode is
+        closed, or when it is a lookup beyond this turn's budget)."""
         async with self.lock:
             started = time.perf_counter()
             if not self.is_open:
@@ -79,8 +80,14 @@ class Episode:
                 self._record(name, arguments, started, error=error)
                 raise EpisodeClosed(error)
             self.calls += 1
-            if not conversational:
-                self.tool_calls_this_turn += 1
+            if name in LOOKUP_TOOLS:
+                budget = self.scenario.axes.tool_calls_per_turn
+                if self.lookups_this_turn >= budget:
+                    error = (f"{BUDGET_ERROR}: at most {budget} lookup{'s' if budget > 1 else ''} per turn at "
+                             f"this difficulty; answer the customer with respond_to_customer to start a new turn")
+                    self._record(name, arguments, started, error=error)
+                    raise BudgetSpent(error)
+                self.lookups_this_turn += 1
             try:
                 result = await body()
             except ShopError as exc:
@@ -96,7 +103,7 @@ class Episode:
     async def respond(self, message: str, submission: Submission) -> str:
         """The agent's turn: its message goes to the customer, whose reply comes back."""
         self.turns_used += 1
-        self.tool_calls_this_turn = 0
+        self.lookups_this_turn = 0
         self.say("assistant", message, submission=submission.model_dump(mode="json"))
         turn = self.customer.reply(message, submission, await self.world_view())
         self.say("customer", turn.text, tag=turn.tag)

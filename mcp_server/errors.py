@@ -4,6 +4,7 @@ agent (as an MCP ToolError) and tells it what to do instead.
     ShopError
     ├── NotFound        an unknown product, order or line ID
     ├── Rejected        a valid request the shop refuses (sold out, not returnable ...)
+    ├── BudgetSpent     a lookup beyond this turn's tool budget
     └── EpisodeClosed   the episode is over; nothing can change any more
 """
 
@@ -17,6 +18,10 @@ class NotFound(ShopError):
 
 
 class Rejected(ShopError):
+    pass
+
+
+class BudgetSpent(ShopError):
     pass
 
 

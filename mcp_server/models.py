@@ -41,6 +41,10 @@ class ProductDetails(ProductCard):
                                           description="Sibling variants (this product included).")
 
 
+class ProductComparison(BaseModel):
+    products: list[ProductDetails]
+
+
 class CartLine(BaseModel):
     product_id: str
     title: str

@@ -22,7 +22,7 @@ from mcp_server.episode import Episode
 from mcp_server.errors import ShopError
 from mcp_server.hub import EpisodeHub
 from mcp_server.models import (BrowsingHistory, Cart, Conversation, CurrentDate, CustomerReply, OrderDetails,
-                               OrderList, PolicyResults, ProductDetails, ReturnEligibility, ReturnReceipt,
+                               OrderList, PolicyResults, ProductComparison, ProductDetails, ReturnEligibility, ReturnReceipt,
                                SearchResults)
 from mcp_server.shop import cart, catalog, info, orders
 from scenarios.models import Submission
@@ -69,13 +69,12 @@ class ServerState:
         return self.hub.resolve(_episode_id(ctx) or self.episode_id)
 
 
-async def _run(ctx: Context, name: str, arguments: dict[str, Any], body: Callable[[Episode], Awaitable[T]],
-               *, conversational: bool = False) -> T:
+async def _run(ctx: Context, name: str, arguments: dict[str, Any], body: Callable[[Episode], Awaitable[T]]) -> T:
     state: ServerState = ctx.request_context.lifespan_context
     hub = state.hub
     try:
         episode = state.episode(ctx)
-        result = await episode.call(name, arguments, lambda: body(episode), conversational=conversational)
+        result = await episode.call(name, arguments, lambda: body(episode))
     except ShopError as exc:
         raise ToolError(str(exc)) from None
     if not episode.is_open:
@@ -135,6 +134,18 @@ def _register_catalog_tools(mcp: MCPServer) -> None:
         products differing in one attribute such as colour or size, each with its own ID)."""
         args = dict(product_id=product_id)
         return await _run(ctx, "get_product", args, lambda ep: catalog.get_product(ep, **args))
+
+
+    @mcp.tool(annotations=READ_ONLY)
+    async def compare_products(
+        ctx: Context,
+        product_ids: Annotated[list[str], Field(min_length=1, max_length=10,
+                                                description="Up to 10 product IDs, e.g. ['P12345678', 'P87654321'].")],
+    ) -> ProductComparison:
+        """Details of several products at once (the same as get_product for each), to compare
+        them side by side in a single lookup."""
+        args = dict(product_ids=product_ids)
+        return await _run(ctx, "compare_products", args, lambda ep: catalog.compare_products(ep, **args))
 
 
 def _register_cart_tools(mcp: MCPServer) -> None:
@@ -230,7 +241,7 @@ def _register_conversation(mcp: MCPServer, state: ServerState) -> None:
     async def get_conversation(ctx: Context) -> Conversation:
         """The conversation so far (the customer's opening message first), the turns used and
         the turn budget. Call it first."""
-        return await _run(ctx, "get_conversation", {}, info.get_conversation, conversational=True)
+        return await _run(ctx, "get_conversation", {}, info.get_conversation)
 
     @mcp.tool(annotations=WRITE)
     async def respond_to_customer(
@@ -257,7 +268,7 @@ def _register_conversation(mcp: MCPServer, state: ServerState) -> None:
             return CustomerReply(customer_message=reply, status="open" if ep.is_open else "closed",
                                  close_reason=ep.close_reason, turns_used=ep.turns_used, turns_left=ep.turns_left)
 
-        return await _run(ctx, "respond_to_customer", args, body, conversational=True)
+        return await _run(ctx, "respond_to_customer", args, body)
 
     @mcp.prompt(name="shop_assistant", description="The assistant's role and the customer's opening message.")
     async def shop_assistant(ctx: Context) -> str:

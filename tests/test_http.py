@@ -119,11 +119,11 @@ async def test_health(server: Server) -> None:
 
 
 async def test_two_episodes_concurrently_are_isolated(server: Server) -> None:
-    eps = [await create_episode(server, env="pd", difficulty=1, seed=seed) for seed in (1, 2)]
+    eps = [await create_episode(server, env="pd", difficulty=12, seed=seed) for seed in (1, 2)]
     for ep, seed in zip(eps, (1, 2)):
         for key in ("episode_id", "mcp_url", "system_prompt", "opening_message"):
             assert ep.get(key), f"{key} missing: {ep}"
-        assert ep["seed"] == seed and ep["difficulty"] == 1 and ep["status"] == "open"
+        assert ep["seed"] == seed and ep["difficulty"] == 12 and ep["status"] == "open"
         assert ep["mcp_url"] == f"{server.base}/episodes/{ep['episode_id']}/mcp"
         assert len(ep["episode_id"]) >= 20
         assert Path(ep["run_dir"]).parent == server.runs_dir

@@ -17,10 +17,11 @@ REQUIRED = {"search_catalog", "get_product", "add_to_cart", "update_cart_item", 
             "get_browsing_history", "get_current_date", "respond_to_customer", "get_conversation"}
 
 
-async def open_default(hub: EpisodeHub, difficulty: int = 2, seed: int = 1, **changes):
+async def open_default(hub: EpisodeHub, difficulty: int = 2, seed: int = 1, budget: int = 100, **changes):
+    """An episode whose per-turn lookup budget is large (tests of the budget set their own)."""
     scenario = hub.generate("pd", difficulty, seed)
-    if changes:
-        scenario = scenario.model_copy(update=changes)
+    axes = scenario.axes.model_copy(update={"tool_calls_per_turn": budget})
+    scenario = scenario.model_copy(update={"axes": axes, **changes})
     return await hub.open(scenario, default=True)
 
 

@@ -459,15 +459,14 @@ async def test_episodes_played_through_the_server_verify(hub, tmp_path):
     async with Client(create_server(hub, episode_id=pd.episode_id)) as client:
         await client.call_tool("get_conversation", {})
         ids = [r.product_id for r in pd.scenario.goal.ideal]
-        for pid in ids:
-            await client.call_tool("get_product", {"product_id": pid})
+        await client.call_tool("compare_products", {"product_ids": ids})  # one lookup: within any budget
         await client.call_tool("respond_to_customer", {"message": "Here.", "recommended_product_ids": ids,
                                                        "done": True})
     scenario, a, b, _ = cart_scenario(hub.catalog)
     cart = await hub.open(scenario)
     async with Client(create_server(hub, episode_id=cart.episode_id)) as client:
+        await client.call_tool("compare_products", {"product_ids": [a.product_id, b.product_id]})
         for item in (a, b):
-            await client.call_tool("get_product", {"product_id": item.product_id})
             await client.call_tool("add_to_cart", {"product_id": item.product_id, "quantity": item.quantity})
         await client.call_tool("respond_to_customer", {"message": "Done.", "done": True})
     for episode in (pd, cart):

@@ -13,7 +13,8 @@ from collections import Counter
 from dataclasses import dataclass
 
 from scenarios.models import Axes
-from verifier.transcript import CONVERSATIONAL_TOOLS, Transcript, succeeded, turn_of
+from scenarios.budget import LOOKUP_TOOLS
+from verifier.transcript import Transcript, succeeded, turn_of
 
 FREE_REPLY_TAGS = frozenset({"confirm", "clarify"})
 
@@ -41,7 +42,8 @@ def efficiency(transcript: Transcript, axes: Axes) -> Efficiency:
         r_eff = 1.0 if effective <= 1 else -1.0
     else:
         r_eff = max(-1.0, min(1.0, 1 - 2 * (effective - 1) / (axes.max_turns - 1)))
-    per_turn = Counter(turn_of(c) for c in transcript.tool_calls if c["tool"] not in CONVERSATIONAL_TOOLS)
+    # Lookup attempts per turn, refused ones included: the server refuses those beyond the budget.
+    per_turn = Counter(turn_of(c) for c in transcript.tool_calls if c["tool"] in LOOKUP_TOOLS)
     over = sum(max(0, n - axes.tool_calls_per_turn) for n in per_turn.values())
     errors = sum(1 for c in transcript.tool_calls if not succeeded(c))
     return Efficiency(r_eff=r_eff, turns=turns, free_turns=free, effective_turns=effective,

@@ -7,7 +7,7 @@ from scenarios.models import CartGoal
 
 
 async def play(shop: ShopSession, goal: CartGoal) -> None:
+    await shop.call("compare_products", product_ids=[item.product_id for item in goal.items])
     for item in goal.items:
-        await shop.call("get_product", product_id=item.product_id)
         await shop.call("add_to_cart", product_id=item.product_id, quantity=item.quantity)
     await shop.call("respond_to_customer", message="Everything you asked for is in your cart.")

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from mcp_server.errors import NotFound, ShopError
 from mcp_server.episode import Episode
-from mcp_server.models import ProductCard, ProductDetails, SearchResults, VariantOption
+from mcp_server.models import ProductCard, ProductComparison, ProductDetails, SearchResults, VariantOption
 from scenarios.catalog.reader import Product
+from scenarios.rng import make_rng
 from scenarios.catalog.text import (attribute_token, brand_token, category_token, match_expression,
                                     query_words)
 from scenarios.taxonomy import CATEGORY_BY_ID, category
@@ -83,31 +84,66 @@ async def search_catalog(ep: Episode, *, query: str, category_id: str | None, br
         where.append("COALESCE(s.stock, p.stock) > 0")
     filters = (" AND " + " AND ".join(where)) if where else ""
 
+    depth = ep.scenario.axes.search_top_k
     products = await _run_search(ep, match_expression(words, facets) if (words or facets) else None,
-                                 filters, args, limit)
+                                 filters, args, limit, depth)
     note = None
     if not products and len(words) > 1:
         # No product has every word: fall back to any word (filters still apply).
         relaxed = "(" + " OR ".join(f'"{w}"' for w in words) + ")"
         if facets:
             relaxed += " AND " + match_expression([], facets)
-        products = await _run_search(ep, relaxed, filters, args, limit)
+        products = await _run_search(ep, relaxed, filters, args, limit, depth)
         note = "no product matched every word of the query; showing products matching some of them"
+    products = _perturb(ep, products, words, facets, filters, args)
     return SearchResults(results=[card(p) for p in products], note=note)
 
 
-async def _run_search(ep: Episode, match: str | None, filters: str, args: list, limit: int) -> list[Product]:
+async def _run_search(ep: Episode, match: str | None, filters: str, args: list, limit: int,
+                      depth: int) -> list[Product]:
     # Rows are stored in featured order, so ordering by rowid streams the best matches
-    # first instead of sorting every hit (see scenarios/catalog/generate.py).
+    # first instead of sorting every hit (see scenarios/catalog/generate.py). Search depth
+    # (an axis of difficulty): only the first `depth` matches of the words and facets are
+    # looked at; price, rating, shipping and stock filters then apply to those.
     if match is None:
-        sql = f"SELECT {_COLUMNS} FROM cat.products p {_STOCK_JOIN} WHERE 1{filters} ORDER BY p.rowid LIMIT ?"
-        params = [*args, limit]
+        source = "(SELECT rowid FROM cat.products ORDER BY rowid LIMIT ?)"
+        params: list = [depth]
     else:
-        sql = (f"SELECT {_COLUMNS} FROM cat.products_fts(?) f JOIN cat.products p ON p.rowid = f.rowid "
-               f"{_STOCK_JOIN} WHERE 1{filters} ORDER BY f.rowid LIMIT ?")
-        params = [match, *args, limit]
-    async with ep.db.execute(sql, params) as cur:
+        source = "(SELECT rowid FROM cat.products_fts(?) ORDER BY rowid LIMIT ?)"
+        params = [match, depth]
+    sql = (f"SELECT {_COLUMNS} FROM {source} f JOIN cat.products p ON p.rowid = f.rowid {_STOCK_JOIN} "
+           f"WHERE 1{filters} ORDER BY f.rowid LIMIT ?")
+    async with ep.db.execute(sql, [*params, *args, limit]) as cur:
         return [Product.from_row(tuple(r)) for r in await cur.fetchall()]
+
+
+def _perturb(ep: Episode, products: list[Product], *query: object) -> list[Product]:
+    """Retrieval noise (an axis of difficulty): each neighbouring pair of results swaps with
+    probability ε. The same query in the same episode always gives the same order."""
+    noise = ep.scenario.axes.retrieval_noise
+    if noise <= 0 or len(products) < 2:
+        return products
+    rng = make_rng("retrieval-noise", ep.scenario.env_id, ep.scenario.seed, repr(query))
+    shuffled = list(products)
+    for i in range(len(shuffled) - 1):
+        if rng.random() < noise:
+            shuffled[i], shuffled[i + 1] = shuffled[i + 1], shuffled[i]
+    return shuffled
+
+
+async def compare_products(ep: Episode, product_ids: list[str]) -> ProductComparison:
+    unique = list(dict.fromkeys(pid.strip() for pid in product_ids))
+    details = []
+    missing = []
+    for product_id in unique:
+        try:
+            details.append(await get_product(ep, product_id))
+        except NotFound:
+            missing.append(product_id)
+    if missing:
+        raise NotFound(f"no product with ID {', '.join(repr(m) for m in missing)}; product IDs look like "
+                       f"'P12345678' and come from search_catalog or get_product results")
+    return ProductComparison(products=details)
 
 
 async def get_product(ep: Episode, product_id: str) -> ProductDetails:
