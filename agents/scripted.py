@@ -11,17 +11,11 @@
 from __future__ import annotations
 
 import random
-import re
 
-from agents.session import ShopSession, ToolFailed
+from agents import baselines
 from agents.oracles import play_for
+from agents.session import ShopSession
 from scenarios.models import Scenario
-from scenarios.taxonomy import SHOPPABLE_CATEGORIES
-
-_STOPWORDS = frozenset("""hi hello hey there good morning i i'm im shopping for looking can you recommend options
-option what would suggest could find me choices please show your top picks great be a an the and made by under
-rated at least stars delivered within days tomorrow it should in of with to is some need put these my cart add
-like order i'd m d s ll ve""".split())
 
 
 class OracleAgent:
@@ -48,46 +42,7 @@ class GreedyAgent:
 
     async def play(self, shop: ShopSession) -> None:
         conversation = await shop.call("get_conversation")
-        text = conversation["messages"][0]["text"]
-        if "cart" in text.lower() or "order" in text.lower():
-            await self._cart(shop, text)
-        else:
-            await self._recommend(shop, text)
-
-    async def _search(self, shop: ShopSession, text: str, limit: int) -> list[dict]:
-        lowered = text.lower()
-        category_id = next((c.id for c in SHOPPABLE_CATEGORIES if c.name.lower() in lowered), None)
-        words = [w for w in re.findall(r"[a-z0-9-]+", lowered) if w not in _STOPWORDS and not w.isdigit()]
-        if category_id:
-            words = [w for w in words if w not in category_id.replace("_", " ")]
-        try:
-            found = await shop.call("search_catalog", query=" ".join(words[:5]), category_id=category_id,
-                                    limit=limit)
-        except ToolFailed:
-            return []
-        return found["results"]
-
-    async def _recommend(self, shop: ShopSession, text: str) -> None:
-        ids = [p["product_id"] for p in await self._search(shop, text, 5)]
-        if ids:
-            await shop.call("respond_to_customer", message="Here are the best matches I found.",
-                            recommended_product_ids=ids)
-        else:
-            await shop.call("respond_to_customer", message="Sorry, I couldn't find anything.", done=True)
-
-    async def _cart(self, shop: ShopSession, text: str) -> None:
-        body = text.split(":", 1)[-1]
-        for part in re.split(r";| and ", body):
-            quantity = 1
-            if m := re.search(r"(\d+)\s*×", part):
-                quantity, part = int(m.group(1)), part[m.end():]
-            results = await self._search(shop, part, 1)
-            if results:
-                try:
-                    await shop.call("add_to_cart", product_id=results[0]["product_id"], quantity=quantity)
-                except ToolFailed:
-                    pass
-        await shop.call("respond_to_customer", message="I've added what I could find to your cart.")
+        await baselines.play(shop, conversation["messages"][0]["text"])
 
 
 class HallucinateAgent:

@@ -1,0 +1,47 @@
+"""The greedy baseline, one module per kind of request (`agents/baselines/<module>.py`).
+
+Greedy never reads the hidden goal: it guesses what the customer wants from the opening
+message (each module's `matches(text)`, tried in order), then plays that module's `play`:
+search the customer's words and act on the top results, with no questions asked.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+
+from agents.session import ShopSession, ToolFailed
+from scenarios.taxonomy import SHOPPABLE_CATEGORIES
+
+# Most specific first; product discovery is the catch-all.
+MODULES = (
+    "agents.baselines.cart",
+    "agents.baselines.product_discovery",
+)
+
+_STOPWORDS = frozenset("""hi hello hey there good morning i i'm im shopping for looking can you recommend options
+option what would suggest could find me choices please show your top picks great be a an the and made by under
+rated at least stars delivered within days tomorrow it should in of with to is some need put these my cart add
+like order i'd m d s ll ve""".split())
+
+
+async def play(shop: ShopSession, text: str) -> None:
+    for name in MODULES:
+        module = importlib.import_module(name)
+        if module.matches(text):
+            await module.play(shop, text)
+            return
+
+
+async def search_words(shop: ShopSession, text: str, limit: int) -> list[dict]:
+    """Search the content words of `text`, in the category it names if any."""
+    lowered = text.lower()
+    category_id = next((c.id for c in SHOPPABLE_CATEGORIES if c.name.lower() in lowered), None)
+    words = [w for w in re.findall(r"[a-z0-9-]+", lowered) if w not in _STOPWORDS and not w.isdigit()]
+    if category_id:
+        words = [w for w in words if w not in category_id.replace("_", " ")]
+    try:
+        found = await shop.call("search_catalog", query=" ".join(words[:5]), category_id=category_id, limit=limit)
+    except ToolFailed:
+        return []
+    return found["results"]
