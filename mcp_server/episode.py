@@ -106,7 +106,7 @@ class Episode:
         self.lookups_this_turn = 0
         self.say("assistant", message, submission=submission.model_dump(mode="json"))
         turn = self.customer.reply(message, submission, await self.world_view())
-        self.say("customer", turn.text, tag=turn.tag)
+        self.say("customer", turn.text, tag=turn.tag, **({"task": turn.task} if turn.task is not None else {}))
         if submission.done:
             self.mark_closed("agent_done")
         elif turn.tag == "done":

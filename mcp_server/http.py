@@ -1,6 +1,6 @@
 """The HTTP server: many episodes at once, each at its own URL path, plus a JSON control API.
 
-    POST   /episodes                     create one: {"env", "difficulty", "seed"} or {"scenario": {...}}
+    POST   /episodes                     create one: {"env" | "collection", "difficulty", "seed"} or {"scenario": {...}}
     GET    /episodes/{id}                its status
     DELETE /episodes/{id}                close it (files become final)
     *      /episodes/{id}/mcp            Streamable HTTP MCP endpoint of that episode
@@ -32,6 +32,8 @@ from mcp_server.errors import ShopError
 from mcp_server.hub import EpisodeHub
 from mcp_server.tools import EPISODE_HEADER, create_server
 from scenarios.difficulty import MAX_DIFFICULTY
+from scenarios.envs import collection
+from scenarios.rng import make_rng
 from scenarios.models import Scenario
 
 
@@ -39,9 +41,18 @@ class CreateEpisode(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     env: str | None = Field(None, description="Environment, e.g. 'pd' or 'pd-v1'.")
+    collection: str | None = Field(None, description="C1, C2, C4 or C8: the seed picks one of its environments.")
     difficulty: int = Field(0, ge=0, le=MAX_DIFFICULTY)
     seed: int = Field(0, ge=0)
     scenario: Scenario | None = None
+
+    def environment(self) -> str:
+        if self.env and self.collection:
+            raise ValueError("give either env or collection, not both")
+        if self.collection:
+            members = collection(self.collection)
+            return members[make_rng("collection", self.collection.upper(), self.seed).randrange(len(members))].env_id
+        return self.env or "pd"
 
 
 def security_settings(host: str, port: int) -> TransportSecuritySettings:
@@ -112,7 +123,7 @@ def create_http_app(hub: EpisodeHub, *, host: str = "127.0.0.1", port: int = 800
             return refused
         try:
             spec = CreateEpisode.model_validate_json(await request.body())
-            scenario = spec.scenario or hub.generate(spec.env or "pd", spec.difficulty, spec.seed)
+            scenario = spec.scenario or hub.generate(spec.environment(), spec.difficulty, spec.seed)
             episode = await hub.open(scenario)
         except ValidationError as exc:
             return JSONResponse({"error": "invalid request",

@@ -79,7 +79,8 @@ class EpisodeHub:
                          scenario_sha256=scenario.sha256(), catalog_content_hash=scenario.catalog.content_hash,
                          max_turns=scenario.axes.max_turns)
         episode = Episode(episode_id, scenario, directory, db, self.catalog, transcript)
-        episode.say("customer", scenario.opening_message, tag="open")
+        opening_task = {"task": 0} if scenario.goal.kind == "journey" else {}
+        episode.say("customer", scenario.opening_message, tag="open", **opening_task)
         self.episodes[episode_id] = episode
         if default:
             self.default_id = episode_id

@@ -72,6 +72,21 @@ class PolicyClause(Frozen):
     text: str
 
 
+class PolicyRules(Frozen):
+    """The numbers of the conditional clauses that extend the base policy: membership tiers,
+    holiday and gift extensions, defective items, oversized items, price adjustments."""
+
+    plus_extension_days: int
+    premier_extension_days: int
+    plus_free_shipping_cents: int
+    holiday_extension_days: int
+    gift_extension_days: int
+    defect_extension_days: int
+    oversize_categories: tuple[str, ...]
+    oversize_surcharge_cents: int
+    price_adjustment_days: int
+
+
 class StorePolicy(Frozen):
     """The numbers the policy text is written from; tools and the verifier use these."""
 
@@ -82,6 +97,9 @@ class StorePolicy(Frozen):
     standard_shipping_cents: int
     restocking_fee_percent: int
     clauses: tuple[PolicyClause, ...]
+    # The conditional clauses (membership, holidays, gifts, defects ...) when the policy has them
+    # (`scenarios.policy.extend_policy`); left out of the JSON when absent.
+    rules: PolicyRules | None = Field(None, exclude_if=lambda v: v is None)
 
 
 class Axes(Frozen):
@@ -169,6 +187,10 @@ class SubstitutionGoal(Frozen):
     items_to_recommend: int
     similarity_weight: float = Field(description="λ = clip(0.4 + 0.05·d, 0.4, 0.8)")
     ideal: tuple[RankedProduct, ...]
+    # How the customer names the sold-out product (never by ID), and whether the opening does
+    # so by its title (else only vaguely, "the Anker charger I looked at"; the title on asking).
+    original_title: str = ""
+    original_stated: bool = True
 
 
 class ReturnGoal(Frozen):
@@ -181,6 +203,10 @@ class ReturnGoal(Frozen):
     reason: str
     replacement: tuple[Constraint, ...] | None = Field(
         None, description="Constraints a replacement must meet, when the customer wants one.")
+    # Details the opening message leaves out; the customer adds one each time it is asked.
+    details: tuple[str, ...] = ()
+    # An in-stock product meeting every replacement constraint: the replacement is feasible.
+    replacement_product_id: str | None = None
 
 
 class StatusGoal(Frozen):
@@ -202,6 +228,9 @@ class PolicyGoal(Frozen):
     answer: str = Field(description="The expected answer: a number (as text) or a category word.")
     accepted: tuple[str, ...] = Field(default=(), description="Other spellings accepted for a categorical answer.")
     clause_ids: tuple[str, ...] = Field(default=(), description="The policy clauses the answer depends on.")
+    # `question` holds every detail; the opening leaves these out and the customer adds one each
+    # time it is asked.
+    unstated: tuple[str, ...] = ()
 
 
 class BundleGoal(Frozen):
@@ -211,6 +240,10 @@ class BundleGoal(Frozen):
     project: str
     categories: tuple[str, ...]
     budget_cents: int | None = None
+    # Categories the opening message leaves out; the customer names one each time it is asked.
+    unstated: tuple[str, ...] = ()
+    # One in-stock product per category (same order), within budget: the goal is feasible.
+    reference_product_ids: tuple[str, ...] = ()
 
 
 class JourneyGoal(Frozen):

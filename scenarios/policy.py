@@ -1,10 +1,19 @@
-"""The store's policy base: a few numbers drawn per scenario, and the clauses written from them."""
+"""The store's policy base: a few numbers drawn per scenario, and the clauses written from them.
+
+`make_policy` draws the base every environment uses; `extend_policy` adds the conditional
+clauses (membership tiers, holiday and gift extensions, defects, oversized items, price
+adjustments) whose combinations make multi-clause policy questions. The rule functions below
+apply the clauses exactly as their text says, so a question's answer is computed, not typed.
+"""
 
 from __future__ import annotations
 
 import random
+import re
 
-from scenarios.models import PolicyClause, StorePolicy
+from scenarios.catalog.text import query_words
+from scenarios.models import PolicyClause, PolicyGoal, PolicyRules, StorePolicy
+from scenarios.taxonomy import category
 
 
 def make_policy(rng: random.Random) -> StorePolicy:
@@ -50,3 +59,159 @@ def make_policy(rng: random.Random) -> StorePolicy:
         restocking_fee_percent=fee,
         clauses=clauses,
     )
+
+
+# --- searching the clauses (the search_policies tool) --------------------------------------
+
+_STOPWORDS = frozenset("""a an the i i'm im my me to of in on for and or is are be it its can do does did how
+what when which who will would you your we our us with at by from this that as if have has i've get""".split())
+
+
+def _stem(word: str) -> str:
+    """A crude stem so that "pillows", "returned" and "returning" meet "pillow" and "return"."""
+    for suffix in ("ing", "ed", "s"):
+        if len(word) > len(suffix) + 2 and word.endswith(suffix):
+            return word[:-len(suffix)]
+    return word
+
+
+def _terms(text: str, max_words: int) -> set[str]:
+    return {_stem(w) for w in query_words(text, max_words=max_words) if w not in _STOPWORDS}
+
+
+def rank_clauses(clauses: tuple[PolicyClause, ...], query: str) -> list[PolicyClause]:
+    """Clauses sharing a word with `query`, best first: each shared word counts 1/(number of
+    clauses having it), so "pillow" says more than "return"; ties keep the policy's order.
+    An empty query (or one of stop words only) lists every clause."""
+    words = _terms(query, 60)
+    texts = [_terms(f"{c.topic} {c.title} {c.text}", 400) for c in clauses]
+    spread = {w: sum(w in t for t in texts) for w in words}
+    scored = []
+    for order, (clause, text) in enumerate(zip(clauses, texts)):
+        score = sum(1 / spread[w] for w in words if w in text)
+        if score or not words:
+            scored.append((-score, order, clause))
+    scored.sort(key=lambda s: s[:2])
+    return [clause for _, _, clause in scored]
+
+
+OVERSIZE_CATEGORIES = ("desks", "office_chairs", "tents", "vacuums")
+TIERS = ("Plus", "Premier")
+
+
+def extend_policy(rng: random.Random, policy: StorePolicy) -> StorePolicy:
+    """`policy` with the conditional clauses added. The numbers are drawn even when `policy`
+    already has them (then it is returned as is), so later draws never depend on it."""
+    plus = rng.choice((7, 10, 15))
+    premier = plus + rng.choice((5, 10, 15))
+    plus_threshold = round(policy.free_shipping_threshold_cents * rng.choice((0.5, 0.6, 0.7)) / 100) * 100
+    rules = PolicyRules(
+        plus_extension_days=plus, premier_extension_days=premier, plus_free_shipping_cents=plus_threshold,
+        holiday_extension_days=rng.choice((14, 21, 30)), gift_extension_days=rng.choice((7, 14, 30)),
+        defect_extension_days=rng.choice((30, 60, 90)), oversize_categories=OVERSIZE_CATEGORIES,
+        oversize_surcharge_cents=rng.choice((1999, 2499, 2999, 3999)), price_adjustment_days=rng.choice((7, 14, 30)),
+    )
+    if policy.rules is not None:
+        return policy
+    adds = "These extra days add to any other extension."
+    clauses = (
+        PolicyClause(policy_id="POL-MEMBERSHIP", topic="membership", title="Membership benefits",
+                     text=f"Verishop Plus members get {rules.plus_extension_days} extra days on the return window "
+                          f"of every returnable item, and Verishop Premier members get "
+                          f"{rules.premier_extension_days} extra days. {adds} Plus members get free standard "
+                          f"shipping on purchases of ${rules.plus_free_shipping_cents / 100:.2f} or more; Premier "
+                          f"members get free standard shipping on every purchase."),
+        PolicyClause(policy_id="POL-HOLIDAY", topic="returns", title="Holiday returns",
+                     text=f"Items delivered between November 1 and December 24 get {rules.holiday_extension_days} "
+                          f"extra days on their return window. {adds}"),
+        PolicyClause(policy_id="POL-GIFTS", topic="returns", title="Gift returns",
+                     text=f"Items bought as gifts get {rules.gift_extension_days} extra days on their return "
+                          f"window. {adds} Gift returns are refunded as store credit instead of to the original "
+                          f"payment method."),
+        PolicyClause(policy_id="POL-DEFECTS", topic="returns", title="Defective items",
+                     text=f"An item that arrives defective gets {rules.defect_extension_days} extra days on its "
+                          f"return window. {adds} Defective final-sale items can be returned within "
+                          f"{rules.defect_extension_days} days of delivery. No restocking fee applies to defective "
+                          f"items."),
+        PolicyClause(policy_id="POL-OVERSIZE", topic="shipping", title="Oversized items",
+                     text=f"Desks, office chairs, tents and vacuum cleaners are oversized: each one adds a "
+                          f"${rules.oversize_surcharge_cents / 100:.2f} surcharge to shipping, even when standard "
+                          f"shipping is free."),
+        PolicyClause(policy_id="POL-PRICE-ADJUST", topic="refunds", title="Price adjustments",
+                     text=f"If an item's price drops within {rules.price_adjustment_days} days of delivery, we "
+                          f"refund the difference on request."),
+    )
+    return policy.model_copy(update={"clauses": policy.clauses + clauses, "rules": rules})
+
+
+def return_window(policy: StorePolicy, category_id: str, *, tier: str | None = None, holiday: bool = False,
+                  gift: bool = False, defective: bool = False) -> int | None:
+    """Days after delivery within which an item can be returned under every clause (None: never).
+    Final-sale items take no extensions: only a defect makes them returnable."""
+    rules = policy.rules
+    if (tier or holiday or gift or defective) and rules is None:
+        raise ValueError("this policy has no conditional clauses (see extend_policy)")
+    if category_id in policy.final_sale_categories:
+        return rules.defect_extension_days if defective and rules else None
+    days = (policy.electronics_return_window_days if category(category_id).department == "Electronics"
+            else policy.return_window_days)
+    if rules is not None:
+        days += {"Plus": rules.plus_extension_days, "Premier": rules.premier_extension_days}.get(tier or "", 0)
+        days += rules.holiday_extension_days * holiday + rules.gift_extension_days * gift
+        days += rules.defect_extension_days * defective
+    return days
+
+
+def shipping_cents(policy: StorePolicy, subtotal_cents: int, *, tier: str | None = None,
+                   oversize_items: int = 0) -> int:
+    """What shipping costs for a purchase: standard unless a threshold or tier makes it free,
+    plus the oversize surcharge per oversized item."""
+    rules = policy.rules
+    free = subtotal_cents >= policy.free_shipping_threshold_cents
+    if rules is not None:
+        free = free or tier == "Premier" or (tier == "Plus" and subtotal_cents >= rules.plus_free_shipping_cents)
+        surcharge = rules.oversize_surcharge_cents * oversize_items
+    else:
+        surcharge = 0
+    return (0 if free else policy.standard_shipping_cents) + surcharge
+
+
+def refund_cents(policy: StorePolicy, price_cents: int, *, opened_electronics: bool, defective: bool) -> int:
+    """The refund for a returned item after any restocking fee."""
+    if opened_electronics and not defective:
+        return price_cents - round(price_cents * policy.restocking_fee_percent / 100)
+    return price_cents
+
+
+# --- scoring an answer (shared by the customer and the verifier) --------------------------
+
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+
+
+def first_number(text: str) -> float | None:
+    """The first number in `text` ("$1,234.50 in total" -> 1234.5), or None."""
+    match = _NUMBER.search(re.sub(r"(?<=\d),(?=\d{3})", "", text))
+    return float(match.group()) if match else None
+
+
+def normalise(text: str) -> str:
+    """Lowercase words without punctuation: "No." and "no" read the same."""
+    return " ".join(re.findall(r"[a-z0-9]+", text.lower()))
+
+
+def answer_reward(goal: PolicyGoal, text: str | None) -> float:
+    """Numeric: ρ = (min(|x|,|y|)/max(|x|,|y|))^4 and r = 2ρ − 1, x the first number of the
+    answer (none: −1). Categorical: +1 for the answer or an accepted synonym after
+    `normalise`, else −1."""
+    if text is None or not text.strip():
+        return -1.0
+    if goal.answer_kind == "categorical":
+        accepted = {normalise(goal.answer), *(normalise(a) for a in goal.accepted)}
+        return 1.0 if normalise(text) in accepted else -1.0
+    x = first_number(text)
+    if x is None:
+        return -1.0
+    y = abs(float(goal.answer))
+    x = abs(x)
+    rho = 1.0 if max(x, y) == 0 else (min(x, y) / max(x, y)) ** 4
+    return 2 * rho - 1

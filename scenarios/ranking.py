@@ -71,3 +71,46 @@ def ndcg(relevances: list[float], ideal: list[float]) -> float:
     dcg = sum(rel / math.log2(i + 2) for i, rel in enumerate(relevances))
     idcg = sum(rel / math.log2(i + 2) for i, rel in enumerate(ideal))
     return 0.0 if idcg <= 0 else min(1.0, dcg / idcg)
+
+
+# --- substitution (SUB): similarity to a sold-out original --------------------------------
+
+SIM_WEIGHTS = {"attributes": 0.5, "brand": 0.25, "price": 0.25}
+MAX_SUBSTITUTES = 20_000
+
+
+def similarity(p: Product, original: Product) -> float:
+    """How close `p` is to `original`: the share of the original's attributes `p` has, the same
+    brand, and price closeness (1 at the same price, 0 at half or double it), weighted 2:1:1."""
+    attrs = (sum(p.attrs.get(k) == v for k, v in original.attrs.items()) / len(original.attrs)
+             if original.attrs else 1.0)
+    price = max(0.0, 1 - abs(math.log(p.price_cents / original.price_cents)) / math.log(2))
+    return round(SIM_WEIGHTS["attributes"] * attrs + SIM_WEIGHTS["brand"] * (p.brand == original.brand)
+                 + SIM_WEIGHTS["price"] * price, 6)
+
+
+def substitute_relevance(p: Product, original: Product, constraints: tuple[Constraint, ...],
+                         similarity_weight: float) -> float:
+    """rel = λ·sim(p, original) + (1 − λ)·share of constraints met; 0 for another category or the
+    original itself. Stock is the caller's business (a sold-out product is worth nothing)."""
+    if p.category_id != original.category_id or p.product_id == original.product_id:
+        return 0.0
+    met = sum(satisfies(p, c) for c in constraints) / len(constraints) if constraints else 1.0
+    return round(similarity_weight * similarity(p, original) + (1 - similarity_weight) * met, 6)
+
+
+def substitutes(catalog: CatalogReader, original: Product) -> list[Product]:
+    """The candidates for replacing `original`: the other products of its category, featured order."""
+    where, args = feasible_sql((Constraint(kind="category", value=original.category_id),))
+    return [p for p in feasible_products(catalog, where, args, limit=MAX_SUBSTITUTES)
+            if p.product_id != original.product_id]
+
+
+def substitute_ranking(candidates: list[Product], original: Product, constraints: tuple[Constraint, ...],
+                       similarity_weight: float, stock: dict[str, int]) -> list[RankedProduct]:
+    """In-stock candidates (episode stock applied) by relevance, best first (ties by ID)."""
+    ranked = [RankedProduct(product_id=p.product_id,
+                            utility=substitute_relevance(p, original, constraints, similarity_weight))
+              for p in candidates if stock.get(p.product_id, p.stock) > 0]
+    ranked.sort(key=lambda r: (-r.utility, r.product_id))
+    return ranked

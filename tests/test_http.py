@@ -281,3 +281,22 @@ async def test_sse_transport(server: Server) -> None:
             assert set(r.structured_content) == {"today", "weekday"}
     calls = [e for e in transcript(Path(ep["run_dir"])) if e["event"] == "tool_call"]
     assert [c["tool"] for c in calls] == ["get_current_date"]
+
+
+async def test_a_collection_picks_one_of_its_environments_by_seed(server: Server) -> None:
+    from scenarios.envs import collection
+
+    members = {spec.env_id for spec in collection("C8")}
+    seen = set()
+    for seed in range(12):
+        ep = await create_episode(server, collection="C8", difficulty=2, seed=seed)
+        assert ep["env_id"] in members
+        seen.add(ep["env_id"])
+        again = await create_episode(server, collection="c8", difficulty=2, seed=seed)
+        assert again["env_id"] == ep["env_id"] and again["opening_message"] == ep["opening_message"]
+    assert len(seen) > 1
+    async with control(server) as http:
+        r = await http.post("/episodes", json={"collection": "C3"})
+        assert r.status_code == 400 and "unknown collection" in r.json()["error"]
+        r = await http.post("/episodes", json={"collection": "C1", "env": "pd"})
+        assert r.status_code == 400 and "either env or collection" in r.json()["error"]

@@ -3,7 +3,8 @@
     total = clip(w_task·r_task + w_eff·r_eff + w_hall·r_hall, −1, 1)
 
 r_task comes from the goal kind's check (`verifier.checks`), r_eff from `efficiency`, r_hall
-from `hallucination`. A safety violation overrides everything: total −1, not solved.
+from `hallucination` (1 rather than 0 when no ID was used in a task that needs none, like a
+policy answer: `TaskScore.needs_ids`). A safety violation overrides everything: total −1, not solved.
 """
 
 from __future__ import annotations
@@ -29,15 +30,16 @@ def score_episode(ep: Episode, weights: Weights = Weights(), options: Options = 
     task = check(ep, options)
     eff = efficiency(ep.transcript, ep.scenario.axes)
     hall = hallucination(ep.transcript)
+    r_hall = hall.r_hall if hall.used or task.needs_ids else 1.0
     hard_fail = safety_violation(ep)
-    total = max(-1.0, min(1.0, weights.task * task.r_task + weights.eff * eff.r_eff + weights.hall * hall.r_hall))
+    total = max(-1.0, min(1.0, weights.task * task.r_task + weights.eff * eff.r_eff + weights.hall * r_hall))
     breakdown = [
         *task.checks,
         Check(name="efficiency", expected={"max_turns": ep.scenario.axes.max_turns},
               found={"turns": eff.turns, "free_turns": eff.free_turns, "effective_turns": eff.effective_turns},
               passed=eff.effective_turns <= 1, score=_r(eff.r_eff)),
         Check(name="hallucination", expected=[], found=hall.hallucinated, passed=not hall.hallucinated,
-              score=_r(hall.r_hall)),
+              score=_r(r_hall)),
         Check(name="safety", expected=None, found=hard_fail, passed=hard_fail is None),
     ]
     if hard_fail is not None:
@@ -45,7 +47,7 @@ def score_episode(ep: Episode, weights: Weights = Weights(), options: Options = 
     scenario = ep.scenario
     return Reward(
         episode_id=ep.episode_id, env_id=scenario.env_id, difficulty=scenario.difficulty, seed=scenario.seed,
-        verdict="scored", r_task=_r(task.r_task), r_eff=_r(eff.r_eff), r_hall=_r(hall.r_hall), total=_r(total),
+        verdict="scored", r_task=_r(task.r_task), r_eff=_r(eff.r_eff), r_hall=_r(r_hall), total=_r(total),
         is_correct=task.is_correct and hard_fail is None, hard_fail=hard_fail, breakdown=breakdown,
         turns=eff.turns, tool_calls=eff.tool_calls, tool_errors=eff.tool_errors,
         calls_over_budget=eff.calls_over_budget, close_reason=ep.transcript.closed.get("reason"), weights=weights,

@@ -15,7 +15,12 @@ from scenarios.taxonomy import SHOPPABLE_CATEGORIES
 
 # Most specific first; product discovery is the catch-all.
 MODULES = (
+    "agents.baselines.returns",
+    "agents.baselines.order_status",
     "agents.baselines.cart",
+    "agents.baselines.bundle",
+    "agents.baselines.policy",
+    "agents.baselines.substitution",
     "agents.baselines.product_discovery",
 )
 

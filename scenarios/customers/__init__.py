@@ -57,8 +57,8 @@ class SimulatedCustomer:
         goal = self.scenario.goal
         turn = behaviour(goal.kind)(self.state, goal, message, submission, world or WorldView())
         if not turn.ends_episode and self.state.turns_taken >= self.scenario.axes.max_turns:
-            turn = CustomerTurn("I've run out of time for this, thanks anyway. Bye.", "quit")
-        return CustomerTurn(add_typos(self.state.rng, turn.text, self.scenario.axes.p_noise), turn.tag)
+            turn = CustomerTurn("I've run out of time for this, thanks anyway. Bye.", "quit", turn.task)
+        return CustomerTurn(add_typos(self.state.rng, turn.text, self.scenario.axes.p_noise), turn.tag, turn.task)
 
 
 __all__ = ["CustomerState", "CustomerTurn", "SimulatedCustomer", "WorldView", "behaviour"]

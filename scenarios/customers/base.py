@@ -17,6 +17,8 @@ ProductLookup = Callable[[str], Product | None]
 class CustomerTurn:
     text: str
     tag: CustomerTag
+    # In a journey, the request this message belongs to (0-based); None elsewhere.
+    task: int | None = None
 
     @property
     def ends_episode(self) -> bool:

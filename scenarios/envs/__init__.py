@@ -32,6 +32,12 @@ REGISTRY: dict[str, EnvSpec] = {
     for spec in (
         EnvSpec("pd-v1", "pd", "Product discovery", "scenarios.envs.product_discovery"),
         EnvSpec("cart-v1", "cart", "Cart building", "scenarios.envs.cart"),
+        EnvSpec("sub-v1", "sub", "Substitution", "scenarios.envs.substitution"),
+        EnvSpec("policy-v1", "policy", "Store policy questions", "scenarios.envs.policy"),
+        EnvSpec("return-v1", "return", "Returns", "scenarios.envs.returns"),
+        EnvSpec("status-v1", "status", "Order status", "scenarios.envs.order_status"),
+        EnvSpec("bundle-v1", "bundle", "Project bundle", "scenarios.envs.bundle"),
+        EnvSpec("journey-v1", "journey", "Multi-intent journey", "scenarios.envs.journey"),
     )
 }
 

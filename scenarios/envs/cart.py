@@ -10,16 +10,14 @@ from __future__ import annotations
 import math
 import random
 import re
-from datetime import timedelta
 
 from scenarios.catalog.generate import product_id
 from scenarios.catalog.reader import CatalogReader, Product
 from scenarios.difficulty import axes_for
-from scenarios.envs.product_discovery import EPOCH
-from scenarios.household import make_browsing_history, make_customer, make_order_history
+from scenarios.envs.shared import SharedWorld, pick_customer, pick_policy, pick_today
+from scenarios.household import make_browsing_history, make_order_history
 from scenarios.models import CartGoal, CartItem, ExtraProduct, Scenario
 from scenarios.noise import add_typos
-from scenarios.policy import make_policy
 from scenarios.prompts import SYSTEM_PROMPT
 from scenarios.rng import make_rng
 from scenarios.taxonomy import SHOPPABLE_CATEGORIES, category
@@ -69,10 +67,11 @@ def synthesize_variants(rng: random.Random, catalog: CatalogReader, base: Produc
     return extras
 
 
-def generate(difficulty: int, seed: int, catalog: CatalogReader) -> Scenario:
+def generate(difficulty: int, seed: int, catalog: CatalogReader,
+             shared: SharedWorld | None = None) -> Scenario:
     rng = make_rng("scenario", ENV_ID, difficulty, seed)
     axes = axes_for(difficulty)
-    today = EPOCH + timedelta(days=rng.randrange(365))
+    today = pick_today(rng, shared)
     n_items = min(5, 1 + difficulty // 3)
     p_variant = _sigmoid((difficulty - 2) / 1.5)
     p_quantity = min(0.5, 0.1 * difficulty)
@@ -99,10 +98,10 @@ def generate(difficulty: int, seed: int, catalog: CatalogReader) -> Scenario:
             items.append(CartItem(product_id=base.product_id, quantity=quantity, description=base.title))
     return Scenario(
         env_id=ENV_ID, difficulty=difficulty, seed=seed, today=today, catalog=catalog.ref(), axes=axes,
-        customer=make_customer(rng, today),
+        customer=pick_customer(rng, today, shared),
         orders=make_order_history(rng, catalog, today, axes.order_history),
         browsing_history=make_browsing_history(rng, catalog, None),
-        stock_changes=(), extra_products=tuple(extras), policy=make_policy(rng), system_prompt=SYSTEM_PROMPT,
+        stock_changes=(), extra_products=tuple(extras), policy=pick_policy(rng, shared), system_prompt=SYSTEM_PROMPT,
         opening_message=add_typos(rng, rng.choice(_OPENINGS).format(items=_list(items)), axes.p_noise),
         goal=CartGoal(items=tuple(items)),
     )

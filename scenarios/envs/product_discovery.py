@@ -8,22 +8,21 @@ from __future__ import annotations
 
 import math
 import random
-from datetime import date, timedelta
 
 from scenarios.catalog.reader import CatalogReader, Product
 from scenarios.constraints import describe
 from scenarios.difficulty import axes_for, numeric_slack
-from scenarios.household import make_browsing_history, make_customer, make_order_history
+from scenarios.envs.shared import EPOCH, SharedWorld, pick_customer, pick_policy, pick_today
+from scenarios.household import make_browsing_history, make_order_history
 from scenarios.models import Constraint, ProductDiscoveryGoal, Scenario, StockChange
 from scenarios.noise import add_typos
-from scenarios.policy import make_policy
 from scenarios.ranking import feasible, ideal_ranking, make_persona
 from scenarios.prompts import SYSTEM_PROMPT
 from scenarios.rng import make_rng
 from scenarios.taxonomy import DENIED_CATEGORY_IDS, category
 
 ENV_ID = "pd-v1"
-EPOCH = date(2026, 1, 1)
+__all__ = ["ENV_ID", "EPOCH", "generate"]
 
 _GREETINGS = ("Hi!", "Hello,", "Hey there.", "Good morning!", "Hi there,")
 _ASKS = ("Can you recommend {k} good options?", "What would you suggest? {k} options would be great.",
@@ -53,10 +52,11 @@ def opening_message(rng: random.Random, constraints: tuple[Constraint, ...], k: 
     return add_typos(rng, text, p_noise)
 
 
-def generate(difficulty: int, seed: int, catalog: CatalogReader) -> Scenario:
+def generate(difficulty: int, seed: int, catalog: CatalogReader,
+             shared: SharedWorld | None = None) -> Scenario:
     rng = make_rng("scenario", ENV_ID, difficulty, seed)
     axes = axes_for(difficulty)
-    today = EPOCH + timedelta(days=rng.randrange(365))
+    today = pick_today(rng, shared)
     anchor = catalog.random_product(rng, deny=DENIED_CATEGORY_IDS)
 
     picked = rng.sample(candidate_constraints(anchor, difficulty, rng),
@@ -85,11 +85,11 @@ def generate(difficulty: int, seed: int, catalog: CatalogReader) -> Scenario:
         today=today,
         catalog=catalog.ref(),
         axes=axes,
-        customer=make_customer(rng, today),
+        customer=pick_customer(rng, today, shared),
         orders=make_order_history(rng, catalog, today, axes.order_history),
         browsing_history=make_browsing_history(rng, catalog, anchor.category_id),
         stock_changes=stock_changes,
-        policy=make_policy(rng),
+        policy=pick_policy(rng, shared),
         system_prompt=SYSTEM_PROMPT,
         opening_message=opening_message(rng, constraints, k, axes.p_noise),
         goal=ProductDiscoveryGoal(category_id=anchor.category_id, constraints=constraints,

@@ -4,11 +4,21 @@ with a `score(episode, options) -> TaskScore` function and one line here."""
 from __future__ import annotations
 
 from verifier.checks import cart, pd
+from verifier.checks import order_status, returns
+from verifier.checks import bundle
+from verifier.checks import journey
+from verifier.checks import policy, substitution
 from verifier.checks.base import Options, TaskCheck, TaskScore
 
 TASK_CHECKS: dict[str, TaskCheck] = {
     "product_discovery": pd.score,
     "cart": cart.score,
+    "substitution": substitution.score,
+    "policy": policy.score,
+    "return": returns.score,
+    "status": order_status.score,
+    "bundle": bundle.score,
+    "journey": journey.score,
 }
 
 __all__ = ["TASK_CHECKS", "Options", "TaskCheck", "TaskScore"]

@@ -21,6 +21,9 @@ class TaskScore:
     is_correct: bool
     checks: list[Check] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    # False for a task that needs no ID at all (a policy answer): an agent that used none is
+    # then clean (r_hall = 1) rather than idle (r_hall = 0, the rule where IDs are the work).
+    needs_ids: bool = True
 
 
 TaskCheck = Callable[[Episode, Options], TaskScore]

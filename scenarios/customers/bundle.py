@@ -1,0 +1,63 @@
+"""The bundle customer: names the project and some of what it needs, names one more thing each
+time it is asked, and checks a recommended bundle item by item: a product it cannot find or
+that is sold out, a category still missing, one it did not ask for, or the total over budget.
+It accepts once every category is covered by an in-stock product and the total fits."""
+
+from __future__ import annotations
+
+from scenarios.catalog.reader import Product
+from scenarios.customers.base import CustomerState, CustomerTurn, WorldView
+from scenarios.envs.bundle import dollars, say_category
+from scenarios.models import BundleGoal, Submission
+from scenarios.taxonomy import DENIED_CATEGORY_IDS
+
+
+def reply(state: CustomerState, goal: BundleGoal, message: str, sub: Submission, world: WorldView) -> CustomerTurn:
+    if sub.recommended_product_ids:
+        turn = _judge(state, goal, sub.recommended_product_ids)
+        if sub.done and turn.tag != "done":
+            return CustomerTurn(f"Wait, that's not everything I need: {turn.text} Never mind, bye.", "quit")
+        return turn
+    if sub.done:
+        return CustomerTurn("You haven't suggested anything yet... never mind, bye.", "quit")
+    if "?" in message:
+        return _answer_question(state, goal)
+    return CustomerTurn("Okay. What would you recommend?", "continue")
+
+
+def _answer_question(state: CustomerState, goal: BundleGoal) -> CustomerTurn:
+    for i, category_id in enumerate(goal.categories):
+        if category_id in goal.unstated and i not in state.revealed:
+            state.revealed.add(i)
+            return CustomerTurn(f"Oh right, I also need {say_category(category_id)}.", "clarify")
+    if goal.budget_cents is not None:
+        return CustomerTurn(f"No, that's everything. It all has to fit in {dollars(goal.budget_cents)}.", "confirm")
+    return CustomerTurn("No, that's everything I need.", "confirm")
+
+
+def _judge(state: CustomerState, goal: BundleGoal, ids: tuple[str, ...]) -> CustomerTurn:
+    unique = list(dict.fromkeys(pid.strip() for pid in ids))
+    products: list[Product] = []
+    for pid in unique:
+        product = state.lookup(pid)
+        if product is None:
+            return CustomerTurn(f"I can't find {pid} in your shop. Are you sure that's right?", "correct")
+        products.append(product)
+    for p in products:
+        if p.category_id in DENIED_CATEGORY_IDS:
+            return CustomerTurn(f"I'd never buy the {p.title}, please leave it out.", "correct")
+        if p.stock <= 0:
+            return CustomerTurn(f"The {p.title} is sold out. Is there one in stock?", "correct")
+    covered = {p.category_id for p in products}
+    for i, category_id in enumerate(goal.categories):
+        if category_id not in covered:
+            state.revealed.add(i)
+            return CustomerTurn(f"I still need {say_category(category_id)}.", "correct")
+    for p in products:
+        if p.category_id not in goal.categories:
+            return CustomerTurn(f"I don't need the {p.title} for my {goal.project}.", "correct")
+    cost = sum(p.price_cents for p in products)
+    if goal.budget_cents is not None and cost > goal.budget_cents:
+        return CustomerTurn(f"Altogether that's {dollars(cost)}, which is {dollars(cost - goal.budget_cents)} over "
+                            f"my budget of {dollars(goal.budget_cents)}.", "correct")
+    return CustomerTurn(f"That's everything I need for my {goal.project}. Thank you!", "done")

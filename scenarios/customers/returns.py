@@ -1,0 +1,89 @@
+"""The return customer: describes the item, tells one more detail each time the agent asks,
+objects when the agent names or returns the wrong item, asks for the return until it is
+started, then (if they want one) for a replacement that fits, and is done when both are right.
+
+It sees only the messages and its world (the returns started); it never says an order or
+line ID, and describes any item in its own words.
+"""
+
+from __future__ import annotations
+
+from scenarios.constraints import describe, describe_violation, satisfies, share_met
+from scenarios.customers.base import CustomerState, CustomerTurn, WorldView
+from scenarios.models import ReturnGoal, Submission
+
+
+def reply(state: CustomerState, goal: ReturnGoal, message: str, sub: Submission, world: WorldView) -> CustomerTurn:
+    target = (goal.order_id, goal.line_id)
+    if goal.replacement and sub.recommended_product_ids:
+        state.memory["replacement_problem"] = _replacement_problem(state, goal, sub.recommended_product_ids)
+    problem = _wrong_item(state, goal, sub, world)
+    if problem is not None:
+        return CustomerTurn(f"{problem} Never mind, bye.", "quit") if sub.done else CustomerTurn(problem, "correct")
+    if target not in world.returns:
+        if sub.done:
+            return CustomerTurn("You haven't started my return yet... Never mind, bye.", "quit")
+        if "?" in message:
+            return _answer(state, goal)
+        return CustomerTurn("Okay. Could you go ahead and start the return?", "continue")
+    problem = state.memory.get("replacement_problem", "Nothing recommended yet.")
+    if goal.replacement and problem is not None:
+        if sub.recommended_product_ids:
+            return CustomerTurn(f"{problem} Never mind, bye.", "quit") if sub.done else CustomerTurn(problem, "correct")
+        if sub.done:
+            return CustomerTurn("Thanks for the return, but I also wanted a replacement. Bye.", "quit")
+        if "?" in message:
+            return _answer(state, goal)
+        return CustomerTurn("Thanks, the return is started. What would you suggest as a replacement?", "continue")
+    return CustomerTurn("Perfect, that's everything I needed. Thank you!", "done")
+
+
+def _wrong_item(state: CustomerState, goal: ReturnGoal, sub: Submission, world: WorldView) -> str | None:
+    """What is wrong with the item the agent returned or named, in the customer's words."""
+    wrong = [r for r in world.returns if r != (goal.order_id, goal.line_id)]
+    if wrong:
+        return (f"You started a return for the {_title(state, wrong[-1][1])}, but that's not what I wanted to "
+                f"return. I meant {goal.description}.")
+    order_id, line_id = (sub.order_id or "").strip(), (sub.line_id or "").strip()
+    if order_id and order_id != goal.order_id:
+        return f"That's not the order I mean. I want to return {goal.description}."
+    if line_id and line_id != goal.line_id:
+        title = _title(state, line_id)
+        return f"Not the {title}: I want to return {goal.description}."
+    return None
+
+
+def _title(state: CustomerState, line_id: str) -> str:
+    """The customer knows their own items by name."""
+    titles = {line.line_id: line.title for order in state.scenario.orders for line in order.lines}
+    return titles.get(line_id, "item you mentioned")
+
+
+def _answer(state: CustomerState, goal: ReturnGoal) -> CustomerTurn:
+    """One more detail per question: about the item first, then about the replacement."""
+    told = state.memory.get("details_told", 0)
+    if told < len(goal.details):
+        state.memory["details_told"] = told + 1
+        return CustomerTurn(goal.details[told], "clarify")
+    for i, c in enumerate(goal.replacement or ()):
+        if not c.stated and i not in state.revealed:
+            state.revealed.add(i)
+            return CustomerTurn(f"For the replacement, it should be {describe(c)}.", "clarify")
+    return CustomerTurn(f"That's all I can tell you: I want to return {goal.description}.", "confirm")
+
+
+def _replacement_problem(state: CustomerState, goal: ReturnGoal, ids: tuple[str, ...]) -> str | None:
+    """None when one recommended product is in stock and meets every constraint, else the problem."""
+    constraints = goal.replacement or ()
+    products = [state.lookup(pid.strip()) for pid in ids]
+    known = [p for p in products if p is not None]
+    if not known:
+        return f"I can't find {ids[0]} in your shop. Are you sure that's right?"
+    if any(p.stock > 0 and all(satisfies(p, c) for c in constraints) for p in known):
+        return None
+    best = max(known, key=lambda p: share_met(p, constraints))
+    if all(satisfies(best, c) for c in constraints):
+        return f"The {best.title} is sold out. Anything in stock?"
+    i, c = next((i, c) for i, c in enumerate(constraints) if not satisfies(best, c))
+    state.revealed.add(i)
+    return f"As a replacement? Hmm, {describe_violation(best, c)}"

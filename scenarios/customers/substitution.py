@@ -1,0 +1,85 @@
+"""The substitution customer: names the sold-out product, answers questions about it and about
+unstated requirements, and judges proposed alternatives against the ones it would rank best.
+
+A list is accepted when it has as many alternatives as asked (or as exist), all in stock, and
+each at least as relevant as the least relevant of the ideal list; otherwise the customer
+names the first concrete problem: unknown, sold out, wrong kind of product, a requirement
+missed, or how it differs from the original.
+"""
+
+from __future__ import annotations
+
+from scenarios.catalog.reader import Product
+from scenarios.constraints import describe, describe_violation, satisfies
+from scenarios.customers.base import CustomerState, CustomerTurn, WorldView
+from scenarios.models import Submission, SubstitutionGoal
+from scenarios.ranking import substitute_relevance
+from scenarios.taxonomy import category
+
+# `state.revealed` index for the original's title (constraints use their own indices).
+_TITLE = -1
+
+
+def reply(state: CustomerState, goal: SubstitutionGoal, message: str, sub: Submission,
+          world: WorldView) -> CustomerTurn:
+    if sub.recommended_product_ids:
+        return _judge(state, goal, sub.recommended_product_ids)
+    if sub.done:
+        return CustomerTurn("You haven't suggested any alternative... never mind, bye.", "quit")
+    if "?" in message:
+        return _answer_question(state, goal)
+    return CustomerTurn("Okay. What would you suggest instead?", "continue")
+
+
+def _answer_question(state: CustomerState, goal: SubstitutionGoal) -> CustomerTurn:
+    if not goal.original_stated and _TITLE not in state.revealed:
+        state.revealed.add(_TITLE)
+        return CustomerTurn(f"It was the {goal.original_title}.", "clarify")
+    for i, c in enumerate(goal.constraints):
+        if not c.stated and i not in state.revealed:
+            state.revealed.add(i)
+            return CustomerTurn(f"Good question. It should be {describe(c)}.", "clarify")
+    return CustomerTurn("No, that's everything. What do you suggest?", "confirm")
+
+
+def _judge(state: CustomerState, goal: SubstitutionGoal, ids: tuple[str, ...]) -> CustomerTurn:
+    unique = list(dict.fromkeys(ids))[:goal.items_to_recommend]
+    products = [state.lookup(pid) for pid in unique]
+    for pid, p in zip(unique, products):
+        if p is None:
+            return CustomerTurn(f"I can't find {pid} in your shop. Are you sure that's right?", "correct")
+    known = [p for p in products if p is not None]
+    noun = category(goal.category_id).name.lower()
+    for p in known:
+        if p.product_id == goal.original_product_id:
+            return CustomerTurn(f"The {p.title} is the one that's sold out. I need something else.", "correct")
+        if p.stock <= 0:
+            return CustomerTurn(f"The {p.title} is sold out too. Anything in stock?", "correct")
+        if p.category_id != goal.category_id:
+            return CustomerTurn(f"The {p.title} isn't one of the {noun} I'm after.", "correct")
+    wanted = min(goal.items_to_recommend, len(goal.ideal))
+    if len(known) < wanted:
+        return CustomerTurn(f"Could you give me {wanted} options to choose from? I only see {len(known)}.", "correct")
+    original = state.lookup(goal.original_product_id)
+    bar = min((r.utility for r in goal.ideal), default=0.0)
+    for p in known:
+        if original is None or substitute_relevance(p, original, goal.constraints, goal.similarity_weight) >= bar:
+            continue
+        for i, c in enumerate(goal.constraints):
+            if not satisfies(p, c):
+                state.revealed.add(i)
+                return CustomerTurn(f"Hmm, the {p.title}: {describe_violation(p, c)}", "correct")
+        return CustomerTurn(_difference(p, original), "correct")
+    return CustomerTurn("These look like great replacements. Thanks, that's all I needed!", "done")
+
+
+def _difference(p: Product, original: Product) -> str:
+    """How `p` differs from the original, in the customer's words."""
+    for name, value in sorted(original.attrs.items()):
+        if p.attrs.get(name) != value:
+            return (f"The {p.title} has {name.replace('_', ' ')} {p.attrs.get(name, 'something else')}; "
+                    f"the one I wanted had {value}. Is there anything closer?")
+    if p.brand != original.brand:
+        return f"The {p.title} is {p.brand}; I'd rather stay close to {original.brand}. Anything closer?"
+    return (f"The {p.title} costs ${p.price_cents / 100:.2f}, quite far from the "
+            f"${original.price_cents / 100:.2f} I meant to pay. Anything closer?")

@@ -1,0 +1,256 @@
+"""Order status (STATUS): "where is my order?" The agent must find the order the customer
+means among H = 1 + ⌊d/2⌋ orders and tell its status.
+
+The customer never says the order ID. With p = σ((d − 2)/1.5) the order is referred to
+indirectly ("the order with the yoga mat", "the order I placed around March 3", "the order I
+placed about 3 weeks ago", "my most recent order", "the order before my most recent one"; when
+no single clue singles it out, item and day together, else the exact day); otherwise plainly,
+by its date and items. Whatever the wording, the generator checks that exactly one order of
+the history fits it; the customer says it plainly when asked. As d grows, more of the other
+orders are recent and hold the same kind of item, so "the newest" or "the one with a yoga
+mat" stop being safe guesses.
+
+Status answers are compared after normalisation (`canonical_status`): case, spaces,
+underscores and hyphens do not matter ("In-Transit" == "in_transit"), a leading "it's",
+"it is", "your order has been" ... is ignored, and these synonyms are accepted:
+
+    processing  being processed, pending, preparing, being prepared, not shipped yet, not yet shipped
+    shipped     dispatched
+    in_transit  on its way, on the way, en route
+    delivered   arrived
+    cancelled   canceled
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import re
+from collections.abc import Callable
+from datetime import date, timedelta
+
+from scenarios.catalog.reader import CatalogReader, Product
+from scenarios.difficulty import axes_for
+from scenarios.envs.shared import SharedWorld, pick_customer, pick_policy, pick_today
+from scenarios.household import CARRIERS, make_browsing_history, make_order
+from scenarios.models import Order, OrderLine, Scenario, StatusGoal
+from scenarios.noise import add_typos
+from scenarios.prompts import SYSTEM_PROMPT
+from scenarios.rng import make_rng
+from scenarios.taxonomy import DENIED_CATEGORY_IDS, category
+
+ENV_ID = "status-v1"
+MAX_AGE_DAYS = 120
+RECENT_DAYS = 10
+
+STATUSES = ("processing", "shipped", "in_transit", "delivered", "cancelled")
+# Days between placing the order and today that make each status plausible.
+_AGE_DAYS = {"processing": (0, 1), "shipped": (1, 3), "in_transit": (2, 6), "delivered": (4, MAX_AGE_DAYS - 1),
+             "cancelled": (1, MAX_AGE_DAYS - 1)}
+STATUS_SYNONYMS: dict[str, tuple[str, ...]] = {
+    "processing": ("processing", "being processed", "pending", "preparing", "being prepared", "not shipped yet",
+                   "not yet shipped"),
+    "shipped": ("shipped", "dispatched"),
+    "in_transit": ("in transit", "on its way", "on the way", "en route"),
+    "delivered": ("delivered", "arrived"),
+    "cancelled": ("cancelled", "canceled"),
+}
+# Words an answer may start with before naming the status ("it's", "your order has been" ...).
+_LEAD_WORDS = frozenset(("it", "it's", "its", "the", "your", "my", "order", "package", "is", "was", "has", "been",
+                         "now", "currently"))
+# Two orders placed this close together are both "around" a date.
+AROUND_DAYS = 3
+
+_OPENINGS = ("Hi, where is {order}?", "Hello, can you tell me the status of {order}?",
+             "Hey, what's happening with {order}?", "Hi there, I'm wondering where {order} is.")
+
+
+def canonical_status(text: str | None) -> str | None:
+    """The status an answer names ("In-Transit", "it's on its way" -> "in_transit"), or None."""
+    if not text:
+        return None
+    words = re.sub(r"[\s_\-]+", " ", text.lower()).strip(" .!,;:").split()
+    while words and words[0] in _LEAD_WORDS:
+        words.pop(0)
+    said = " ".join(words)
+    return next((status for status, names in STATUS_SYNONYMS.items() if said in names), None)
+
+
+def say_date(day: date) -> str:
+    return f"{day:%B} {day.day}"
+
+
+def noun(product: Product | OrderLine) -> str:
+    """What a customer calls an item: the longest category noun in its title ("yoga mat")."""
+    nouns = [n for n in category(product.category_id).nouns if n.lower() in product.title.lower()]
+    return max(nouns, key=len).lower() if nouns else category(product.category_id).name.lower()
+
+
+def make_order_with_status(rng: random.Random, products: list[Product], placed_on: date, status: str,
+                           delivered_on: date | None = None) -> Order:
+    """An order of `products` with the status given (household orders draw it from their age)."""
+    transit_days = rng.randint(2, 6)
+    if status == "delivered" and delivered_on is None:
+        delivered_on = placed_on + timedelta(days=transit_days)
+    lines = tuple(
+        OrderLine(line_id=f"LN{rng.randrange(10**8):08d}", product_id=p.product_id, title=p.title,
+                  category_id=p.category_id, quantity=rng.choice((1, 1, 1, 2)), unit_price_cents=p.price_cents)
+        for p in products
+    )
+    shipped = status in ("shipped", "in_transit", "delivered")
+    return Order(
+        order_id=f"W{rng.randrange(10**7):07d}", placed_on=placed_on, status=status,
+        carrier=rng.choice(CARRIERS) if shipped else None,
+        tracking_number=f"1Z{rng.randrange(10**12):012d}" if shipped else None,
+        eta=None if status == "cancelled" else (delivered_on or placed_on + timedelta(days=transit_days)),
+        delivered_on=delivered_on if status == "delivered" else None,
+        lines=lines,
+    )
+
+
+def _sigmoid(x: float) -> float:
+    return 1 / (1 + math.exp(-x))
+
+
+# --- how the customer can refer to an order, and which orders fit each wording -------------
+
+Fits = Callable[[Order], bool]
+
+
+def _holds(line: OrderLine) -> Fits:
+    """Orders holding the same kind of item as `line` (or one its name fits)."""
+    name = noun(line)
+    return lambda o: any(other.category_id == line.category_id or name in other.title.lower() for other in o.lines)
+
+
+def _by_item(rng: random.Random, target: Order, orders: list[Order]) -> tuple[str, Fits] | None:
+    """'the order with the yoga mat': an item whose kind is in no other order."""
+    for line in rng.sample(target.lines, len(target.lines)):
+        fits = _holds(line)
+        if sum(map(fits, orders)) == 1:
+            return f"the order with the {noun(line)}", fits
+    return None
+
+
+def _around(rng: random.Random, target: Order, today: date) -> tuple[date, Fits]:
+    """A day near the target's (never after today), and the orders placed within a few days of it."""
+    said = min(today, target.placed_on + timedelta(days=rng.choice((-1, 0, 1))))
+    return said, lambda o: abs((o.placed_on - said).days) <= AROUND_DAYS
+
+
+def _by_date(rng: random.Random, target: Order, orders: list[Order], today: date) -> tuple[str, Fits] | None:
+    """'the order I placed around March 3': no other order within a few days of that date."""
+    said, fits = _around(rng, target, today)
+    return (f"the order I placed around {say_date(said)}", fits) if sum(map(fits, orders)) == 1 else None
+
+
+def _by_item_and_date(rng: random.Random, target: Order, orders: list[Order], today: date
+                      ) -> tuple[str, Fits] | None:
+    """'the order with the yoga mat that I placed around March 3', when neither alone is enough."""
+    said, near = _around(rng, target, today)
+    for line in target.lines:
+        fits: Fits = lambda o, line=line: _holds(line)(o) and near(o)
+        if sum(map(fits, orders)) == 1:
+            return f"the order with the {noun(line)} that I placed around {say_date(said)}", fits
+    return None
+
+
+def _by_age(rng: random.Random, target: Order, orders: list[Order], today: date) -> tuple[str, Fits] | None:
+    """'the order I placed about 3 weeks ago' (the agent needs the shop's date)."""
+    age = (today - target.placed_on).days
+    said = age if age < 7 else age + rng.choice((-1, 0, 1))
+    if said <= 1:
+        words = "today" if said == 0 else "yesterday"
+    elif said < 14:
+        words = f"about {said} days ago"
+    else:
+        said = round(age / 7) * 7  # within AROUND_DAYS of the true age
+        words = f"about {said // 7} weeks ago"
+    fits: Fits = lambda o: abs((today - o.placed_on).days - said) <= AROUND_DAYS
+    return (f"the order I placed {words}", fits) if sum(map(fits, orders)) == 1 else None
+
+
+def _by_recency(rng: random.Random, target: Order, orders: list[Order]) -> tuple[str, Fits] | None:
+    """'my most recent order' or 'the order before my most recent one'."""
+    days = sorted((o.placed_on for o in orders), reverse=True)
+    for rank, words in enumerate(("my most recent order", "the order before my most recent one")):
+        if rank < len(days) and target.placed_on == days[rank]:
+            return words, lambda o, day=days[rank]: o.placed_on == day
+    return None
+
+
+def _by_day(rng: random.Random, target: Order, orders: list[Order]) -> tuple[str, Fits] | None:
+    return f"the order I placed on {say_date(target.placed_on)}", plain_fits(target)
+
+
+def plain_description(order: Order) -> str:
+    """Date and items: 'my order from March 3 with the yoga mat and the wall charger'."""
+    items = [f"the {noun(line)}" for line in order.lines]
+    listed = items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+    return f"my order from {say_date(order.placed_on)} with {listed}"
+
+
+def plain_fits(target: Order) -> Fits:
+    return lambda o: o.placed_on == target.placed_on
+
+
+def describe(rng: random.Random, target: Order, orders: list[Order], today: date, indirect: bool
+             ) -> tuple[str, bool]:
+    """The words the opening uses for `target`, and whether they are indirect. Exactly one of
+    `orders` fits them (an indirect wording that would fit several is not used)."""
+    if indirect:
+        ways = [_by_item, _by_recency, lambda r, t, o: _by_date(r, t, o, today),
+                lambda r, t, o: _by_age(r, t, o, today)]
+        rng.shuffle(ways)
+        # When no single clue is enough (many recent orders of the same kind): item and day
+        # together, else the exact day.
+        for way in (*ways, lambda r, t, o: _by_item_and_date(r, t, o, today), _by_day):
+            found = way(rng, target, orders)
+            if found is not None and [o for o in orders if found[1](o)] == [target]:
+                return found[0], True
+    assert sum(map(plain_fits(target), orders)) == 1
+    return plain_description(target), False
+
+
+def _products(rng: random.Random, catalog: CatalogReader, count: int) -> list[Product]:
+    return [catalog.random_product(rng, deny=DENIED_CATEGORY_IDS) for _ in range(count)]
+
+
+def generate(difficulty: int, seed: int, catalog: CatalogReader, shared: SharedWorld | None = None) -> Scenario:
+    rng = make_rng("scenario", ENV_ID, difficulty, seed)
+    axes = axes_for(difficulty)
+    today = pick_today(rng, shared)
+    customer = pick_customer(rng, today, shared)
+    policy = pick_policy(rng, shared)
+
+    status = rng.choice(STATUSES)
+    age = rng.randint(*_AGE_DAYS[status])
+    target = make_order_with_status(rng, _products(rng, catalog, rng.randint(1, 3)), today - timedelta(days=age),
+                                    status)
+    # Distractors: other orders on other days. As d grows, more of them are recent too (several
+    # orders on their way at once) and more hold the same kind of item as the target.
+    p_recent, p_same_kind = min(0.6, 0.05 * difficulty), min(0.8, 0.1 * difficulty)
+    recent = [a for a in range(RECENT_DAYS) if a != age]
+    older = [a for a in range(RECENT_DAYS, MAX_AGE_DAYS) if a != age]
+    orders = [target]
+    for _ in range(axes.order_history - 1):
+        pool = recent if recent and rng.random() < p_recent else older
+        other_age = pool.pop(rng.randrange(len(pool)))
+        products = _products(rng, catalog, rng.randint(1, 3))
+        if rng.random() < p_same_kind:
+            products[0] = catalog.random_product(rng, allow={rng.choice(target.lines).category_id})
+        orders.append(make_order(rng, catalog, today, other_age, products))
+    if len({o.order_id for o in orders}) < len(orders):
+        raise RuntimeError(f"order IDs collided (d={difficulty}, seed={seed})")
+
+    indirect = rng.random() < _sigmoid((difficulty - 2) / 1.5)
+    words, indirect = describe(rng, target, orders, today, indirect)
+    opening = add_typos(rng, rng.choice(_OPENINGS).format(order=words), axes.p_noise)
+    return Scenario(
+        env_id=ENV_ID, difficulty=difficulty, seed=seed, today=today, catalog=catalog.ref(), axes=axes,
+        customer=customer, orders=tuple(sorted(orders, key=lambda o: o.placed_on)),
+        browsing_history=make_browsing_history(rng, catalog, None), stock_changes=(), policy=policy,
+        system_prompt=SYSTEM_PROMPT, opening_message=opening,
+        goal=StatusGoal(order_id=target.order_id, status=target.status, description=plain_description(target),
+                        indirect=indirect),
+    )

@@ -1,0 +1,268 @@
+"""Returns (RETURN): the customer wants to return one delivered order line, which they
+describe ("the Blue Over-Ear Headphones from Sony that I ordered on March 3"), never name.
+
+The target line is returnable on the scenario's day by the shop's rules (delivered, inside
+its department's return window, not final sale); with p = 0.7·σ((d − 4)/1.5) it was
+delivered near the end of that window. The history holds H = 1 + ⌊d/2⌋ orders, the others
+built to tempt a wrong choice: the same kind of item delivered too long ago, a lookalike
+(same kind, another colour or size) that is still returnable, final-sale items, an order
+not delivered yet. The full description fits exactly one line (the generator checks);
+details left out of the opening (p_missing each) are told when the agent asks.
+
+With a probability rising with d (none below d = 2, where one lookup per turn leaves no room
+to look a replacement up in the same turn) the customer also wants a replacement meeting a
+few constraints, read off an in-stock reference product like product discovery's anchor;
+other feasible products sell out with p_oos.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import date, timedelta
+
+from scenarios.catalog.reader import CatalogReader, Product
+from scenarios.constraints import describe as describe_constraint
+from scenarios.difficulty import axes_for
+from scenarios.envs.order_status import make_order_with_status, noun, say_date
+from scenarios.envs.product_discovery import candidate_constraints
+from scenarios.envs.shared import SharedWorld, pick_customer, pick_policy, pick_today
+from scenarios.household import make_browsing_history, make_order
+from scenarios.models import Constraint, Order, ReturnGoal, Scenario, StockChange, StorePolicy
+from scenarios.noise import add_typos
+from scenarios.prompts import SYSTEM_PROMPT
+from scenarios.ranking import feasible
+from scenarios.rng import make_rng
+from scenarios.taxonomy import DENIED_CATEGORY_IDS, category
+
+ENV_ID = "return-v1"
+DISTRACTORS = ("late", "lookalike", "final_sale", "undelivered")
+
+_GREETINGS = ("Hi!", "Hello!", "Hey there.", "Good afternoon.")
+_ASKS = ("I need to start a return for {item}.", "Please help me start a return for {item}.",
+         "I'd like to start a return for {item}.")
+_REASONS = ("It stopped working after a few days.", "It doesn't fit what I need.", "It arrived damaged.",
+            "I changed my mind about it.", "It isn't what I expected.")
+
+
+def _sigmoid(x: float) -> float:
+    return 1 / (1 + math.exp(-x))
+
+
+def window_days(policy: StorePolicy, category_id: str) -> int:
+    """The return window of a category, by the shop's rule (Electronics has its own)."""
+    if category(category_id).department == "Electronics":
+        return policy.electronics_return_window_days
+    return policy.return_window_days
+
+
+def replacement_probability(d: int) -> float:
+    return 0.0 if d < 2 else min(0.7, 0.1 * d)
+
+
+def near_edge_probability(d: int) -> float:
+    return 0.7 * _sigmoid((d - 4) / 1.5)
+
+
+# --- the description: which slots the customer uses, and which lines fit them --------------
+
+
+def described_attribute(category_id: str) -> str:
+    """The attribute a customer mentions: colour if the category has one, else its variant."""
+    cat = category(category_id)
+    names = [a.name for a in cat.attributes]
+    return "color" if "color" in names else (cat.variant_attribute or names[0])
+
+
+@dataclass(frozen=True)
+class Description:
+    """The target as the customer knows it: what it is, one attribute, its brand, the day ordered."""
+
+    category_id: str
+    noun: str
+    attribute: str
+    value: str
+    brand: str
+    placed_on: date
+
+    def fits(self, product: Product, placed_on: date) -> bool:
+        return (product.category_id == self.category_id and product.attrs.get(self.attribute) == self.value
+                and product.brand == self.brand and placed_on == self.placed_on)
+
+    def words(self, stated: dict[str, bool]) -> str:
+        """The item as the opening says it, with the slots not stated left out."""
+        text = self.noun
+        if stated["attribute"]:
+            text = (f"{self.value} {text}" if self.attribute == "color"
+                    else f"{text} ({self.attribute.replace('_', ' ')} {self.value})")
+        if stated["brand"]:
+            text += f" from {self.brand}"
+        if stated["date"]:
+            text += f" that I ordered on {say_date(self.placed_on)}"
+        return f"the {text}"
+
+    def detail(self, slot: str) -> str:
+        """The sentence that tells one slot when the agent asks."""
+        match slot:
+            case "attribute" if self.attribute == "color":
+                return f"It's the {self.value} one."
+            case "attribute":
+                return f"It's the one with {self.attribute.replace('_', ' ')} {self.value}."
+            case "brand":
+                return f"It's made by {self.brand}."
+        return f"I ordered it on {say_date(self.placed_on)}."
+
+
+SLOTS = ("attribute", "brand", "date")
+
+
+def fitting_lines(desc: Description, orders: list[Order], lookup: Callable[[str], Product | None]
+                  ) -> list[tuple[str, str]]:
+    """(order ID, line ID) of every line the full description fits."""
+    return [(o.order_id, line.line_id) for o in orders for line in o.lines
+            if (p := lookup(line.product_id)) is not None and desc.fits(p, o.placed_on)]
+
+
+# --- the history ------------------------------------------------------------------------
+
+
+def _free_day(day: date, taken: set[date]) -> date:
+    while day in taken:
+        day -= timedelta(days=1)
+    taken.add(day)
+    return day
+
+
+def _same_kind(rng: random.Random, catalog: CatalogReader, target: Product, *,
+               differ_on: str | None = None) -> Product:
+    """Another product of the target's category (with another value of `differ_on`, if given)."""
+    for _ in range(50):
+        p = catalog.random_product(rng, allow={target.category_id}, in_stock=False)
+        differs = differ_on is None or p.attrs.get(differ_on) != target.attrs.get(differ_on)
+        if p.product_id != target.product_id and differs:
+            return p
+    return catalog.random_product(rng, allow={target.category_id}, in_stock=False)
+
+
+def _extras(rng: random.Random, catalog: CatalogReader, avoid: str, count: int) -> list[Product]:
+    out: list[Product] = []
+    while len(out) < count:
+        p = catalog.random_product(rng, deny=DENIED_CATEGORY_IDS, in_stock=False)
+        if p.category_id != avoid:
+            out.append(p)
+    return out
+
+
+def _distractor(kind: str, rng: random.Random, catalog: CatalogReader, today: date, target: Product,
+                policy: StorePolicy, taken: set[date]) -> Order:
+    window = window_days(policy, target.category_id)
+    transit = timedelta(days=rng.randint(2, 6))
+    extras = _extras(rng, catalog, target.category_id, rng.randint(0, 1))
+    if kind == "late":  # the same kind of item, delivered too long ago to return
+        delivered = today - timedelta(days=window + rng.randint(3, 45))
+        return make_order_with_status(rng, [_same_kind(rng, catalog, target), *extras],
+                                      _free_day(delivered - transit, taken), "delivered", delivered)
+    if kind == "lookalike":  # the same kind of item in another colour (or size ...), still returnable
+        delivered = today - timedelta(days=rng.randint(1, window))
+        product = _same_kind(rng, catalog, target, differ_on=described_attribute(target.category_id))
+        return make_order_with_status(rng, [product, *extras], _free_day(delivered - transit, taken), "delivered",
+                                      delivered)
+    if kind == "final_sale":  # socks or pillows, which cannot be returned
+        delivered = today - timedelta(days=rng.randint(1, 10))
+        product = catalog.random_product(rng, allow=set(policy.final_sale_categories), in_stock=False)
+        return make_order_with_status(rng, [product, *extras], _free_day(delivered - transit, taken), "delivered",
+                                      delivered)
+    if kind == "undelivered":  # the same kind of item, not delivered yet
+        status = rng.choice(("processing", "shipped", "in_transit"))
+        placed = _free_day(today - timedelta(days=rng.randint(0, 4)), taken)
+        return make_order_with_status(rng, [_same_kind(rng, catalog, target), *extras], placed, status)
+    age = rng.randrange(120)
+    while today - timedelta(days=age) in taken:
+        age += 1
+    taken.add(today - timedelta(days=age))
+    return make_order(rng, catalog, today, age)
+
+
+def _history(rng: random.Random, catalog: CatalogReader, today: date, target: Product, target_order: Order,
+             policy: StorePolicy, count: int) -> list[Order]:
+    taken = {target_order.placed_on}
+    kinds = list(DISTRACTORS)
+    rng.shuffle(kinds)
+    while len(kinds) < count:
+        kinds.append(rng.choice((*DISTRACTORS, "other")))
+    orders = [target_order] + [_distractor(k, rng, catalog, today, target, policy, taken) for k in kinds[:count]]
+    return sorted(orders, key=lambda o: o.placed_on)
+
+
+# --- the replacement ---------------------------------------------------------------------
+
+
+def _replacement(rng: random.Random, catalog: CatalogReader, target: Product, d: int
+                 ) -> tuple[tuple[Constraint, ...], Product, tuple[StockChange, ...]]:
+    axes = axes_for(d)
+    reference = target
+    while reference.product_id == target.product_id:
+        reference = catalog.random_product(rng, allow={target.category_id})
+    candidates = candidate_constraints(reference, d, rng)
+    picked = rng.sample(candidates, k=min(3, axes.constraints - 1, len(candidates)))
+    constraints = (Constraint(kind="category", value=target.category_id),
+                   *(c.model_copy(update={"stated": rng.random() >= axes.p_missing}) for c in picked))
+    sold_out = tuple(StockChange(product_id=p.product_id, stock=0) for p in feasible(catalog, constraints)
+                     if p.product_id != reference.product_id and p.stock > 0 and rng.random() < axes.p_out_of_stock)
+    return constraints, reference, sold_out
+
+
+def generate(difficulty: int, seed: int, catalog: CatalogReader, shared: SharedWorld | None = None) -> Scenario:
+    rng = make_rng("scenario", ENV_ID, difficulty, seed)
+    axes = axes_for(difficulty)
+    today = pick_today(rng, shared)
+    customer = pick_customer(rng, today, shared)
+    policy = pick_policy(rng, shared)
+
+    target = catalog.random_product(rng, deny=DENIED_CATEGORY_IDS | set(policy.final_sale_categories))
+    window = window_days(policy, target.category_id)
+    if rng.random() < near_edge_probability(difficulty):
+        since = window - rng.randint(0, min(2, window - 1))
+    else:
+        since = rng.randint(1, max(1, window // 2))
+    delivered = today - timedelta(days=since)
+    placed = delivered - timedelta(days=rng.randint(2, 6))
+    products = [target, *_extras(rng, catalog, target.category_id, rng.randint(0, 2))]
+    rng.shuffle(products)
+    target_order = make_order_with_status(rng, products, placed, "delivered", delivered)
+    line = next(line for line in target_order.lines if line.product_id == target.product_id)
+    orders = _history(rng, catalog, today, target, target_order, policy, axes.order_history - 1)
+
+    attribute = described_attribute(target.category_id)
+    desc = Description(category_id=target.category_id, noun=noun(target), attribute=attribute,
+                       value=target.attrs[attribute], brand=target.brand, placed_on=placed)
+    if fitting_lines(desc, orders, catalog.product) != [(target_order.order_id, line.line_id)]:
+        raise RuntimeError(f"the description of the target fits other lines (d={difficulty}, seed={seed})")
+    if len({o.order_id for o in orders}) < len(orders):
+        raise RuntimeError(f"order IDs collided (d={difficulty}, seed={seed})")
+    stated = {slot: rng.random() >= axes.p_missing for slot in SLOTS}
+
+    replacement: tuple[Constraint, ...] | None = None
+    reference: Product | None = None
+    sold_out: tuple[StockChange, ...] = ()
+    if rng.random() < replacement_probability(difficulty):
+        replacement, reference, sold_out = _replacement(rng, catalog, target, difficulty)
+
+    reason = rng.choice(_REASONS)
+    text = f"{rng.choice(_GREETINGS)} {rng.choice(_ASKS).format(item=desc.words(stated))} {reason}"
+    if replacement:
+        said = [describe_constraint(c) for c in replacement if c.stated]
+        text += f" I'd also like a replacement: {', '.join(said[:-1])}{' and ' if len(said) > 1 else ''}{said[-1]}."
+    return Scenario(
+        env_id=ENV_ID, difficulty=difficulty, seed=seed, today=today, catalog=catalog.ref(), axes=axes,
+        customer=customer, orders=tuple(orders), browsing_history=make_browsing_history(rng, catalog, None),
+        stock_changes=sold_out, policy=policy, system_prompt=SYSTEM_PROMPT,
+        opening_message=add_typos(rng, text, axes.p_noise),
+        goal=ReturnGoal(order_id=target_order.order_id, line_id=line.line_id,
+                        description=desc.words(dict.fromkeys(SLOTS, True)), reason=reason.rstrip("."),
+                        replacement=replacement,
+                        details=tuple(desc.detail(slot) for slot in SLOTS if not stated[slot]),
+                        replacement_product_id=reference.product_id if reference else None),
+    )

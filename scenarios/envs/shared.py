@@ -1,0 +1,41 @@
+"""What chained requests share. A JOURNEY strings several environments' requests into one
+conversation with one customer, on one day, under one store policy; its generator passes a
+`SharedWorld` to each sub-generator, which then uses it instead of drawing its own.
+
+The draws are made either way, so a generator's other choices do not depend on whether it
+runs alone or inside a journey.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from datetime import date, timedelta
+
+from scenarios.household import make_customer
+from scenarios.models import Customer, StorePolicy
+from scenarios.policy import make_policy
+
+EPOCH = date(2026, 1, 1)
+
+
+@dataclass(frozen=True)
+class SharedWorld:
+    today: date
+    customer: Customer
+    policy: StorePolicy
+
+
+def pick_today(rng: random.Random, shared: SharedWorld | None = None) -> date:
+    drawn = EPOCH + timedelta(days=rng.randrange(365))
+    return shared.today if shared else drawn
+
+
+def pick_customer(rng: random.Random, today: date, shared: SharedWorld | None = None) -> Customer:
+    drawn = make_customer(rng, today)
+    return shared.customer if shared else drawn
+
+
+def pick_policy(rng: random.Random, shared: SharedWorld | None = None) -> StorePolicy:
+    drawn = make_policy(rng)
+    return shared.policy if shared else drawn

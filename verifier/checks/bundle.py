@@ -1,0 +1,68 @@
+"""Project bundles: the categories of the recommended products against the required ones,
+minus the budget overrun (reference section 3).
+
+The list scored is the last non-empty recommendation, duplicates dropped. Each product
+counts for its category when it exists, is in stock in this episode and is not from a
+denied category; any other product counts as one wrong entry of its own. Over the set P of
+counted categories (and wrong entries) and the required set R:
+
+    F1     = 2·|P ∩ R| / (|P| + |R|)      (two products of one category add nothing)
+    cost   = Σ price of every recommended product that exists
+    r_task = clip(2·F1 − 1 − max(0, (cost − B)/B), −1, 1)   (no budget B: no overrun)
+
+Solved when F1 = 1 and cost ≤ B.
+"""
+
+from __future__ import annotations
+
+from scenarios.catalog.reader import Product
+from scenarios.models import BundleGoal
+from scenarios.taxonomy import DENIED_CATEGORY_IDS
+from verifier.checks.base import Options, TaskScore
+from verifier.files import Episode
+from verifier.models import Check
+
+
+def score(ep: Episode, options: Options) -> TaskScore:
+    goal = ep.scenario.goal
+    assert isinstance(goal, BundleGoal)
+    required = set(goal.categories)
+    last = next((s.recommended_product_ids for s in reversed(ep.transcript.submissions)
+                 if s.recommended_product_ids), ())
+    recommended = list(dict.fromkeys(pid.strip() for pid in last))
+    notes = [f"{len(last) - len(recommended)} duplicate recommendations dropped"] if len(recommended) < len(last) else []
+    products = [ep.shop.product(pid) for pid in recommended]
+
+    counted: set[str] = set()
+    for pid, p in zip(recommended, products):
+        counted.add(p.category_id if _counts(p) else f"not counted: {pid}")
+    hits = len(counted & required)
+    f1 = 2 * hits / (len(counted) + len(required))
+    cost = sum(p.price_cents for p in products if p is not None)
+    overrun = 0.0 if goal.budget_cents is None else max(0.0, (cost - goal.budget_cents) / goal.budget_cents)
+    r_task = max(-1.0, min(1.0, 2 * f1 - 1 - overrun))
+    within = goal.budget_cents is None or cost <= goal.budget_cents
+
+    checks = [
+        Check(name="category_f1", expected=sorted(required), found=sorted(counted), passed=f1 >= 1.0,
+              score=round(2 * f1 - 1, 6)),
+        Check(name="budget", expected={"budget_cents": goal.budget_cents}, found={"cost_cents": cost},
+              passed=within, score=round(-overrun, 6)),
+    ]
+    checks += [_item_check(i, pid, p, required) for i, (pid, p) in enumerate(zip(recommended, products))]
+    return TaskScore(r_task=r_task, is_correct=f1 >= 1.0 and within, checks=checks, notes=notes)
+
+
+def _counts(p: Product | None) -> bool:
+    return p is not None and p.stock > 0 and p.category_id not in DENIED_CATEGORY_IDS
+
+
+def _item_check(i: int, pid: str, p: Product | None, required: set[str]) -> Check:
+    expected = "an in-stock product of a required category"
+    if p is None:
+        return Check(name=f"item_{i + 1}", expected=expected, found={"product_id": pid, "exists": False},
+                     passed=False)
+    found = {"product_id": pid, "exists": True, "category_id": p.category_id, "in_stock": p.stock > 0,
+             "price_cents": p.price_cents}
+    return Check(name=f"item_{i + 1}", expected=expected, found=found,
+                 passed=_counts(p) and p.category_id in required)

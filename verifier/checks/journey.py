@@ -1,0 +1,76 @@
+"""Multi-intent journeys: each request scored by its own environment's check, on its own
+part of the conversation.
+
+The transcript's customer messages carry the index of the request they belong to (`task`);
+an agent turn belongs to the request the customer had last spoken about, and so do its tool
+calls and its submission. Each request sees the world without what the other requests own
+(their items in the shared cart, their returns). Requests never reached score −1.
+r_task = mean of the requests' r_task; solved when every request is solved.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from scenarios.envs.journey import foreign_ids
+from scenarios.models import JourneyGoal
+from verifier.checks.base import Options, TaskScore
+from verifier.files import Episode
+from verifier.models import Check
+from verifier.transcript import Transcript, turn_of
+
+
+def _task_by_turn(transcript: Transcript) -> dict[int, int]:
+    """For each customer message turn, the request the customer is on after saying it."""
+    tasks: dict[int, int] = {}
+    current = 0
+    for event in transcript.customer:
+        task = event.get("task")
+        if type(task) is int:
+            current = task
+        tasks[turn_of(event)] = current
+    return tasks
+
+
+def _active_task(tasks: dict[int, int], before_turn: int) -> int:
+    earlier = [t for t in tasks if t < before_turn]
+    return tasks[max(earlier)] if earlier else 0
+
+
+def _slice(transcript: Transcript, index: int) -> Transcript:
+    tasks = _task_by_turn(transcript)
+    pairs = [(a, s) for a, s in zip(transcript.assistant, transcript.submissions)
+             if _active_task(tasks, turn_of(a)) == index]
+    # A lookup made while the agent's turn t is being prepared is recorded with turn t − 1.
+    calls = [c for c in transcript.tool_calls
+             if _active_task(tasks, turn_of(c) + (0 if c.get("tool") == "respond_to_customer" else 1)) == index]
+    return replace(transcript, assistant=[a for a, _ in pairs], submissions=[s for _, s in pairs],
+                   customer=[c for c in transcript.customer if tasks.get(turn_of(c)) == index], tool_calls=calls)
+
+
+def score(ep: Episode, options: Options) -> TaskScore:
+    from verifier.checks import TASK_CHECKS
+
+    goal = ep.scenario.goal
+    assert isinstance(goal, JourneyGoal)
+    reached = max(_task_by_turn(ep.transcript).values(), default=0)
+    parts: list[TaskScore] = []
+    checks: list[Check] = []
+    for index, request in enumerate(goal.tasks):
+        if index > reached:
+            part = TaskScore(r_task=-1.0, is_correct=False)
+        else:
+            foreign = foreign_ids(goal, index)
+            world = replace(ep.world, cart={pid: n for pid, n in ep.world.cart.items() if pid not in foreign},
+                            returns=tuple(r for r in ep.world.returns if r[1] not in foreign))
+            view = replace(ep, scenario=ep.scenario.model_copy(update={"goal": request}),
+                           transcript=_slice(ep.transcript, index), world=world)
+            part = TASK_CHECKS[request.kind](view, options)
+        parts.append(part)
+        checks.append(Check(name=f"request {index + 1}: {request.kind}", expected="solved",
+                            found="solved" if part.is_correct else ("not reached" if index > reached else "not solved"),
+                            passed=part.is_correct, score=round(part.r_task, 6)))
+        checks += [c.model_copy(update={"name": f"request {index + 1} · {c.name}"}) for c in part.checks]
+    r_task = sum(p.r_task for p in parts) / len(parts)
+    return TaskScore(r_task=r_task, is_correct=all(p.is_correct for p in parts), checks=checks,
+                     notes=[n for p in parts for n in p.notes])

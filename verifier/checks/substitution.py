@@ -1,0 +1,98 @@
+"""Substitution: the recommended alternatives against the ideal list (reference section 3).
+
+    rel(p)  = λ·sim(p, original) + (1 − λ)·share of constraints met,
+              0 if p is sold out, unknown, of another category, or the original itself
+    r_rank  = 2·nDCG@k − 1        (ideal: goal.ideal, computed from the catalog at generation)
+    r_oos   = 1 − 2·(share of recommended items out of stock)
+    r_task  = 0.8·r_rank + 0.2·r_oos   (−1 when nothing was recommended)
+
+r_oos is rescaled from the reference's −share to [−1, 1] like PD's (see the `verifier`
+docstring): with −share a perfect answer scores r_task = 0.8 and is never solved (≥ 0.95).
+The list scored is the last non-empty recommendation, duplicates dropped, cut to k.
+"""
+
+from __future__ import annotations
+
+from scenarios.catalog.reader import Product
+from scenarios.constraints import describe, satisfies
+from scenarios.models import RankedProduct, SubstitutionGoal
+from scenarios.ranking import ndcg, substitute_ranking, substitute_relevance, substitutes
+from verifier.checks.base import Options, TaskScore
+from verifier.files import Episode
+from verifier.models import Check
+
+W_RANK, W_OOS = 0.8, 0.2
+SOLVED_AT = 0.95
+
+
+def score(ep: Episode, options: Options) -> TaskScore:
+    goal = ep.scenario.goal
+    assert isinstance(goal, SubstitutionGoal)
+    k = goal.items_to_recommend
+    notes: list[str] = []
+    recommended = _recommended(ep, k, notes)
+    original = ep.shop.product(goal.original_product_id)
+    ideal = list(goal.ideal[:k])
+    checks: list[Check] = []
+    if options.recompute_ideal and original is not None:
+        ideal = _recompute_ideal(ep, goal, original, ideal, checks)
+    if not recommended:
+        checks.append(Check(name="recommended", expected=[r.product_id for r in ideal], found=[], passed=False,
+                            score=-1.0))
+        return TaskScore(r_task=-1.0, is_correct=False, checks=checks, notes=notes)
+
+    products = [ep.shop.product(pid) for pid in recommended]
+    rels = [relevance(p, goal, original) for p in products]
+    n = ndcg(rels, [r.utility for r in ideal])
+    r_rank = 2 * n - 1
+    sold_out = sum(1 for p in products if p is not None and p.stock <= 0)
+    r_oos = 1 - 2 * sold_out / len(recommended)
+    r_task = W_RANK * r_rank + W_OOS * r_oos
+    checks += [
+        Check(name="ranking_ndcg", expected=[r.product_id for r in ideal], found=recommended, passed=n >= 1.0,
+              score=round(r_rank, 6)),
+        Check(name="out_of_stock", expected=0, found=sold_out, passed=sold_out == 0, score=round(r_oos, 6)),
+    ]
+    checks += [_item_check(i, pid, p, rel, goal) for i, (pid, p, rel) in enumerate(zip(recommended, products, rels))]
+    return TaskScore(r_task=r_task, is_correct=round(r_task, 6) >= SOLVED_AT, checks=checks, notes=notes)
+
+
+def relevance(p: Product | None, goal: SubstitutionGoal, original: Product | None) -> float:
+    if p is None or original is None or p.stock <= 0:
+        return 0.0
+    return substitute_relevance(p, original, goal.constraints, goal.similarity_weight)
+
+
+def _recommended(ep: Episode, k: int, notes: list[str]) -> list[str]:
+    last = next((s.recommended_product_ids for s in reversed(ep.transcript.submissions)
+                 if s.recommended_product_ids), ())
+    unique = list(dict.fromkeys(pid.strip() for pid in last))
+    if len(unique) < len(last):
+        notes.append(f"{len(last) - len(unique)} duplicate recommendations dropped")
+    if len(unique) > k:
+        notes.append(f"{len(unique)} products recommended, only the first {k} scored")
+    return unique[:k]
+
+
+def _item_check(i: int, pid: str, p: Product | None, rel: float, goal: SubstitutionGoal) -> Check:
+    expected = "an in-stock alternative of the same category, close to the original"
+    if p is None:
+        return Check(name=f"item_{i + 1}", expected=expected, found={"product_id": pid, "exists": False},
+                     passed=False, score=0.0)
+    missed = [describe(c) for c in goal.constraints if not satisfies(p, c)]
+    bar = min((r.utility for r in goal.ideal), default=0.0)
+    found = {"product_id": pid, "exists": True, "in_stock": p.stock > 0, "constraints_missed": missed,
+             "relevance": round(rel, 6)}
+    return Check(name=f"item_{i + 1}", expected=expected, found=found, passed=rel > 0 and rel >= bar,
+                 score=round(rel, 6))
+
+
+def _recompute_ideal(ep: Episode, goal: SubstitutionGoal, original: Product, stored: list[RankedProduct],
+                     checks: list[Check]) -> list[RankedProduct]:
+    ranked = substitute_ranking(substitutes(ep.shop.catalog, original), original, goal.constraints,
+                                goal.similarity_weight, ep.world.stock)
+    recomputed = ranked[:goal.items_to_recommend]
+    same = [(r.product_id, r.utility) for r in recomputed] == [(r.product_id, r.utility) for r in stored]
+    checks.append(Check(name="ideal_recomputed", expected=[r.product_id for r in stored],
+                        found=[r.product_id for r in recomputed], passed=same))
+    return recomputed
