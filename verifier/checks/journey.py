@@ -73,4 +73,5 @@ def score(ep: Episode, options: Options) -> TaskScore:
         checks += [c.model_copy(update={"name": f"request {index + 1} · {c.name}"}) for c in part.checks]
     r_task = sum(p.r_task for p in parts) / len(parts)
     return TaskScore(r_task=r_task, is_correct=all(p.is_correct for p in parts), checks=checks,
-                     notes=[n for p in parts for n in p.notes])
+                     notes=[n for p in parts for n in p.notes],
+                     needs_ids=any(p.needs_ids for p in parts))
