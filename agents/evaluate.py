@@ -17,7 +17,7 @@ import time
 import uuid
 from collections import defaultdict
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +35,7 @@ class Plan:
     difficulties: tuple[int, ...]
     episodes: int
     seed: int
+    agent_options: dict[str, Any] = field(default_factory=dict)  # e.g. the openai agent's endpoint
 
     def episodes_to_play(self) -> list[tuple[str, int, int]]:
         """(env, difficulty, seed) for each episode: difficulties cycle, seeds count up."""
@@ -42,9 +43,9 @@ class Plan:
                 for env in self.envs for i in range(self.episodes)]
 
 
-async def _play(agent: str, scenario: Scenario, client) -> None:
+async def _play(plan: Plan, scenario: Scenario, client) -> None:
     try:
-        await make_agent(agent, scenario).play(ShopSession(client))
+        await make_agent(plan.agent, scenario, **plan.agent_options).play(ShopSession(client))
     except ToolFailed:
         pass  # an agent's failed call is part of its score, not a crash of the evaluation
 
@@ -64,7 +65,7 @@ async def run_memory(plan: Plan, catalog: Path, runs: Path, concurrency: int, ad
             episode = await hub.open(scenario)
             try:
                 async with Client(create_server(hub, episode_id=episode.episode_id)) as client:
-                    await _play(plan.agent, scenario, client)
+                    await _play(plan, scenario, client)
             finally:
                 if episode.episode_id in hub.episodes:
                     await hub.close(episode.episode_id, "agent_stopped")
@@ -111,7 +112,7 @@ async def run_http(plan: Plan, catalog: Path, runs: Path, concurrency: int, adva
                     scenario = Scenario.model_validate_json(Path(info["run_dir"], "scenario.json").read_text())
                     async with httpx2.AsyncClient(timeout=httpx2.Timeout(60)) as mcp_http:
                         async with Client(streamable_http_client(info["mcp_url"], http_client=mcp_http)) as client:
-                            await _play(plan.agent, scenario, client)
+                            await _play(plan, scenario, client)
                     await http.delete(f"/episodes/{info['episode_id']}")
                     advance()
 
@@ -157,7 +158,7 @@ async def run_stdio(plan: Plan, catalog: Path, runs: Path, concurrency: int, adv
                 "--scenario", str(spec), "--catalog", str(catalog), "--runs-dir", str(runs))[1:],
                 env={"VERISHOP_HOME": os.environ.get("VERISHOP_HOME", "")})
             async with Client(params) as client:
-                await _play(plan.agent, scenario, client)
+                await _play(plan, scenario, client)
             advance()
 
     async with anyio.create_task_group() as tg:

@@ -58,10 +58,11 @@ class HallucinateAgent:
                         recommended_product_ids=invented, done=True)
 
 
-AGENTS = ("oracle", "null", "greedy", "hallucinate")
+AGENTS = ("oracle", "null", "greedy", "hallucinate", "openai")
 
 
-def make_agent(name: str, scenario: Scenario):
+def make_agent(name: str, scenario: Scenario, **options):
+    """The agent `name` for one episode; `options` configure the `openai` agent (OpenAISettings)."""
     match name:
         case "oracle":
             return OracleAgent(scenario)
@@ -71,4 +72,8 @@ def make_agent(name: str, scenario: Scenario):
             return GreedyAgent()
         case "hallucinate":
             return HallucinateAgent(scenario.seed)
+        case "openai":
+            from agents.openai_agent import OpenAIAgent, OpenAISettings
+
+            return OpenAIAgent(scenario, OpenAISettings(**options))
     raise KeyError(f"unknown agent {name!r}; known: {', '.join(AGENTS)}")

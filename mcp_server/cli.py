@@ -11,8 +11,14 @@ import anyio
 import typer
 
 from scenarios.catalog.cache import verishop_home
+from scenarios.curriculum_cli import (CurriculumChecks, CurriculumPath, CurriculumThreshold, CurriculumWidth,
+                                      open_store)
 from scenarios.difficulty import MAX_DIFFICULTY
+from scenarios.curriculum_store import CurriculumStore
 from scenarios.models import Scenario
+
+
+KEEP_ALIVE_S = 75
 
 
 class Transport(str, Enum):
@@ -35,6 +41,13 @@ def serve(
     port: Annotated[int, typer.Option(min=1, max=65535)] = 8000,
     no_default_episode: Annotated[bool, typer.Option(help="HTTP: create episodes only through "
                                                           "POST /episodes.")] = False,
+    idle_timeout_s: Annotated[float, typer.Option(min=0, help="HTTP: close an episode after this many seconds "
+                                                             "without a tool call (reason idle_timeout); "
+                                                             "0 never.")] = 900,
+    curriculum: CurriculumPath = None,
+    curriculum_checks: CurriculumChecks = None,
+    curriculum_threshold: CurriculumThreshold = None,
+    curriculum_width: CurriculumWidth = None,
 ) -> None:
     """Serve the shop's MCP tools. A bare `verishop serve` serves one default episode over stdio."""
     from scenarios.console import err, resolve_catalog
@@ -52,8 +65,9 @@ def serve(
         anyio.run(_serve_stdio, catalog_file, runs, chosen, env, difficulty, seed)
     else:
         with_default = not no_default_episode or chosen is not None
+        store = open_store(curriculum, runs, curriculum_checks, curriculum_threshold, curriculum_width)
         anyio.run(_serve_http, catalog_file, runs, chosen if with_default else None, env, difficulty, seed,
-                  with_default, host, port, transport)
+                  with_default, host, port, transport, idle_timeout_s, store)
     err.print("server stopped")
 
 
@@ -88,13 +102,18 @@ async def _serve_stdio(catalog: Path, runs: Path, chosen: Scenario | None, env: 
 
 
 async def _serve_http(catalog: Path, runs: Path, chosen: Scenario | None, env: str, difficulty: int, seed: int,
-                      with_default: bool, host: str, port: int, transport: Transport) -> None:
+                      with_default: bool, host: str, port: int, transport: Transport, idle_timeout_s: float,
+                      curriculum: CurriculumStore | None = None) -> None:
     import uvicorn
 
     from mcp_server.http import create_http_app
     from mcp_server.hub import EpisodeHub
+    from mcp_server.lifecycle import close_idle_episodes, raise_open_file_limit
     from scenarios.console import err
 
+    before, after = raise_open_file_limit()
+    if after > before:
+        err.print(f"verishop: open-file limit raised from {before} to {after} (several files per episode)")
     hub = EpisodeHub(catalog, runs)
     try:
         if with_default:
@@ -103,8 +122,15 @@ async def _serve_http(catalog: Path, runs: Path, chosen: Scenario | None, env: s
             err.print(f"verishop: default episode {episode.episode_id} at http://{host}:{port}/{path}")
         err.print(f"verishop: control API at http://{host}:{port}/episodes (POST to create an episode); "
                   f"runs in {runs}")
-        app = create_http_app(hub, host=host, port=port)
-        config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
-        await uvicorn.Server(config).serve()
+        app = create_http_app(hub, host=host, port=port, curriculum=curriculum)
+        # A 5 s keep-alive (uvicorn's default) races clients that reuse pooled connections while
+        # hundreds of episodes keep the loop busy: the server drops a connection as a request arrives.
+        config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on",
+                                timeout_keep_alive=KEEP_ALIVE_S)
+        async with anyio.create_task_group() as tg:
+            if idle_timeout_s > 0:
+                tg.start_soon(close_idle_episodes, hub, idle_timeout_s)
+            await uvicorn.Server(config).serve()
+            tg.cancel_scope.cancel()
     finally:
         await hub.aclose()

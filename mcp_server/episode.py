@@ -26,8 +26,8 @@ from scenarios.models import Scenario, Submission
 
 T = TypeVar("T", bound=BaseModel)
 
-# Why an episode ended. Truncation (budget spent) is kept apart from termination.
-CloseReason = str  # agent_done | customer_done | customer_quit | turn_budget | closed_by_client | server_stopped
+# Why an episode ends (`close_reason`): agent_done, customer_done, customer_quit, turn_budget
+# (truncation, kept apart from the terminations), closed_by_client, idle_timeout, server_stopped.
 
 
 @dataclass
@@ -45,6 +45,8 @@ class Episode:
     lookups_this_turn: int = 0
     close_reason: str | None = None
     lock: anyio.Lock = field(default_factory=anyio.Lock)
+    # When the last tool call started or ended (time.monotonic): the idle reaper reads it.
+    last_active_s: float = field(default_factory=time.monotonic)
 
     def __post_init__(self) -> None:
         self._stock = {c.product_id: c.stock for c in self.scenario.stock_changes}
@@ -73,11 +75,13 @@ class Episode:
     async def call(self, name: str, arguments: dict[str, Any], body: Callable[[], Awaitable[T]]) -> T:
         """Run one tool call against this episode and record it (refused when the episode is
         closed, or when it is a lookup beyond this turn's budget)."""
+        self.last_active_s = time.monotonic()
         async with self.lock:
             started = time.perf_counter()
             if not self.is_open:
                 error = f"episode {self.episode_id} is closed ({self.close_reason}); no tool can change it now"
-                self._record(name, arguments, started, error=error)
+                if self.db is not None:  # a call that waited while the episode was finalized has no transcript
+                    self._record(name, arguments, started, error=error)
                 raise EpisodeClosed(error)
             self.calls += 1
             if name in LOOKUP_TOOLS:
@@ -97,6 +101,7 @@ class Episode:
             return result
 
     def _record(self, name: str, arguments: dict[str, Any], started: float, **outcome: Any) -> None:
+        self.last_active_s = time.monotonic()
         self.transcript.write("tool_call", turn=self.turns_used, tool=name, arguments=arguments,
                               duration_ms=round((time.perf_counter() - started) * 1000, 3), **outcome)
 

@@ -1,11 +1,13 @@
 """The HTTP server: many episodes at once, each at its own URL path, plus a JSON control API.
 
     POST   /episodes                     create one: {"env" | "collection", "difficulty", "seed"} or {"scenario": {...}}
+                                         (without "difficulty" the curriculum chooses)
     GET    /episodes/{id}                its status
     DELETE /episodes/{id}                close it (files become final)
     *      /episodes/{id}/mcp            Streamable HTTP MCP endpoint of that episode
     GET    /episodes/{id}/sse            SSE MCP endpoint of that episode (+ /messages/)
     *      /mcp, /sse                    the default episode, when the server was started with one
+    GET    /curriculum                   every environment's difficulty window and counters
     GET    /health
 
 The 2026 MCP protocol is stateless, so an episode is never inferred from an MCP session:
@@ -17,8 +19,10 @@ route, the control API included, against DNS rebinding.
 from __future__ import annotations
 
 import contextlib
+import secrets
 from collections.abc import AsyncIterator
 
+import anyio
 from mcp.server.mcpserver import MCPServer
 from mcp.server.transport_security import TransportSecurityMiddleware, TransportSecuritySettings
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -31,8 +35,10 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from mcp_server.errors import ShopError
 from mcp_server.hub import EpisodeHub
 from mcp_server.tools import EPISODE_HEADER, create_server
+from scenarios.curriculum import Window
+from scenarios.curriculum_store import FILE_NAME, CurriculumStore
 from scenarios.difficulty import MAX_DIFFICULTY
-from scenarios.envs import collection
+from scenarios.envs import REGISTRY, collection, get_env
 from scenarios.rng import make_rng
 from scenarios.models import Scenario
 
@@ -41,9 +47,10 @@ class CreateEpisode(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     env: str | None = Field(None, description="Environment, e.g. 'pd' or 'pd-v1'.")
-    collection: str | None = Field(None, description="C1, C2, C4 or C8: the seed picks one of its environments.")
-    difficulty: int = Field(0, ge=0, le=MAX_DIFFICULTY)
-    seed: int = Field(0, ge=0)
+    collection: str | None = Field(None, description="C1, C2, C4 or C8: the seed (or the curriculum) picks one "
+                                                     "of its environments.")
+    difficulty: int | None = Field(None, ge=0, le=MAX_DIFFICULTY, description="Omit to let the curriculum choose.")
+    seed: int | None = Field(None, ge=0, description="Default: 0 with a difficulty, fresh random without.")
     scenario: Scenario | None = None
 
     def environment(self) -> str:
@@ -51,8 +58,31 @@ class CreateEpisode(BaseModel):
             raise ValueError("give either env or collection, not both")
         if self.collection:
             members = collection(self.collection)
-            return members[make_rng("collection", self.collection.upper(), self.seed).randrange(len(members))].env_id
+            rng = make_rng("collection", self.collection.upper(), self.seed or 0)
+            return members[rng.randrange(len(members))].env_id
         return self.env or "pd"
+
+    def candidates(self) -> tuple[str, ...]:
+        """The environment ids the curriculum may pick from."""
+        if self.env and self.collection:
+            raise ValueError("give either env or collection, not both")
+        if self.collection:
+            return tuple(spec.env_id for spec in collection(self.collection))
+        return (get_env(self.env or "pd").env_id,)
+
+
+async def plan_episode(spec: CreateEpisode, hub: EpisodeHub,
+                       curriculum: CurriculumStore) -> tuple[Scenario, Window | None]:
+    """The scenario a create request asks for, and the curriculum window it came from, if any."""
+    if spec.scenario is not None:
+        return spec.scenario, None
+    if spec.difficulty is not None:
+        return hub.generate(spec.environment(), spec.difficulty, spec.seed or 0), None
+    seed = spec.seed if spec.seed is not None else secrets.randbelow(2**31)
+    candidates = spec.candidates()
+    env_id, difficulty, window = await anyio.to_thread.run_sync(
+        curriculum.choose, candidates, make_rng("curriculum", candidates, seed))
+    return hub.generate(env_id, difficulty, seed), window
 
 
 def security_settings(host: str, port: int) -> TransportSecuritySettings:
@@ -109,9 +139,11 @@ def episode_payload(request: Request, hub: EpisodeHub, episode_id: str) -> dict:
 
 
 def create_http_app(hub: EpisodeHub, *, host: str = "127.0.0.1", port: int = 8000,
-                    mcp: MCPServer | None = None) -> Starlette:
-    """The ASGI app. The caller owns `hub`; the app closes its open episodes on shutdown."""
+                    mcp: MCPServer | None = None, curriculum: CurriculumStore | None = None) -> Starlette:
+    """The ASGI app. The caller owns `hub`; the app closes its open episodes on shutdown.
+    The curriculum file defaults to `<runs>/curriculum.db`, where the verifier sidecar feeds it."""
     mcp = mcp or create_server(hub)
+    curriculum = curriculum or CurriculumStore(hub.runs_dir / FILE_NAME)
     security = security_settings(host, port)
     mcp_app = mcp.streamable_http_app(streamable_http_path="/mcp", stateless_http=True,
                                       transport_security=security, host=host)
@@ -123,14 +155,17 @@ def create_http_app(hub: EpisodeHub, *, host: str = "127.0.0.1", port: int = 800
             return refused
         try:
             spec = CreateEpisode.model_validate_json(await request.body())
-            scenario = spec.scenario or hub.generate(spec.environment(), spec.difficulty, spec.seed)
+            scenario, window = await plan_episode(spec, hub, curriculum)
             episode = await hub.open(scenario)
         except ValidationError as exc:
             return JSONResponse({"error": "invalid request",
                                  "details": exc.errors(include_url=False, include_input=False)}, 400)
         except (KeyError, ShopError, ValueError) as exc:
             return JSONResponse({"error": str(exc).strip("'\"")}, 400)
-        return JSONResponse(episode_payload(request, hub, episode.episode_id), 201)
+        payload = episode_payload(request, hub, episode.episode_id)
+        if window is not None:
+            payload["curriculum_window"] = [window.low, window.high]
+        return JSONResponse(payload, 201)
 
     async def show(request: Request) -> Response:
         if refused := await guard.validate_request(request):
@@ -141,6 +176,11 @@ def create_http_app(hub: EpisodeHub, *, host: str = "127.0.0.1", port: int = 800
         if request.method == "DELETE" and episode_id in hub.episodes:
             await hub.close(episode_id, "closed_by_client")
         return JSONResponse(episode_payload(request, hub, episode_id))
+
+    async def curriculum_state(request: Request) -> Response:
+        if refused := await guard.validate_request(request):
+            return refused
+        return JSONResponse(await anyio.to_thread.run_sync(curriculum.snapshot, tuple(REGISTRY)))
 
     async def health(request: Request) -> Response:
         if refused := await guard.validate_request(request):
@@ -159,6 +199,7 @@ def create_http_app(hub: EpisodeHub, *, host: str = "127.0.0.1", port: int = 800
     default = EpisodeRouter(hub, mcp_app, sse_app, default=True)
     routes = [
         Route("/health", health, methods=["GET"]),
+        Route("/curriculum", curriculum_state, methods=["GET"]),
         Route("/episodes", create, methods=["POST"]),
         Route("/episodes/{episode_id}", show, methods=["GET", "DELETE"]),
         Mount("/episodes/{episode_id}", app=per_episode),

@@ -16,6 +16,7 @@ import anyio
 
 from mcp_server.episode import Episode
 from mcp_server.errors import EpisodeClosed, NotFound, ShopError
+from mcp_server.lifecycle import ClosedEpisodes
 from mcp_server.transcript import TRANSCRIPT_VERSION, Transcript
 from scenarios.catalog.reader import CatalogReader, readonly_uri
 from scenarios.envs import generate
@@ -46,7 +47,8 @@ class EpisodeHub:
         self.catalog = CatalogReader(self.catalog_path)
         self.runs_dir = Path(runs_dir)
         self.episodes: dict[str, Episode] = {}
-        self.closed: dict[str, str] = {}
+        # Bounded in memory; older closed episodes are read back from their transcripts.
+        self.closed = ClosedEpisodes(self.runs_dir)
         self.default_id: str | None = None
 
     def generate(self, env: str, difficulty: int, seed: int) -> Scenario:
@@ -104,9 +106,13 @@ class EpisodeHub:
         await self.retire(episode, reason)
         return episode
 
-    async def retire(self, episode: Episode, reason: str) -> None:
-        """Finalize an episode's files and forget it (safe to call twice)."""
+    async def retire(self, episode: Episode, reason: str, *, idle_before: float | None = None) -> None:
+        """Finalize an episode's files and forget it (safe to call twice). With `idle_before`
+        (a time.monotonic value), only if no tool call ran since then: the idle reaper's check,
+        made under the episode's lock so that it cannot race a call."""
         async with episode.lock:
+            if idle_before is not None and episode.last_active_s > idle_before:
+                return
             if self.episodes.pop(episode.episode_id, None) is None:
                 return
             episode.mark_closed(reason)
@@ -114,8 +120,8 @@ class EpisodeHub:
             await episode.finalize(reason)
 
     async def close_all(self, reason: str) -> None:
-        for episode_id in list(self.episodes):
-            await self.close(episode_id, reason)
+        for episode in list(self.episodes.values()):
+            await self.retire(episode, reason)  # not close(): one may retire meanwhile (idle reaper)
 
     async def aclose(self, reason: str = "server_stopped") -> None:
         await self.close_all(reason)

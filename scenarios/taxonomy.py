@@ -47,7 +47,6 @@ class Category:
 COLOURS = ("Black", "White", "Silver", "Blue", "Red", "Green", "Grey", "Pink")
 APPAREL_COLOURS = ("Black", "White", "Navy", "Grey", "Olive", "Beige", "Red", "Blue")
 APPAREL_SIZES = ("XS", "S", "M", "L", "XL", "XXL")
-CONNECTORS = ("USB-C", "Lightning", "Micro-USB", "USB-A")
 
 CATEGORIES: tuple[Category, ...] = (
     # --- Electronics -------------------------------------------------------------------

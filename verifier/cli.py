@@ -11,6 +11,7 @@ from typing import Annotated
 
 import typer
 
+from scenarios.curriculum_cli import CurriculumChecks, CurriculumPath, CurriculumThreshold, CurriculumWidth
 from verifier.models import Reward, Weights
 
 DEFAULT_WEIGHTS = "0.75,0.15,0.10"
@@ -112,13 +113,19 @@ def serve(
     catalog: Annotated[Path | None, typer.Option(help="Catalog file, instead of the one world.db names.",
                                                  exists=True, dir_okay=False)] = None,
     weights: Annotated[str, typer.Option(help="task,efficiency,hallucination weights.")] = DEFAULT_WEIGHTS,
+    curriculum: CurriculumPath = None,
+    curriculum_checks: CurriculumChecks = None,
+    curriculum_threshold: CurriculumThreshold = None,
+    curriculum_width: CurriculumWidth = None,
 ) -> None:
-    """Score every closed episode under RUNS_DIR as it closes, and serve the rewards over HTTP."""
+    """Score every closed episode under RUNS_DIR as it closes, feed the curriculum, and serve the rewards."""
     import logging
 
     import uvicorn
 
     from scenarios.catalog.cache import verishop_home
+    from scenarios.curriculum_cli import open_store
+    from verifier.curriculum import CurriculumFeed
     from verifier.runner import Settings
     from verifier.service import VerifierService, create_app
 
@@ -126,6 +133,11 @@ def serve(
     runs = (runs_dir or verishop_home() / "runs").resolve()
     runs.mkdir(parents=True, exist_ok=True)
     service = VerifierService(runs, Settings(weights=_weights(weights), catalog=catalog))
-    typer.echo(f"verishop verifier: watching {runs}; rewards at http://{host}:{port}/rewards/<episode_id>",
-               err=True)
-    uvicorn.run(create_app(service), host=host, port=port, log_level="warning", lifespan="on")
+    store = open_store(curriculum, runs, curriculum_checks, curriculum_threshold, curriculum_width)
+    service.on_scored.append(CurriculumFeed(store))
+    typer.echo(f"verishop verifier: watching {runs}; rewards at http://{host}:{port}/rewards/<episode_id>; "
+               f"curriculum in {store.path}", err=True)
+    try:
+        uvicorn.run(create_app(service), host=host, port=port, log_level="warning", lifespan="on")
+    finally:
+        store.close()

@@ -129,8 +129,8 @@ class VerifierService:
 
     def _relevant(self, change: Change, path: str) -> bool:
         p = Path(path)
-        if p.parent == self.runs_dir:
-            return change == Change.added and not p.name.startswith(".")
+        if p.parent == self.runs_dir:  # a new episode folder (not a file such as curriculum.db)
+            return change == Change.added and not p.name.startswith(".") and not p.is_file()
         return p.name in EPISODE_FILES and p.parent.parent == self.runs_dir
 
     async def _handle(self, batch: set[tuple[Change, str]], tg: TaskGroup) -> None:

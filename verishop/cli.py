@@ -6,8 +6,10 @@ from __future__ import annotations
 import typer
 
 from agents.cli import demo, evaluate
+from agents.export import export
 from mcp_server.cli import serve
 from scenarios.cli import catalog_app, generate
+from scenarios.curriculum_cli import curriculum_app
 from verifier.cli import verifier_app, verify
 
 app = typer.Typer(help="verishop: a simulated shop for training and testing AI shopping assistants.",
@@ -19,6 +21,8 @@ app.command("demo")(demo)
 app.command("verify")(verify)
 app.add_typer(verifier_app, name="verifier")
 app.command("eval")(evaluate)
+app.command("export")(export)
+app.add_typer(curriculum_app, name="curriculum")
 
 
 def main() -> None:

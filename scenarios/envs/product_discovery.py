@@ -19,7 +19,7 @@ from scenarios.noise import add_typos
 from scenarios.ranking import feasible, ideal_ranking, make_persona
 from scenarios.prompts import SYSTEM_PROMPT
 from scenarios.rng import make_rng
-from scenarios.taxonomy import DENIED_CATEGORY_IDS, category
+from scenarios.taxonomy import DENIED_CATEGORY_IDS
 
 ENV_ID = "pd-v1"
 __all__ = ["ENV_ID", "EPOCH", "generate"]
@@ -96,7 +96,3 @@ def generate(difficulty: int, seed: int, catalog: CatalogReader,
                                   items_to_recommend=k, anchor_product_id=anchor.product_id, persona=persona,
                                   ideal=tuple(ranked[:k]), feasible_count=feasible_count),
     )
-
-
-def noun(category_id: str) -> str:
-    return category(category_id).name.lower()

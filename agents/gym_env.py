@@ -1,0 +1,115 @@
+"""A Gymnasium-style text environment over a running `verishop serve --transport http`.
+
+    env = ShopTextEnv("http://127.0.0.1:8000", env="pd", difficulty=3)
+    observation, info = env.reset(seed=7)
+    observation, reward, terminated, truncated, info = env.step(
+        {"tool": "search_catalog", "arguments": {"query": "desk lamp"}})
+    observation, reward, terminated, truncated, info = env.step("Here are three lamps ...")
+
+The API is Gymnasium's (`reset(seed=, options=) -> (obs, info)`, `step(action) -> (obs, reward,
+terminated, truncated, info)`) without depending on gymnasium; if it is installed the class
+also subclasses `gymnasium.Env`, with text observation and action spaces left unset.
+
+- An action is a tool call, `{"tool": name, "arguments": {...}}`, or a message to the customer:
+  a string, or `{"message": text, ...respond_to_customer fields}` (e.g. `done`,
+  `recommended_product_ids`).
+- The observation is text: the customer's opening message after `reset`, then each tool's result
+  as JSON, or its error message (`info["is_error"]`), or the customer's reply to a message.
+- The reward is 0 until the episode ends, then the verifier's `total` (`info["reward"]` holds the
+  whole reward.json).
+- `terminated`: the task ended (the agent said done, the customer was satisfied or left).
+  `truncated`: the turn budget was spent (close reason `turn_budget`), or this wrapper's own
+  `max_steps` ran out (it then closes the episode). The two are never both true.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from agents.sync_client import SyncShopClient
+
+try:  # optional: be a real gymnasium.Env when gymnasium is present
+    import gymnasium
+
+    _Base: type = gymnasium.Env
+except ImportError:  # pragma: no cover - depends on the environment
+    _Base = object
+
+TRUNCATING_REASONS = frozenset({"turn_budget"})
+
+
+class ShopTextEnv(_Base):  # type: ignore[misc, valid-type]
+    metadata: dict[str, Any] = {"render_modes": []}
+
+    def __init__(self, base_url: str, *, verifier_url: str | None = None, max_steps: int | None = None,
+                 reward_timeout_s: float = 60.0, **episode_spec: Any):
+        self.shop = SyncShopClient(base_url, verifier_url=verifier_url)
+        self.episode_spec = episode_spec
+        self.max_steps = max_steps
+        self.reward_timeout_s = reward_timeout_s
+        self._cm: Any = None
+        self.episode: Any = None
+        self.steps = 0
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
+        """Open a new episode (closing any previous one). `options` override the episode spec
+        (env, collection, difficulty, scenario); `seed` is the episode's seed."""
+        self._end()
+        spec = {**self.episode_spec, **(options or {})}
+        if seed is not None:
+            spec["seed"] = seed
+        self._cm = self.shop.open_episode(**spec)
+        self.episode = self._cm.__enter__()
+        self.steps = 0
+        info = self.episode.info
+        return info.opening_message, {"episode_id": info.episode_id, "env_id": info.env_id,
+                                      "difficulty": info.difficulty, "seed": info.seed,
+                                      "system_prompt": info.system_prompt, "max_turns": info.max_turns,
+                                      "tools": self.episode.openai_tools()}
+
+    def step(self, action: str | dict[str, Any]) -> tuple[str, float, bool, bool, dict[str, Any]]:
+        if self.episode is None:
+            raise RuntimeError("call reset() before step()")
+        if self.episode.close_reason is not None:
+            raise RuntimeError(f"the episode ended ({self.episode.close_reason}); call reset()")
+        name, arguments = _as_call(action)
+        result = self.episode.call(name, arguments)
+        self.steps += 1
+        if result.is_error:
+            observation = result.error or ""
+        elif name == "respond_to_customer":
+            observation = (result.data or {}).get("customer_message", "")
+        else:
+            observation = json.dumps(result.data, ensure_ascii=False)
+        info: dict[str, Any] = {"tool": name, "is_error": result.is_error, "data": result.data}
+        reason = self.episode.close_reason
+        out_of_steps = reason is None and self.max_steps is not None and self.steps >= self.max_steps
+        if reason is None and not out_of_steps:
+            return observation, 0.0, False, False, info
+        if out_of_steps:
+            self.episode.close()
+            reason = "max_steps"
+        reward = self.episode.reward(self.reward_timeout_s)
+        info.update(close_reason=reason, reward=reward)
+        truncated = out_of_steps or reason in TRUNCATING_REASONS
+        return observation, float(reward.get("total") or 0.0), not truncated, truncated, info
+
+    def _end(self) -> None:
+        if self._cm is not None:
+            cm, self._cm, self.episode = self._cm, None, None
+            cm.__exit__(None, None, None)
+
+    def close(self) -> None:
+        self._end()
+        self.shop.close()
+
+
+def _as_call(action: str | dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    if isinstance(action, str):
+        return "respond_to_customer", {"message": action}
+    if "tool" in action:
+        return str(action["tool"]), dict(action.get("arguments") or {})
+    if "message" in action:
+        return "respond_to_customer", dict(action)
+    raise ValueError("an action is a message (str or {'message': ...}) or a tool call ({'tool': ..., 'arguments': ...})")

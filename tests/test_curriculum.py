@@ -1,0 +1,188 @@
+"""The adaptive curriculum's rule (reference §5), its SQLite store and the verifier's feed."""
+
+from __future__ import annotations
+
+import random
+import threading
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from scenarios.curriculum import Params, Window, choose, record, sample
+from scenarios.curriculum_store import CurriculumStore
+from scenarios.difficulty import MAX_DIFFICULTY
+from verifier.curriculum import CurriculumFeed
+from verifier.models import Reward
+
+DEFAULT = Params()
+
+
+def play(window: Window, outcomes: list[bool], params: Params = DEFAULT, difficulty: int | None = None) -> Window:
+    for solved in outcomes:
+        window = record(window, window.high if difficulty is None else difficulty, solved, params)
+    return window
+
+
+def test_a_window_starts_at_zero_and_only_samples_zero():
+    rng = random.Random(1)
+    assert Window() == Window(0, 0, 0, 0)
+    assert {sample(Window(), rng) for _ in range(50)} == {0}
+
+
+def test_sampling_covers_the_window_uniformly():
+    rng = random.Random(2)
+    draws = [sample(Window(3, 7), rng) for _ in range(5000)]
+    assert set(draws) == {3, 4, 5, 6, 7}
+    assert all(abs(draws.count(d) / len(draws) - 0.2) < 0.03 for d in range(3, 8))
+
+
+def test_a_solved_check_moves_the_top_up_one_level_and_resets_the_counters():
+    window = play(Window(), [True] * 31)
+    assert window == Window(0, 0, attempts=31, solved=31)
+    assert play(window, [True]) == Window(0, 1)
+
+
+def test_the_threshold_is_a_share_of_the_check():
+    assert play(Window(), [True] * 29 + [False] * 3) == Window(0, 1)  # 90.6%
+    assert play(Window(), [True] * 28 + [False] * 4) == Window(0, 0)  # 87.5%: counters reset, no move
+    params = Params(episodes_per_check=10, threshold=0.9)
+    assert play(Window(), [True] * 9 + [False], params) == Window(0, 1)  # exactly 90%
+
+
+def test_episodes_below_the_top_do_not_count():
+    window = Window(0, 2, attempts=1, solved=1)
+    assert play(window, [True] * 100, difficulty=1) == window
+    assert play(window, [False] * 100, difficulty=0) == window
+
+
+def test_a_failed_check_never_demotes():
+    window = Window(2, 5)
+    assert play(window, [False] * 32) == window
+
+
+def test_the_window_keeps_at_most_five_levels():
+    assert play(Window(0, 4), [True] * 32) == Window(1, 5)
+    assert play(Window(1, 5), [True] * 32) == Window(2, 6)
+    assert play(Window(0, 1), [True] * 4, Params(episodes_per_check=4, max_width=2)) == Window(1, 2)
+
+
+def test_the_top_stops_at_twelve():
+    window = play(Window(8, 12), [True] * 32)
+    assert window == Window(8, 12)
+
+
+def test_params_and_windows_refuse_nonsense():
+    with pytest.raises(ValueError):
+        Params(episodes_per_check=0)
+    with pytest.raises(ValueError):
+        Params(threshold=1.5)
+    with pytest.raises(ValueError):
+        Window(3, 2)
+    with pytest.raises(ValueError):
+        Window(0, MAX_DIFFICULTY + 1)
+
+
+def test_choose_draws_the_environment_from_the_list_and_the_level_from_its_window():
+    rng = random.Random(3)
+    windows = {"pd-v1": Window(4, 6), "sub-v1": Window(0, 0)}
+    picks = [choose(["pd-v1", "sub-v1"], windows, rng) for _ in range(400)]
+    assert {env for env, _ in picks} == {"pd-v1", "sub-v1"}
+    assert {d for env, d in picks if env == "pd-v1"} == {4, 5, 6}
+    assert {d for env, d in picks if env == "sub-v1"} == {0}
+    assert choose(["cart-v1"], windows, rng) == ("cart-v1", 0)  # never seen: [0, 0]
+
+
+params_strategy = st.builds(Params, episodes_per_check=st.integers(1, 6), threshold=st.floats(0.0, 1.0),
+                            max_width=st.integers(1, 6), max_level=st.integers(0, MAX_DIFFICULTY))
+episodes_strategy = st.lists(st.tuples(st.integers(0, MAX_DIFFICULTY), st.booleans()), max_size=300)
+
+
+@settings(max_examples=300, deadline=None)
+@given(params=params_strategy, episodes=episodes_strategy, top_bias=st.lists(st.booleans(), max_size=300))
+def test_any_history_keeps_the_invariants(params: Params, episodes, top_bias):
+    window = Window()
+    for i, (difficulty, solved) in enumerate(episodes):
+        if i < len(top_bias) and top_bias[i]:
+            difficulty = window.high  # most random difficulties miss the top; make many hit it
+        after = record(window, difficulty, solved, params)
+        assert after.high >= window.high and after.low >= window.low  # never demotes
+        assert after.high <= window.high + 1 and after.high <= params.max_level <= MAX_DIFFICULTY
+        assert after.high - after.low + 1 <= params.max_width
+        assert after.attempts < params.episodes_per_check
+        if difficulty != window.high:
+            assert after == window  # only d = high counts
+        window = after
+
+
+@settings(max_examples=100, deadline=None)
+@given(episodes=st.lists(st.booleans(), max_size=400))
+def test_with_default_params_the_width_stays_within_five(episodes):
+    window = Window()
+    for solved in episodes:
+        window = record(window, window.high, solved)
+        assert window.high - window.low + 1 <= 5 and window.high <= 12
+
+
+def test_the_store_counts_each_episode_once_and_survives_reopening(tmp_path: Path):
+    path = tmp_path / "curriculum.db"
+    store = CurriculumStore(path)
+    store.set_params(episodes_per_check=2)
+    assert store.record("ep_a", "pd-v1", 0, True).window == Window(0, 0, 1, 1)
+    assert store.record("ep_a", "pd-v1", 0, True) is None  # re-verified: not counted again
+    assert store.state("pd-v1").window == Window(0, 0, 1, 1)
+    after = store.record("ep_b", "pd-v1", 0, True)
+    assert (after.window, after.episodes, after.checks) == (Window(0, 1), 2, 1)
+    store.record("ep_c", "pd-v1", 0, False)  # below the top: seen, not counted
+    last = store.state("pd-v1")
+    store.close()
+    with CurriculumStore(path) as reopened:
+        assert reopened.params().episodes_per_check == 2
+        assert reopened.state("pd-v1") == last
+        assert reopened.record("ep_a", "pd-v1", 1, True) is None  # still remembered as counted
+        snapshot = reopened.snapshot(["pd-v1", "cart-v1"])
+    assert (last.episodes, last.window.attempts) == (3, 0)
+    assert [w["env_id"] for w in snapshot["windows"]] == ["pd-v1", "cart-v1"]
+    assert snapshot["windows"][0] == {"env_id": "pd-v1", "low": 0, "high": 1, "attempts": 0, "solved": 0,
+                                      "episodes": 3, "checks": 1}
+    assert snapshot["windows"][1]["high"] == 0 and snapshot["params"]["threshold"] == 0.9
+
+
+def test_concurrent_writers_lose_no_episode(tmp_path: Path):
+    path = tmp_path / "curriculum.db"
+    with CurriculumStore(path) as store:
+        store.set_params(episodes_per_check=1000)
+
+    def writer(worker: int) -> None:
+        with CurriculumStore(path) as store:  # its own connection, as another process would have
+            for i in range(25):
+                store.record(f"ep_{worker}_{i}", "pd-v1", 0, i % 2 == 0)
+                store.record(f"ep_{worker}_{i}", "pd-v1", 0, True)  # a duplicate from a re-verification
+
+    threads = [threading.Thread(target=writer, args=(w,)) for w in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    with CurriculumStore(path) as store:
+        state = store.state("pd-v1")
+    assert (state.episodes, state.window.attempts, state.window.solved) == (100, 100, 52)
+
+
+def reward(episode_id: str, verdict: str = "scored", solved: bool = True, difficulty: int = 0) -> Reward:
+    return Reward(episode_id=episode_id, env_id="pd-v1", difficulty=difficulty, seed=1, verdict=verdict,
+                  is_correct=solved if verdict == "scored" else None)
+
+
+async def test_the_feed_records_scored_episodes_and_skips_incomplete_ones(tmp_path: Path):
+    with CurriculumStore(tmp_path / "curriculum.db") as store:
+        store.set_params(episodes_per_check=2)
+        feed = CurriculumFeed(store)
+        await feed(reward("ep_broken", verdict="incomplete"))
+        assert store.state("pd-v1").episodes == 0
+        await feed(reward("ep_1"))
+        await feed(reward("ep_1"))
+        await feed(reward("ep_2", solved=False))
+        state = store.state("pd-v1")
+    assert (state.episodes, state.checks, state.window) == (2, 1, Window(0, 0))  # 1/2 solved: no move
