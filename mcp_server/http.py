@@ -77,12 +77,12 @@ async def plan_episode(spec: CreateEpisode, hub: EpisodeHub,
     if spec.scenario is not None:
         return spec.scenario, None
     if spec.difficulty is not None:
-        return hub.generate(spec.environment(), spec.difficulty, spec.seed or 0), None
+        return await hub.generate_async(spec.environment(), spec.difficulty, spec.seed or 0), None
     seed = spec.seed if spec.seed is not None else secrets.randbelow(2**31)
     candidates = spec.candidates()
     env_id, difficulty, window = await anyio.to_thread.run_sync(
         curriculum.choose, candidates, make_rng("curriculum", candidates, seed))
-    return hub.generate(env_id, difficulty, seed), window
+    return await hub.generate_async(env_id, difficulty, seed), window
 
 
 def security_settings(host: str, port: int) -> TransportSecuritySettings:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import secrets
+import threading
 from pathlib import Path
 
 import aiosqlite
@@ -50,9 +51,18 @@ class EpisodeHub:
         # Bounded in memory; older closed episodes are read back from their transcripts.
         self.closed = ClosedEpisodes(self.runs_dir)
         self.default_id: str | None = None
+        self._generating = threading.Lock()
+        self._generation_catalog = CatalogReader(self.catalog_path)
 
     def generate(self, env: str, difficulty: int, seed: int) -> Scenario:
-        return generate(env, difficulty, seed, self.catalog)
+        # One at a time, on a catalog connection of their own (generation may run in a worker
+        # thread while the event loop reads `self.catalog`); generators share a reseeded Faker.
+        with self._generating:
+            return generate(env, difficulty, seed, self._generation_catalog)
+
+    async def generate_async(self, env: str, difficulty: int, seed: int) -> Scenario:
+        """`generate` in a worker thread, so a busy server's event loop keeps serving tool calls."""
+        return await anyio.to_thread.run_sync(self.generate, env, difficulty, seed)
 
     async def open(self, scenario: Scenario, *, default: bool = False) -> Episode:
         """Create the episode directory, its world and transcript, and post the opening message."""
@@ -126,3 +136,4 @@ class EpisodeHub:
     async def aclose(self, reason: str = "server_stopped") -> None:
         await self.close_all(reason)
         self.catalog.close()
+        self._generation_catalog.close()
