@@ -18,7 +18,7 @@ from scenarios.models import Scenario
 console = Console()
 
 DEMO_EPISODES = (("pd", 1, 11, "oracle"), ("pd", 4, 12, "greedy"), ("cart", 6, 13, "oracle"),
-                 ("cart", 6, 13, "greedy"))
+                 ("return", 3, 5, "oracle"), ("journey", 4, 2, "oracle"))
 
 
 class Transport(str, Enum):
@@ -33,9 +33,10 @@ def _short(value: Any, width: int = 110) -> str:
 
 def _show_call(tool: str, args: dict, result: dict | None, error: str | None) -> None:
     if tool == "respond_to_customer":
+        submitted = {k: v for k in ("recommended_product_ids", "order_id", "line_id", "answer")
+                     if (v := args.get(k))}
         console.print(f"  [bold green]assistant[/]: {args['message']}"
-                      + (f"  [dim]recommends {args.get('recommended_product_ids')}[/]"
-                         if args.get("recommended_product_ids") else ""))
+                      + (f"  [dim]submits {_short(submitted, 120)}[/]" if submitted else ""))
         if result:
             console.print(f"  [bold cyan]customer[/]: {result['customer_message']}  "
                           f"[dim](turn {result['turns_used']}, {result['status']}"
