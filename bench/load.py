@@ -19,9 +19,7 @@ from __future__ import annotations
 import argparse
 import os
 import subprocess
-import sys
 import tempfile
-import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path

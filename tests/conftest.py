@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
 
 from mcp_server.hub import EpisodeHub
 from scenarios.catalog.build import build_catalog
+from scenarios.catalog.reader import CatalogReader
+from verifier.runner import Settings, Verifier
 
 CATALOG_SIZE = 4000
 CATALOG_SEED = 3
@@ -19,6 +21,18 @@ def catalog_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("catalog") / "catalog.db"
     build_catalog(path, size=CATALOG_SIZE, seed=CATALOG_SEED)
     return path
+
+
+@pytest.fixture(scope="session")
+def reader(catalog_path: Path) -> Iterator[CatalogReader]:
+    with CatalogReader(catalog_path) as r:
+        yield r
+
+
+@pytest.fixture
+def verifier() -> Iterator[Verifier]:
+    with Verifier(Settings()) as v:
+        yield v
 
 
 @pytest.fixture

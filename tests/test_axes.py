@@ -5,21 +5,13 @@ from __future__ import annotations
 
 import re
 
-import pytest
 from mcp import Client
 
 from mcp_server.tools import create_server
-from scenarios.catalog.reader import CatalogReader
 from scenarios.envs import generate
 from scenarios.taxonomy import CATEGORIES
 
 SEEDS = range(30)
-
-
-@pytest.fixture(scope="module")
-def reader(catalog_path):
-    with CatalogReader(catalog_path) as r:
-        yield r
 
 
 def pd(reader, d: int, seeds=SEEDS):

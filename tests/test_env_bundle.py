@@ -7,15 +7,14 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
-import anyio
 import pytest
 from test_verifier import Script, write_episode
 
 from agents.baselines import bundle as greedy_bundle
-from agents.evaluate import RUNNERS, Plan, new_eval_dir, summarize, verify
+from agents.evaluate import summarize
+from support import play_and_verify
 from scenarios.catalog.build import build_catalog
 from scenarios.catalog.reader import CatalogReader, Product, feasible_products
 from scenarios.customers.base import CustomerState
@@ -31,22 +30,9 @@ from scenarios.envs.bundle import (
 )
 from scenarios.models import BundleGoal, Scenario, StockChange, Submission
 from scenarios.taxonomy import CATEGORY_BY_ID, DENIED_CATEGORY_IDS, SHOPPABLE_CATEGORIES
-from verifier.runner import Settings, Verifier
 
 ID = re.compile(r"\bP\d{8}\b")
 DIFFICULTIES = tuple(range(13))
-
-
-@pytest.fixture(scope="module")
-def reader(catalog_path: Path) -> Iterator[CatalogReader]:
-    with CatalogReader(catalog_path) as r:
-        yield r
-
-
-@pytest.fixture
-def verifier() -> Iterator[Verifier]:
-    with Verifier(Settings()) as v:
-        yield v
 
 
 def lookup_for(scenario: Scenario, catalog: CatalogReader):
@@ -336,13 +322,8 @@ def test_nothing_recommended_is_minus_one_and_a_denied_product_a_hard_fail(kit, 
 # --- played through the real server -------------------------------------------------------------
 
 
-def evaluate(agent: str, catalog_path: Path, tmp_path: Path, difficulties=DIFFICULTIES, episodes: int = 26):
-    plan = Plan(agent, ("bundle-v1",), difficulties, episodes, 300)
-    root = new_eval_dir(tmp_path / "runs", agent)
-    anyio.run(RUNNERS["memory"], plan, catalog_path, root, 4, lambda: None)
-    rewards = verify(root, catalog_path)
-    assert len(rewards) == episodes and all(r["verdict"] == "scored" for r in rewards)
-    return rewards
+def evaluate(agent: str, catalog_path: Path, tmp_path: Path, difficulties=DIFFICULTIES, episodes: int = 26) -> list[dict]:
+    return play_and_verify(agent, ("bundle-v1",), tuple(difficulties), episodes, 300, catalog_path, tmp_path)
 
 
 def test_the_oracle_solves_every_difficulty(catalog_path, tmp_path):

@@ -4,21 +4,12 @@ from __future__ import annotations
 
 import re
 
-import anyio
-import pytest
 from mcp import Client
 
-from agents.evaluate import RUNNERS, Plan, new_eval_dir, verify
 from mcp_server.tools import create_server
-from scenarios.catalog.reader import CatalogReader
+from support import play_and_verify
 from scenarios.envs import generate
 from scenarios.envs.journey import ORDER_KINDS, owned_ids, request_count
-
-
-@pytest.fixture(scope="module")
-def reader(catalog_path):
-    with CatalogReader(catalog_path) as r:
-        yield r
 
 
 def _kinds(scenario) -> list[str]:
@@ -69,10 +60,7 @@ def test_requests_never_share_ids_and_the_opening_names_none(reader):
 
 
 def _play(catalog_path, tmp_path, agent: str, difficulties, episodes: int) -> list[dict]:
-    plan = Plan(agent, ("journey-v1",), tuple(difficulties), episodes, 40)
-    root = new_eval_dir(tmp_path / "runs", agent)
-    anyio.run(RUNNERS["memory"], plan, catalog_path, root, 4, lambda: None)
-    return verify(root, catalog_path)
+    return play_and_verify(agent, ("journey-v1",), tuple(difficulties), episodes, 40, catalog_path, tmp_path)
 
 
 def test_oracle_solves_journeys_at_every_difficulty(catalog_path, tmp_path):

@@ -6,37 +6,22 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterator
 from datetime import date, timedelta
 from pathlib import Path
 
-import anyio
 import pytest
 from test_verifier import Script, write_episode
 
-from agents.evaluate import RUNNERS, Plan, new_eval_dir, summarize, verify
-from scenarios.catalog.reader import CatalogReader
+from agents.evaluate import summarize
+from support import play_and_verify
 from scenarios.customers import SimulatedCustomer
 from scenarios.envs import generate, order_status
 from scenarios.envs.order_status import AROUND_DAYS, canonical_status
 from scenarios.models import Order, Scenario, Submission
-from verifier.runner import Settings, Verifier
 
 ID_IN_TEXT = re.compile(r"\b(?:W\d{7}|LN\d{8}|P\d{8})\b")
 MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
           "November", "December")
-
-
-@pytest.fixture(scope="module")
-def reader(catalog_path: Path) -> Iterator[CatalogReader]:
-    with CatalogReader(catalog_path) as r:
-        yield r
-
-
-@pytest.fixture
-def verifier() -> Iterator[Verifier]:
-    with Verifier(Settings()) as v:
-        yield v
 
 
 def fitting_orders(scenario: Scenario) -> list[str]:
@@ -118,12 +103,7 @@ def test_status_answers_are_normalised_with_documented_synonyms():
 
 def evaluate(agent: str, catalog_path: Path, tmp_path: Path, difficulties: tuple[int, ...],
              episodes: int) -> list[dict]:
-    plan = Plan(agent, ("status-v1",), difficulties, episodes, 700)
-    root = new_eval_dir(tmp_path / "runs", agent)
-    anyio.run(RUNNERS["memory"], plan, catalog_path, root, 4, lambda: None)
-    rewards = verify(root, catalog_path)
-    assert len(rewards) == episodes and all(r["verdict"] == "scored" for r in rewards)
-    return rewards
+    return play_and_verify(agent, ("status-v1",), tuple(difficulties), episodes, 700, catalog_path, tmp_path)
 
 
 def test_the_oracle_solves_every_difficulty(catalog_path, tmp_path):

@@ -11,12 +11,12 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
-import anyio
 import pytest
-from test_verifier import Script, reader, verifier, write_episode  # noqa: F401
+from test_verifier import Script, write_episode
 
-from agents.evaluate import RUNNERS, Plan, new_eval_dir, summarize, verify
+from agents.evaluate import summarize
 from agents.oracles.policy import policy_query
+from support import play_and_verify
 from scenarios.customers import CustomerState, SimulatedCustomer, WorldView, policy as policy_customer
 from scenarios.envs import generate
 from scenarios.envs import policy as policy_env
@@ -255,12 +255,7 @@ def test_the_simulated_customer_closes_on_a_right_answer(reader):
 
 
 def evaluate(agent: str, catalog_path: Path, tmp_path: Path, difficulties: tuple[int, ...], episodes: int) -> list[dict]:
-    plan = Plan(agent, ("policy-v1",), difficulties, episodes, 500)
-    root = new_eval_dir(tmp_path / "runs", agent)
-    anyio.run(RUNNERS["memory"], plan, catalog_path, root, 4, lambda: None)
-    rewards = verify(root, catalog_path)
-    assert len(rewards) == episodes and all(r["verdict"] == "scored" for r in rewards)
-    return rewards
+    return play_and_verify(agent, ("policy-v1",), tuple(difficulties), episodes, 500, catalog_path, tmp_path)
 
 
 def test_the_oracle_solves_every_difficulty(catalog_path, tmp_path):

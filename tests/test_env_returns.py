@@ -6,37 +6,23 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
 
-import anyio
 import pytest
 from test_verifier import Script, write_episode
 
-from agents.evaluate import RUNNERS, Plan, new_eval_dir, summarize, verify
+from agents.evaluate import summarize
 from mcp_server.shop.orders import return_window_days
+from support import play_and_verify
 from scenarios.catalog.reader import CatalogReader, Product
 from scenarios.constraints import satisfies
 from scenarios.customers import SimulatedCustomer, WorldView
 from scenarios.envs import generate
 from scenarios.envs.returns import described_attribute
 from scenarios.models import Order, OrderLine, Scenario, StockChange, Submission
-from verifier.runner import Settings, Verifier
 
 ID_IN_TEXT = re.compile(r"\b(?:W\d{7}|LN\d{8}|P\d{8})\b")
-
-
-@pytest.fixture(scope="module")
-def reader(catalog_path: Path) -> Iterator[CatalogReader]:
-    with CatalogReader(catalog_path) as r:
-        yield r
-
-
-@pytest.fixture
-def verifier() -> Iterator[Verifier]:
-    with Verifier(Settings()) as v:
-        yield v
 
 
 def target_of(scenario: Scenario) -> tuple[Order, OrderLine]:
@@ -123,12 +109,7 @@ def test_the_axes_change_what_the_episode_looks_like(reader):
 
 def evaluate(agent: str, catalog_path: Path, tmp_path: Path, difficulties: tuple[int, ...],
              episodes: int) -> list[dict]:
-    plan = Plan(agent, ("return-v1",), difficulties, episodes, 500)
-    root = new_eval_dir(tmp_path / "runs", agent)
-    anyio.run(RUNNERS["memory"], plan, catalog_path, root, 4, lambda: None)
-    rewards = verify(root, catalog_path)
-    assert len(rewards) == episodes and all(r["verdict"] == "scored" for r in rewards)
-    return rewards
+    return play_and_verify(agent, ("return-v1",), tuple(difficulties), episodes, 500, catalog_path, tmp_path)
 
 
 def test_the_oracle_solves_every_difficulty(catalog_path, tmp_path):

@@ -10,11 +10,11 @@ import random
 import re
 from pathlib import Path
 
-import anyio
 import pytest
-from test_verifier import Script, card, ndcg_by_hand, reader, verifier, write_episode  # noqa: F401
+from test_verifier import Script, card, ndcg_by_hand, write_episode
 
-from agents.evaluate import RUNNERS, Plan, new_eval_dir, summarize, verify
+from agents.evaluate import summarize
+from support import play_and_verify
 from scenarios.catalog.reader import CatalogReader, Product
 from scenarios.constraints import satisfies
 from scenarios.customers import CustomerState, SimulatedCustomer, WorldView, substitution
@@ -105,12 +105,7 @@ def test_typo_noise_blurs_the_product_name_only_at_high_difficulty(reader):
 
 
 def evaluate(agent: str, catalog_path: Path, tmp_path: Path, difficulties: tuple[int, ...], episodes: int) -> list[dict]:
-    plan = Plan(agent, ("sub-v1",), difficulties, episodes, 300)
-    root = new_eval_dir(tmp_path / "runs", agent)
-    anyio.run(RUNNERS["memory"], plan, catalog_path, root, 4, lambda: None)
-    rewards = verify(root, catalog_path)
-    assert len(rewards) == episodes and all(r["verdict"] == "scored" for r in rewards)
-    return rewards
+    return play_and_verify(agent, ("sub-v1",), tuple(difficulties), episodes, 300, catalog_path, tmp_path)
 
 
 def test_the_oracle_solves_every_difficulty(catalog_path, tmp_path):

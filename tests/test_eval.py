@@ -9,22 +9,17 @@ import os
 import subprocess
 import sys
 
-import anyio
 import pytest
 
-from agents.evaluate import RUNNERS, Plan, new_eval_dir, summarize, verify
+from agents.evaluate import summarize
+from support import play_and_verify
 
 ALL_DIFFICULTIES = tuple(range(13))
 
 
 def evaluate(agent: str, catalog_path, tmp_path, *, envs=("pd-v1", "cart-v1"), difficulties=ALL_DIFFICULTIES,
              episodes: int = 13, transport: str = "memory", seed: int = 100) -> list[dict]:
-    plan = Plan(agent, envs, difficulties, episodes, seed)
-    root = new_eval_dir(tmp_path / "runs", agent)
-    anyio.run(RUNNERS[transport], plan, catalog_path, root, 4, lambda: None)
-    rewards = verify(root, catalog_path)
-    assert len(rewards) == len(plan.episodes_to_play())
-    return rewards
+    return play_and_verify(agent, envs, difficulties, episodes, seed, catalog_path, tmp_path, transport=transport)
 
 
 def test_oracle_solves_every_episode_at_every_difficulty(catalog_path, tmp_path):

@@ -6,22 +6,14 @@ from __future__ import annotations
 
 import re
 
-import anyio
 import pytest
 
-from agents.evaluate import RUNNERS, Plan, new_eval_dir, verify
-from scenarios.catalog.reader import CatalogReader
 from scenarios.envs import COLLECTIONS, REGISTRY, collection, generate
+from support import play_and_verify
 
 ENV_IDS = sorted(REGISTRY)
 CASES = [(0, 1), (3, 2), (6, 3), (9, 4), (12, 5), (12, 6)]
 _ID = re.compile(r"\b(?:P\d{8}|W\d{7}|LN\d{8})\b")
-
-
-@pytest.fixture(scope="module")
-def reader(catalog_path):
-    with CatalogReader(catalog_path) as r:
-        yield r
 
 
 def test_every_environment_is_registered_with_a_versioned_id():
@@ -43,10 +35,7 @@ def test_same_seed_same_scenario_and_no_goal_ids_in_the_opening(reader, env_id):
 
 def _rewards(agent: str, env_id: str, catalog_path, tmp_path) -> list[dict]:
     """Six episodes at difficulties 0, 3, 6, 9, 12, 0 (seeds 1..6), scored in one verifier run."""
-    plan = Plan(agent, (env_id,), (0, 3, 6, 9, 12), 6, 1)
-    root = new_eval_dir(tmp_path / "runs", agent)
-    anyio.run(RUNNERS["memory"], plan, catalog_path, root, 3, lambda: None)
-    return verify(root, catalog_path)
+    return play_and_verify(agent, (env_id,), (0, 3, 6, 9, 12), 6, 1, catalog_path, tmp_path, concurrency=3)
 
 
 @pytest.mark.parametrize("env_id", ENV_IDS)

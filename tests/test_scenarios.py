@@ -9,18 +9,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scenarios.catalog.reader import CatalogReader
 from scenarios.constraints import satisfies
 from scenarios.customers import SimulatedCustomer
 from scenarios.difficulty import axes_for
 from scenarios.envs import REGISTRY, generate, get_env
 from scenarios.models import Scenario, Submission
-
-
-@pytest.fixture(scope="module")
-def reader(catalog_path):
-    with CatalogReader(catalog_path) as r:
-        yield r
 
 
 @pytest.mark.parametrize("env_id", sorted(REGISTRY))

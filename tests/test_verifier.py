@@ -13,7 +13,6 @@ import math
 import sqlite3
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -120,18 +119,6 @@ def perfect_pd(reader: CatalogReader, scenario: Scenario, episode_id: str = "ep_
 def ndcg_by_hand(rels: list[float], ideal: list[float]) -> float:
     dcg = sum(r / math.log2(i + 2) for i, r in enumerate(rels))
     return dcg / sum(r / math.log2(i + 2) for i, r in enumerate(ideal))
-
-
-@pytest.fixture(scope="module")
-def reader(catalog_path: Path) -> Iterator[CatalogReader]:
-    with CatalogReader(catalog_path) as r:
-        yield r
-
-
-@pytest.fixture
-def verifier() -> Iterator[Verifier]:
-    with Verifier(Settings()) as v:
-        yield v
 
 
 def numbers(reward: Reward) -> tuple:

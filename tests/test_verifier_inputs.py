@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from test_verifier import pd_scenario, perfect_pd, reader, verifier, write_episode  # noqa: F401
+from test_verifier import pd_scenario, perfect_pd, write_episode
 from typer.testing import CliRunner
 
 from verifier.models import Reward

@@ -14,7 +14,7 @@ from pathlib import Path
 import anyio
 import httpx2
 import pytest
-from test_verifier import Script, pd_scenario, perfect_pd, reader, write_episode  # noqa: F401
+from test_verifier import Script, pd_scenario, perfect_pd, write_episode
 
 from verifier.models import Reward
 from verifier.service import VerifierService

@@ -1,0 +1,23 @@
+"""Helpers the test modules share."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import anyio
+
+from agents.evaluate import RUNNERS, Plan, new_eval_dir, verify
+
+
+def play_and_verify(agent: str, env_ids: tuple[str, ...], difficulties: tuple[int, ...], episodes: int, seed: int,
+                    catalog_path: Path, tmp_path: Path, *, transport: str = "memory",
+                    concurrency: int = 4) -> list[dict]:
+    """Play `episodes` per environment through the real MCP server with a scripted agent and
+    score them with the verifier in its own process; every episode must be scored."""
+    plan = Plan(agent, tuple(env_ids), tuple(difficulties), episodes, seed)
+    root = new_eval_dir(tmp_path / "runs", agent)
+    anyio.run(RUNNERS[transport], plan, catalog_path, root, concurrency, lambda: None)
+    rewards = verify(root, catalog_path)
+    assert len(rewards) == len(plan.episodes_to_play())
+    assert all(r["verdict"] == "scored" for r in rewards), [r.get("detail") for r in rewards]
+    return rewards
