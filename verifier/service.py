@@ -15,6 +15,7 @@ written, incomplete ones included (check `reward.verdict`).
 from __future__ import annotations
 
 import inspect
+from collections import OrderedDict
 import logging
 import re
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -42,6 +43,9 @@ _EPISODE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")
 SETTLE_DELAYS_S = (0.2, 0.5, 1.0, 2.0, 4.0)
 
 
+MAX_FINGERPRINTS = 50_000
+
+
 class VerifierService:
     def __init__(self, runs_dir: Path, settings: Settings = Settings()):
         self.runs_dir = Path(runs_dir).resolve()
@@ -53,7 +57,9 @@ class VerifierService:
         self._scoring = anyio.CapacityLimiter(1)
         # What each episode's files looked like when last scored: a change event that leaves
         # them as they were (a duplicate event, the start-up scan racing the watcher) is skipped.
-        self._fingerprints: dict[str, tuple[int, ...]] = {}
+        # Bounded: forgetting an old episode only costs a harmless re-score (same reward.json;
+        # the curriculum counts an episode once).
+        self._fingerprints: OrderedDict[str, tuple[int, ...]] = OrderedDict()
 
     def episode_dir(self, episode_id: str) -> Path | None:
         if not _EPISODE_ID.match(episode_id):
@@ -76,6 +82,9 @@ class VerifierService:
             return None
         reward = self._verifier.verify(directory)
         self._fingerprints[directory.name] = fingerprint
+        self._fingerprints.move_to_end(directory.name)
+        while len(self._fingerprints) > MAX_FINGERPRINTS:
+            self._fingerprints.popitem(last=False)
         return reward
 
     async def _notify(self, reward: Reward) -> None:
