@@ -15,9 +15,9 @@ written, incomplete ones included (check `reward.verdict`).
 from __future__ import annotations
 
 import inspect
-from collections import OrderedDict
 import logging
 import re
+from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
