@@ -22,6 +22,7 @@ never sent again, its failure is reported to the model as the tool's result.
 
 from __future__ import annotations
 
+import html
 import json
 import logging
 from dataclasses import dataclass
@@ -152,7 +153,9 @@ class OpenAIAgent:
                     log.warning("episode %s: %s", self.scenario.seed, exc)
                     return
                 calls = [_normalized(call, i) for i, call in enumerate(reply.get("tool_calls") or [])]
-                assistant: dict[str, Any] = {"role": "assistant", "content": reply.get("content") or ""}
+                # llama.cpp's chatml-function-calling format returns HTML-escaped text ("I&#39;m"),
+                # which would compound turn after turn if echoed back as is.
+                assistant: dict[str, Any] = {"role": "assistant", "content": html.unescape(reply.get("content") or "")}
                 if calls:
                     assistant["tool_calls"] = calls
                 messages.append(assistant)

@@ -35,7 +35,8 @@ def next_move(messages: list[dict[str, Any]]) -> dict[str, Any]:
         return {"role": "assistant", "content": None, "tool_calls": [_tool_call(1, "get_conversation", {})]}
     last_tool, last_content = results[-1]
     if last_tool == "get_conversation":
-        return {"role": "assistant", "content": "Let me look.",
+        # HTML-escaped, as llama.cpp's chatml-function-calling format sends it
+        return {"role": "assistant", "content": "Let me look, I&#39;m on it.",
                 "tool_calls": [_tool_call(2, "search_catalog", {"query": "", "in_stock_only": True})]}
     if last_tool == "search_catalog":
         try:
