@@ -1,4 +1,4 @@
-"""Real server subprocesses for the client tests: `verishop serve --transport http` and the
+"""Real server subprocesses for the tests: `verishop serve --transport http` and the
 verifier sidecar, each on a free port, healthy (bounded polling) before the test starts."""
 
 from __future__ import annotations
@@ -10,7 +10,8 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import httpx2
@@ -25,38 +26,58 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+@dataclass
+class Process:
+    """A running `verishop` subprocess: its base URL, its handle and its log."""
+
+    base: str
+    proc: subprocess.Popen
+    log_path: Path
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace")
+
+
 @contextlib.contextmanager
-def running(args: list[str], log_path: Path, env: dict[str, str] | None = None) -> Iterator[str]:
-    """Start `python -m verishop ARGS --port P`, wait for /health, yield its base URL, stop it."""
+def started(args: list[str], log_path: Path, env: dict[str, str] | None = None, *, cwd: Path | None = None,
+            preexec_fn: Callable[[], None] | None = None,
+            deadline_s: float = STARTUP_DEADLINE_S) -> Iterator[Process]:
+    """Start `python -m verishop ARGS --port P` on a free port, wait (bounded) until /health
+    answers, yield it, and stop it on exit (SIGTERM, then SIGKILL)."""
     port = free_port()
-    base = f"http://127.0.0.1:{port}"
     with open(log_path, "wb") as log:
         proc = subprocess.Popen([sys.executable, "-m", "verishop", *args, "--port", str(port)],
-                                stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                                env={**os.environ, **(env or {})})
+                                stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, cwd=cwd,
+                                env={**os.environ, **(env or {})}, preexec_fn=preexec_fn)
+    server = Process(f"http://127.0.0.1:{port}", proc, log_path)
     try:
-        deadline = time.monotonic() + STARTUP_DEADLINE_S
-        with httpx2.Client(base_url=base, timeout=2.0) as http:
+        deadline = time.monotonic() + deadline_s
+        with httpx2.Client(base_url=server.base, timeout=2.0) as http:
             while True:
                 if proc.poll() is not None:
-                    raise RuntimeError(f"{args[0]} exited with {proc.returncode}:\n{log_path.read_text()}")
-                try:
+                    raise RuntimeError(f"{args[0]} exited with {proc.returncode}:\n{server.log()}")
+                with contextlib.suppress(httpx2.TransportError):
                     if http.get("/health").status_code == 200:
                         break
-                except httpx2.TransportError:
-                    pass
                 if time.monotonic() > deadline:
-                    raise RuntimeError(f"{args[0]} not healthy after {STARTUP_DEADLINE_S}s:\n{log_path.read_text()}")
+                    raise RuntimeError(f"{args[0]} not healthy after {deadline_s}s:\n{server.log()}")
                 time.sleep(POLL_INTERVAL_S)
-        yield base
+        yield server
     finally:
         if proc.poll() is None:
             proc.send_signal(signal.SIGTERM)
             try:
-                proc.wait(timeout=10)
+                proc.wait(timeout=20)
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait(timeout=10)
+
+
+@contextlib.contextmanager
+def running(args: list[str], log_path: Path, env: dict[str, str] | None = None) -> Iterator[str]:
+    """`started`, yielding only the base URL."""
+    with started(args, log_path, env) as server:
+        yield server.base
 
 
 def shop_server(catalog_path: Path, root: Path) -> contextlib.AbstractContextManager[str]:

@@ -5,13 +5,8 @@ the cart as the agent last saw it."""
 from __future__ import annotations
 
 import json
-import os
 import signal
-import socket
 import sqlite3
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import anyio
@@ -19,47 +14,15 @@ import httpx2
 import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
-
-STARTUP_DEADLINE_S = 30.0
-POLL_INTERVAL_S = 0.05
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_healthy(proc: subprocess.Popen, base: str, log_path: Path) -> None:
-    deadline = time.monotonic() + STARTUP_DEADLINE_S
-    with httpx2.Client(base_url=base, timeout=2.0) as http:
-        while True:
-            if proc.poll() is not None:
-                pytest.fail(f"server exited with {proc.returncode}:\n{log_path.read_text(errors='replace')}")
-            try:
-                if http.get("/health").status_code == 200:
-                    return
-            except httpx2.TransportError:
-                pass
-            if time.monotonic() > deadline:
-                pytest.fail(f"server not healthy after {STARTUP_DEADLINE_S} s:\n"
-                            f"{log_path.read_text(errors='replace')}")
-            time.sleep(POLL_INTERVAL_S)
+from servers import started
 
 
 async def test_sigkill_keeps_transcript_and_world(catalog_path: Path, tmp_path: Path) -> None:
-    port = free_port()
-    base = f"http://127.0.0.1:{port}"
-    log_path = tmp_path / "server.log"
-    cmd = [sys.executable, "-m", "verishop", "serve", "--transport", "http", "--port", str(port),
-           "--catalog", str(catalog_path), "--runs-dir", str(tmp_path / "runs"), "--no-default-episode"]
-    env = dict(os.environ, VERISHOP_HOME=str(tmp_path / "home"))
-    with open(log_path, "wb") as log:
-        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, env=env,
-                                cwd=tmp_path)
     answered: list[tuple[str, dict]] = []
-    try:
-        wait_healthy(proc, base, log_path)
+    with started(["serve", "--transport", "http", "--catalog", str(catalog_path), "--runs-dir",
+                  str(tmp_path / "runs"), "--no-default-episode"], tmp_path / "server.log",
+                 {"VERISHOP_HOME": str(tmp_path / "home")}, cwd=tmp_path) as server:
+        base, proc = server.base, server.proc
         async with httpx2.AsyncClient(base_url=base, timeout=30.0) as http:
             r = await http.post("/episodes", json={"env": "pd", "difficulty": 3, "seed": 11})
         assert r.status_code == 201, r.text
@@ -84,9 +47,7 @@ async def test_sigkill_keeps_transcript_and_world(catalog_path: Path, tmp_path: 
                     await call("update_cart_item", {"product_id": first, "quantity": 3})
                     cart = await call("view_cart", {})
         assert [(line["product_id"], line["quantity"]) for line in cart["lines"]] == [(first, 3), (second, 1)]
-    finally:
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGKILL)
+        proc.send_signal(signal.SIGKILL)  # no shutdown: what was answered must already be on disk
         proc.wait(timeout=10)
     assert proc.returncode == -signal.SIGKILL
 

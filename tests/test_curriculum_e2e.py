@@ -5,8 +5,6 @@ windows; both processes share one curriculum file, which survives restarting the
 from __future__ import annotations
 
 import contextlib
-import os
-import signal
 import subprocess
 import sys
 import time
@@ -22,20 +20,13 @@ from mcp.client.streamable_http import streamable_http_client
 from agents.scripted import make_agent
 from agents.session import ShopSession
 from scenarios.models import Scenario
+from servers import started
 
 DEADLINE_S = 30.0
 POLL_INTERVAL_S = 0.05
 CHECKS = 4
 EPISODES_PER_ROUND = 4
 MAX_EPISODES = 64
-
-
-def free_port() -> int:
-    import socket
-
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def wait_until(fn, what: str, logs: list[Path]):
@@ -51,45 +42,14 @@ def wait_until(fn, what: str, logs: list[Path]):
 
 
 @contextlib.contextmanager
-def process(args: list[str], base: str, log_path: Path, home: Path) -> Iterator[subprocess.Popen]:
-    """A `verishop` subprocess, yielded once its /health answers; stopped with SIGTERM."""
-    with open(log_path, "ab") as log:
-        proc = subprocess.Popen([sys.executable, "-m", "verishop", *args], stdin=subprocess.DEVNULL, stdout=log,
-                                stderr=subprocess.STDOUT, env=dict(os.environ, VERISHOP_HOME=str(home)))
-    try:
-        with httpx2.Client(base_url=base, timeout=2.0) as http:
-            def healthy() -> bool:
-                if proc.poll() is not None:
-                    pytest.fail(f"{args[0]} exited with {proc.returncode}:\n{log_path.read_text(errors='replace')}")
-                try:
-                    return http.get("/health").status_code == 200
-                except httpx2.TransportError:
-                    return False
-
-            wait_until(healthy, f"{' '.join(args[:2])} healthy", [log_path])
-        yield proc
-    finally:
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGTERM)
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait(timeout=10)
-
-
-@contextlib.contextmanager
 def shop_and_verifier(root: Path, catalog_path: Path, *extra: str) -> Iterator[tuple[str, str]]:
-    shop_port, verifier_port = free_port(), free_port()
-    runs, curriculum, home = root / "runs", root / "state" / "curriculum.db", root / "home"
-    shop = ["serve", "--transport", "http", "--no-default-episode", "--port", str(shop_port), "--catalog",
-            str(catalog_path), "--runs-dir", str(runs), "--curriculum", str(curriculum), *extra]
-    verifier = ["verifier", "serve", "--runs-dir", str(runs), "--port", str(verifier_port), "--curriculum",
-                str(curriculum), *extra]
-    shop_base, verifier_base = f"http://127.0.0.1:{shop_port}", f"http://127.0.0.1:{verifier_port}"
-    with process(verifier, verifier_base, root / "verifier.log", home), \
-            process(shop, shop_base, root / "shop.log", home):
-        yield shop_base, verifier_base
+    runs, curriculum, env = root / "runs", root / "state" / "curriculum.db", {"VERISHOP_HOME": str(root / "home")}
+    shop = ["serve", "--transport", "http", "--no-default-episode", "--catalog", str(catalog_path),
+            "--runs-dir", str(runs), "--curriculum", str(curriculum), *extra]
+    verifier = ["verifier", "serve", "--runs-dir", str(runs), "--curriculum", str(curriculum), *extra]
+    (runs).mkdir(parents=True, exist_ok=True)
+    with started(verifier, root / "verifier.log", env) as sidecar, started(shop, root / "shop.log", env) as server:
+        yield server.base, sidecar.base
 
 
 async def play_oracle(shop: str, body: dict) -> dict:

@@ -6,11 +6,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import signal
-import socket
 import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,17 +17,10 @@ import pytest
 from mcp import Client
 from mcp.client.sse import sse_client
 from mcp.client.streamable_http import streamable_http_client
+from servers import started
 
-STARTUP_DEADLINE_S = 30.0
-POLL_INTERVAL_S = 0.05
 JSON = {"content-type": "application/json"}
 MADE_UP_EPISODE = "ep_" + "0123456789abcdef01234567"
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @dataclass
@@ -47,38 +36,10 @@ class Server:
 
 @contextlib.contextmanager
 def http_server(catalog_path: Path, root: Path) -> Iterator[Server]:
-    port = free_port()
-    runs_dir, home, log_path = root / "runs", root / "home", root / "server.log"
-    cmd = [sys.executable, "-m", "verishop", "serve", "--transport", "http", "--port", str(port),
-           "--catalog", str(catalog_path), "--runs-dir", str(runs_dir)]
-    env = dict(os.environ, VERISHOP_HOME=str(home))
-    with open(log_path, "wb") as log:
-        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, env=env,
-                                cwd=root)
-    server = Server(f"http://127.0.0.1:{port}", proc, runs_dir, log_path)
-    try:
-        deadline = time.monotonic() + STARTUP_DEADLINE_S
-        with httpx2.Client(base_url=server.base, timeout=2.0) as http:
-            while True:
-                if proc.poll() is not None:
-                    pytest.fail(f"server exited with {proc.returncode}:\n{server.log()}")
-                try:
-                    if http.get("/health").status_code == 200:
-                        break
-                except httpx2.TransportError:
-                    pass
-                if time.monotonic() > deadline:
-                    pytest.fail(f"server not healthy after {STARTUP_DEADLINE_S} s:\n{server.log()}")
-                time.sleep(POLL_INTERVAL_S)
-        yield server
-    finally:
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGTERM)
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait(timeout=10)
+    runs_dir = root / "runs"
+    with started(["serve", "--transport", "http", "--catalog", str(catalog_path), "--runs-dir", str(runs_dir)],
+                 root / "server.log", {"VERISHOP_HOME": str(root / "home")}, cwd=root) as process:
+        yield Server(process.base, process.proc, runs_dir, process.log_path)
 
 
 @pytest.fixture(scope="module")

@@ -10,11 +10,8 @@ import contextlib
 import json
 import os
 import resource
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import anyio
@@ -22,7 +19,8 @@ import httpx2
 import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
-from test_http import free_port
+from servers import Process
+from servers import started as start_process
 
 from agents.scripted import OracleAgent
 from agents.session import ShopSession
@@ -34,50 +32,18 @@ ENVS = ("pd", "sub", "cart", "return", "status", "policy", "bundle", "journey")
 LOW_OPEN_FILES = 1024  # a common default soft limit: the server must raise it to hold 256 episodes
 
 
-@dataclass
-class Proc:
-    base: str
-    proc: subprocess.Popen
-    log_path: Path
-
-    def log(self) -> str:
-        return self.log_path.read_text(errors="replace")[-4000:]
-
-
 def _low_open_file_limit() -> None:
     _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (min(LOW_OPEN_FILES, hard), hard))
 
 
 @contextlib.contextmanager
-def started(args: list[str], root: Path, name: str) -> Iterator[Proc]:
-    """A `verishop ...` subprocess on a free port, healthy, stopped on exit."""
-    port = free_port()
-    log_path = root / f"{name}.log"
-    with open(log_path, "wb") as log:
-        proc = subprocess.Popen([sys.executable, "-m", "verishop", *args, "--port", str(port)],
-                                stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, cwd=root,
-                                env=dict(os.environ, VERISHOP_HOME=str(root / "home")),
-                                preexec_fn=_low_open_file_limit)
-    server = Proc(f"http://127.0.0.1:{port}", proc, log_path)
-    try:
-        deadline = time.monotonic() + DEADLINE_S
-        with httpx2.Client(base_url=server.base, timeout=2.0) as http:
-            while True:
-                assert proc.poll() is None, f"{name} exited:\n{server.log()}"
-                with contextlib.suppress(httpx2.TransportError):
-                    if http.get("/health").status_code == 200:
-                        break
-                assert time.monotonic() < deadline, f"{name} not healthy:\n{server.log()}"
-                time.sleep(POLL_INTERVAL_S)
+def started(args: list[str], root: Path, name: str) -> Iterator[Process]:
+    """A `verishop ...` subprocess on a free port, healthy, stopped on exit; it starts with a low
+    open-file limit, which the server must raise itself."""
+    with start_process(args, root / f"{name}.log", {"VERISHOP_HOME": str(root / "home")}, cwd=root,
+                       preexec_fn=_low_open_file_limit, deadline_s=DEADLINE_S) as server:
         yield server
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=10)
 
 
 def footprint(pid: int) -> tuple[int, int]:

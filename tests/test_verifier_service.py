@@ -3,11 +3,7 @@ then as closed episode folders appear in the watched runs folder; and it serves 
 
 from __future__ import annotations
 
-import os
 import shutil
-import socket
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -18,15 +14,10 @@ from test_verifier import Script, pd_scenario, perfect_pd, write_episode
 
 from verifier.models import Reward
 from verifier.service import VerifierService
+from servers import started
 
 DEADLINE_S = 30.0
 POLL_INTERVAL_S = 0.05
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def poll(fn, what: str, log: Path | None = None):
@@ -52,31 +43,14 @@ def staged(reader, catalog_path, tmp_path) -> dict[str, Path]:  # noqa: F811
     return {**closed, "ep_open": write_episode(stage, scenario, still_open, catalog_path, episode_id="ep_open")}
 
 
-def start_server(runs: Path, tmp_path: Path) -> tuple[subprocess.Popen, str, Path]:
-    port = free_port()
-    log_path = tmp_path / "verifier.log"
-    cmd = [sys.executable, "-m", "verishop", "verifier", "serve", "--runs-dir", str(runs), "--port", str(port)]
-    with open(log_path, "wb") as log:
-        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                                env=dict(os.environ, VERISHOP_HOME=str(tmp_path / "home")))
-    return proc, f"http://127.0.0.1:{port}", log_path
-
-
 def test_sidecar_scores_closed_episodes_as_they_appear(staged, tmp_path):
     runs = tmp_path / "runs"
     runs.mkdir()
     shutil.copytree(staged["ep_before"], runs / "ep_before")  # closed before the sidecar starts
-    proc, base, log = start_server(runs, tmp_path)
-    try:
-        with httpx2.Client(base_url=base, timeout=5.0) as http:
-            def healthy() -> bool:
-                assert proc.poll() is None, log.read_text(errors="replace")
-                try:
-                    return http.get("/health").status_code == 200
-                except httpx2.TransportError:
-                    return False
-
-            poll(healthy, "the sidecar healthy", log)
+    log = tmp_path / "verifier.log"
+    with started(["verifier", "serve", "--runs-dir", str(runs)], log, {"VERISHOP_HOME": str(tmp_path / "home")}) \
+            as sidecar:
+        with httpx2.Client(base_url=sidecar.base, timeout=5.0) as http:
             before = poll(lambda: http.get("/rewards/ep_before").status_code == 200 and http.get("/rewards/ep_before"),
                           "the start-up scan to score ep_before", log)
             assert Reward.model_validate_json(before.content).total == 1.0
@@ -97,13 +71,6 @@ def test_sidecar_scores_closed_episodes_as_they_appear(staged, tmp_path):
             now = http.post("/verify/ep_before")
             assert now.status_code == 200 and now.json()["total"] == 1.0
             assert http.get("/health").json()["scored"] >= 3
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
 
 
 async def test_subscribers_hear_of_each_scored_episode(staged, tmp_path):
