@@ -3,11 +3,7 @@ with a `score(episode, options) -> TaskScore` function and one line here."""
 
 from __future__ import annotations
 
-from verifier.checks import cart, pd
-from verifier.checks import order_status, returns
-from verifier.checks import bundle
-from verifier.checks import journey
-from verifier.checks import policy, substitution
+from verifier.checks import bundle, cart, journey, order_status, pd, policy, returns, substitution
 from verifier.checks.base import Options, TaskCheck, TaskScore
 
 TASK_CHECKS: dict[str, TaskCheck] = {

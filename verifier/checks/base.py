@@ -27,3 +27,16 @@ class TaskScore:
 
 
 TaskCheck = Callable[[Episode, Options], TaskScore]
+
+
+def final_recommendations(ep: Episode, k: int | None, notes: list[str]) -> list[str]:
+    """The product IDs of the agent's last non-empty recommendation, duplicates dropped, the
+    first `k` kept (all when `k` is None); what was dropped is noted."""
+    last = next((s.recommended_product_ids for s in reversed(ep.transcript.submissions)
+                 if s.recommended_product_ids), ())
+    unique = list(dict.fromkeys(pid.strip() for pid in last))
+    if len(unique) < len(last):
+        notes.append(f"{len(last) - len(unique)} duplicate recommendations dropped")
+    if k is not None and len(unique) > k:
+        notes.append(f"{len(unique)} products recommended, only the first {k} scored")
+    return unique if k is None else unique[:k]

@@ -18,7 +18,7 @@ from __future__ import annotations
 from scenarios.catalog.reader import Product
 from scenarios.models import BundleGoal
 from scenarios.taxonomy import DENIED_CATEGORY_IDS
-from verifier.checks.base import Options, TaskScore
+from verifier.checks.base import Options, TaskScore, final_recommendations
 from verifier.files import Episode
 from verifier.models import Check
 
@@ -27,10 +27,8 @@ def score(ep: Episode, options: Options) -> TaskScore:
     goal = ep.scenario.goal
     assert isinstance(goal, BundleGoal)
     required = set(goal.categories)
-    last = next((s.recommended_product_ids for s in reversed(ep.transcript.submissions)
-                 if s.recommended_product_ids), ())
-    recommended = list(dict.fromkeys(pid.strip() for pid in last))
-    notes = [f"{len(last) - len(recommended)} duplicate recommendations dropped"] if len(recommended) < len(last) else []
+    notes: list[str] = []
+    recommended = final_recommendations(ep, None, notes)
     products = [ep.shop.product(pid) for pid in recommended]
 
     counted: set[str] = set()

@@ -17,7 +17,7 @@ from scenarios.catalog.reader import Product
 from scenarios.constraints import describe, satisfies, share_met
 from scenarios.models import ProductDiscoveryGoal, RankedProduct
 from scenarios.ranking import ideal_ranking, ndcg, utility
-from verifier.checks.base import Options, TaskScore
+from verifier.checks.base import Options, TaskScore, final_recommendations
 from verifier.files import Episode
 from verifier.models import Check
 
@@ -30,7 +30,7 @@ def score(ep: Episode, options: Options) -> TaskScore:
     assert isinstance(goal, ProductDiscoveryGoal)
     k = goal.items_to_recommend
     notes: list[str] = []
-    recommended = _recommended(ep, k, notes)
+    recommended = final_recommendations(ep, k, notes)
     ideal = list(goal.ideal[:k])
     checks: list[Check] = []
     if options.recompute_ideal:
@@ -60,17 +60,6 @@ def score(ep: Episode, options: Options) -> TaskScore:
     ]
     checks += [_item_check(i, pid, p, rel, goal) for i, (pid, p, rel) in enumerate(zip(recommended, products, rels))]
     return TaskScore(r_task=r_task, is_correct=round(r_task, 6) >= SOLVED_AT, checks=checks, notes=notes)
-
-
-def _recommended(ep: Episode, k: int, notes: list[str]) -> list[str]:
-    last = next((s.recommended_product_ids for s in reversed(ep.transcript.submissions)
-                 if s.recommended_product_ids), ())
-    unique = list(dict.fromkeys(pid.strip() for pid in last))
-    if len(unique) < len(last):
-        notes.append(f"{len(last) - len(unique)} duplicate recommendations dropped")
-    if len(unique) > k:
-        notes.append(f"{len(unique)} products recommended, only the first {k} scored")
-    return unique[:k]
 
 
 def _relevance(p: Product | None, goal: ProductDiscoveryGoal, reference: Product | None) -> float:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from scenarios.constraints import describe, satisfies
 from scenarios.models import ReturnGoal
-from verifier.checks.base import Options, TaskScore
+from verifier.checks.base import Options, TaskScore, final_recommendations
 from verifier.files import Episode
 from verifier.models import Check
 
@@ -46,10 +46,8 @@ def _replacement(ep: Episode, goal: ReturnGoal) -> Check:
     if goal.replacement is None:
         return Check(name="replacement", expected=None, found=None, passed=True, score=1.0)
     expected = [describe(c) for c in goal.replacement]
-    last = next((s.recommended_product_ids for s in reversed(ep.transcript.submissions)
-                 if s.recommended_product_ids), ())
     found = []
-    for pid in dict.fromkeys(p.strip() for p in last):
+    for pid in final_recommendations(ep, None, []):
         p = ep.shop.product(pid)
         missed = [] if p is None else [describe(c) for c in goal.replacement if not satisfies(p, c)]
         found.append({"product_id": pid, "exists": p is not None, "in_stock": p is not None and p.stock > 0,

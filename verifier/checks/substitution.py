@@ -17,7 +17,7 @@ from scenarios.catalog.reader import Product
 from scenarios.constraints import describe, satisfies
 from scenarios.models import RankedProduct, SubstitutionGoal
 from scenarios.ranking import ndcg, substitute_ranking, substitute_relevance, substitutes
-from verifier.checks.base import Options, TaskScore
+from verifier.checks.base import Options, TaskScore, final_recommendations
 from verifier.files import Episode
 from verifier.models import Check
 
@@ -30,7 +30,7 @@ def score(ep: Episode, options: Options) -> TaskScore:
     assert isinstance(goal, SubstitutionGoal)
     k = goal.items_to_recommend
     notes: list[str] = []
-    recommended = _recommended(ep, k, notes)
+    recommended = final_recommendations(ep, k, notes)
     original = ep.shop.product(goal.original_product_id)
     ideal = list(goal.ideal[:k])
     checks: list[Check] = []
@@ -61,17 +61,6 @@ def relevance(p: Product | None, goal: SubstitutionGoal, original: Product | Non
     if p is None or original is None or p.stock <= 0:
         return 0.0
     return substitute_relevance(p, original, goal.constraints, goal.similarity_weight)
-
-
-def _recommended(ep: Episode, k: int, notes: list[str]) -> list[str]:
-    last = next((s.recommended_product_ids for s in reversed(ep.transcript.submissions)
-                 if s.recommended_product_ids), ())
-    unique = list(dict.fromkeys(pid.strip() for pid in last))
-    if len(unique) < len(last):
-        notes.append(f"{len(last) - len(unique)} duplicate recommendations dropped")
-    if len(unique) > k:
-        notes.append(f"{len(unique)} products recommended, only the first {k} scored")
-    return unique[:k]
 
 
 def _item_check(i: int, pid: str, p: Product | None, rel: float, goal: SubstitutionGoal) -> Check:
