@@ -3,7 +3,16 @@ with a `score(episode, options) -> TaskScore` function and one line here."""
 
 from __future__ import annotations
 
-from verifier.checks import bundle, cart, journey, order_status, pd, policy, returns, substitution
+from verifier.checks import (
+    bundle,
+    cart,
+    journey,
+    order_status,
+    pd,
+    policy,
+    returns,
+    substitution,
+)
 from verifier.checks.base import Options, TaskCheck, TaskScore
 
 TASK_CHECKS: dict[str, TaskCheck] = {

@@ -16,7 +16,12 @@ from __future__ import annotations
 from scenarios.catalog.reader import Product
 from scenarios.constraints import describe, satisfies
 from scenarios.models import RankedProduct, SubstitutionGoal
-from scenarios.ranking import ndcg, substitute_ranking, substitute_relevance, substitutes
+from scenarios.ranking import (
+    ndcg,
+    substitute_ranking,
+    substitute_relevance,
+    substitutes,
+)
 from verifier.checks.base import Options, TaskScore, final_recommendations
 from verifier.files import Episode
 from verifier.models import Check
