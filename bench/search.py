@@ -33,12 +33,12 @@ QUERY_SEED = 20_260_101
 TARGET_P50_MS, TARGET_P99_MS = 20.0, 100.0
 # Query kinds in fixed proportions (the seeded rng only picks their content).
 KINDS = (["text"] * 5 + ["text_category"] * 4 + ["text_filters"] * 4 + ["attributes"] * 3 + ["filter_only"] * 3
-         + ["brand_only"] * 2 + ["selective", "fallback", "no_results"])
+         + ["brand_only"] * 2 + ["selective", "fallback", "no_results"] + ["sorted"] * 2)
 
 
 def _blank() -> dict:
     return dict(query="", category_id=None, brand=None, min_price_usd=None, max_price_usd=None, min_rating=None,
-                max_ship_days=None, attributes={}, in_stock_only=False, limit=10)
+                max_ship_days=None, attributes={}, in_stock_only=False, limit=10, sort_by="featured")
 
 
 def _words(rng: random.Random, cat) -> str:
@@ -88,6 +88,11 @@ def make_query(kind: str, rng: random.Random) -> dict:
     elif kind == "fallback":  # no product has every word: relaxed to any word
         other = rng.choice(SHOPPABLE_CATEGORIES)
         q["query"] = f"{rng.choice(cat.nouns).split()[-1]} {rng.choice(other.nouns).split()[-1]} bundle".lower()
+    elif kind == "sorted":  # the "sort by" button: ranks every match of the category, not a window
+        q |= {"category_id": cat.id, "sort_by": rng.choice(("price", "rating", "delivery")),
+              "in_stock_only": True, "min_rating": rng.choice((None, 4.0))}
+        if rng.random() < 0.5:
+            q["query"] = rng.choice(cat.nouns).split()[-1].lower()
     elif kind == "no_results":
         q |= rng.choice(({"query": "flux capacitor"}, {"query": "zorbulator"},
                          {"category_id": cat.id, "brand": "Nonexistent Brand"},

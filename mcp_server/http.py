@@ -46,7 +46,7 @@ from scenarios.models import Scenario
 class CreateEpisode(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    env: str | None = Field(None, description="Environment, e.g. 'pd' or 'pd-v1'.")
+    env: str | None = Field(None, description="Environment, e.g. 'pd' or 'pd-v2'.")
     collection: str | None = Field(None, description="C1, C2, C4 or C8: the seed (or the curriculum) picks one "
                                                      "of its environments.")
     difficulty: int | None = Field(None, ge=0, le=MAX_DIFFICULTY, description="Omit to let the curriculum choose.")

@@ -119,13 +119,18 @@ def _register_catalog_tools(mcp: MCPServer) -> None:
                         "get_product shows a product's attributes.")] = None,
         in_stock_only: Annotated[bool, Field(description="Hide sold-out products.")] = False,
         limit: Annotated[int, Field(ge=1, le=catalog.MAX_LIMIT, description="How many results.")] = 10,
+        sort_by: Annotated[catalog.SortBy, Field(
+            description="Result order: 'featured' (most popular first, the default), 'price' (lowest "
+                        "first, then best rated), 'rating' (highest first, then cheapest) or 'delivery' "
+                        "(fastest first, then cheapest). A sorted search ranks every match; it needs a "
+                        "query, category_id, brand or attributes.")] = "featured",
     ) -> SearchResults:
         """Search the product catalog by words and filters; results come in the shop's featured
-        order (most popular first) as compact product cards. Use get_product for a product's
-        attributes and variants."""
+        order (most popular first) unless sort_by says otherwise, as compact product cards. Use
+        get_product for a product's attributes and variants."""
         args = dict(query=query, category_id=category_id, brand=brand, min_price_usd=min_price_usd,
                     max_price_usd=max_price_usd, min_rating=min_rating, max_ship_days=max_ship_days,
-                    attributes=attributes or {}, in_stock_only=in_stock_only, limit=limit)
+                    attributes=attributes or {}, in_stock_only=in_stock_only, limit=limit, sort_by=sort_by)
         return await _run(ctx, "search_catalog", args, lambda ep: catalog.search_catalog(ep, **args))
 
     @mcp.tool(annotations=READ_ONLY)

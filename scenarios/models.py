@@ -139,6 +139,10 @@ class Persona(Frozen):
     weights: dict[str, float]
     preferred_brand: str
     reference_product_id: str
+    # What matters most to the customer (its weight is boosted; pd-v2 on): the customer says it
+    # in the opening when `priority_stated`, else when asked. None in older scenario files.
+    priority: Literal["price", "rating", "ship"] | None = None
+    priority_stated: bool = False
 
 
 class RankedProduct(Frozen):

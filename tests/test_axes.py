@@ -67,7 +67,7 @@ def test_typo_noise_appears_only_at_high_difficulty(reader):
     known = _vocabulary()
     from scenarios.envs import product_discovery as env
 
-    template_text = " ".join(env._GREETINGS + env._ASKS) + (
+    template_text = " ".join(env._GREETINGS + env._ASKS + tuple(env.PRIORITY_WORDS.values())) + (
         " i'm shopping for made by under rated at least stars delivered within days by tomorrow and")
     known |= {w.lower() for w in re.findall(r"[A-Za-z]+", template_text)}
 

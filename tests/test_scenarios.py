@@ -13,6 +13,7 @@ from scenarios.constraints import satisfies
 from scenarios.customers import SimulatedCustomer
 from scenarios.difficulty import axes_for
 from scenarios.envs import REGISTRY, generate, get_env
+from scenarios.envs.product_discovery import PRIORITY_WORDS
 from scenarios.models import Scenario, Submission
 
 
@@ -54,7 +55,7 @@ def test_axes_follow_the_reference_table():
 def test_unknown_environment_is_a_clear_error():
     with pytest.raises(KeyError, match="unknown environment 'nope'"):
         get_env("nope")
-    assert get_env("pd").env_id == get_env("pd-v1").env_id == "pd-v1"
+    assert get_env("pd").env_id == get_env("pd-v2").env_id == "pd-v2"
 
 
 def test_customer_reveals_unstated_requirements_only_when_asked(reader):
@@ -65,8 +66,32 @@ def test_customer_reveals_unstated_requirements_only_when_asked(reader):
     assert customer.reply("Here you go.", Submission()).tag == "continue"
     answers = [customer.reply("Anything else?", Submission()) for _ in unstated]
     assert [a.tag for a in answers] == ["clarify"] * len(unstated)
-    if len(unstated) + 1 < scenario.axes.max_turns - 1:
-        assert customer.reply("Anything else?", Submission()).tag == "confirm"
+    assert all(a.text.startswith("Good question.") for a in answers)  # the requirement itself may carry typos
+    if not scenario.goal.persona.priority_stated:  # what matters most comes last
+        assert PRIORITY_WORDS[scenario.goal.persona.priority] in customer.reply("Anything else?", Submission()).text
+    assert customer.reply("Anything else?", Submission()).tag == "confirm"
+
+
+def test_customer_states_its_priority_or_tells_it_when_asked(reader):
+    """pd-v2: what matters most is a slot like the constraints: said in the opening, or omitted
+    (more often as d rises) and then told first when the question is about what matters."""
+    scenarios = [generate("pd", d, seed, reader) for d in (0, 12) for seed in range(30)]
+    stated = {d: sum(s.goal.persona.priority_stated for s in scenarios if s.difficulty == d) for d in (0, 12)}
+    assert stated[0] > stated[12]
+    for s in scenarios:
+        said = PRIORITY_WORDS[s.goal.persona.priority] in s.opening_message
+        assert said == s.goal.persona.priority_stated if s.difficulty == 0 else not said or s.goal.persona.priority_stated
+    # The dimension the customer names carries the most weight (almost always: it is a draw).
+    heaviest = sum(max(s.goal.persona.weights, key=s.goal.persona.weights.get) == s.goal.persona.priority
+                   for s in scenarios)
+    assert heaviest >= 0.95 * len(scenarios)
+    hidden = next(s for s in scenarios if not s.goal.persona.priority_stated
+                  and any(not c.stated for c in s.goal.constraints))
+    customer = SimulatedCustomer(hidden, reader.product)
+    answer = customer.reply("What matters most to you: price, reviews or delivery time?", Submission())
+    assert answer.tag == "clarify" and PRIORITY_WORDS[hidden.goal.persona.priority] in answer.text
+    follow_up = customer.reply("Anything else I should know?", Submission())
+    assert follow_up.tag == "clarify" and "It should be" in follow_up.text
 
 
 def test_customer_accepts_a_fitting_product_and_corrects_a_wrong_one(reader):

@@ -72,6 +72,41 @@ async def test_search_filters_are_all_honoured(hub):
             assert card["in_stock"]
 
 
+async def test_sorted_search_ranks_every_filtered_match(hub, reader):
+    """sort_by orders the whole filtered category (not only the featured window), and the
+    first result is the true minimum/maximum among the matching products."""
+    import sqlite3
+
+    # d=12: the shallowest featured window (80 matches); no episode stock-outs, so the catalog's
+    # own stock is the truth below.
+    await open_default(hub, difficulty=12, stock_changes=())
+    rows = sqlite3.connect(reader.path).execute(
+        "SELECT price_cents, rating, ship_days FROM products WHERE category_id = 'chargers' AND stock > 0"
+        " AND rating >= 3").fetchall()
+    assert len(rows) > 80
+    async with Client(create_server(hub)) as client:
+        async def sorted_by(order: str) -> list[dict]:
+            return ok(await client.call_tool("search_catalog", {
+                "category_id": "chargers", "min_rating": 3, "in_stock_only": True, "sort_by": order,
+                "limit": 20}))["results"]
+
+        by_price, by_rating, by_delivery = [await sorted_by(o) for o in ("price", "rating", "delivery")]
+        featured = await sorted_by("featured")
+        assert "sort_by needs a query" in error_text(
+            await client.call_tool("search_catalog", {"sort_by": "price"}))
+        assert "validation error" in error_text(
+            await client.call_tool("search_catalog", {"category_id": "chargers", "sort_by": "cheapest"}))
+    prices = [c["price_usd"] for c in by_price]
+    assert prices == sorted(prices) and prices[0] == min(r[0] for r in rows) / 100
+    ratings = [c["rating"] for c in by_rating]
+    assert ratings == sorted(ratings, reverse=True) and ratings[0] == max(r[1] for r in rows)
+    days = [c["ship_days"] for c in by_delivery]
+    assert days == sorted(days) and days[0] == min(r[2] for r in rows)
+    assert [c["product_id"] for c in featured] != [c["product_id"] for c in by_price]
+    for card in by_price + by_rating + by_delivery:
+        assert card["rating"] >= 3 and card["in_stock"]
+
+
 async def test_free_text_search_requires_every_word_then_relaxes(hub):
     await open_default(hub)
     async with Client(create_server(hub)) as client:

@@ -2,7 +2,8 @@
 
 Greedy never reads the hidden goal: it guesses what the customer wants from the opening
 message (each module's `matches(text)`, tried in order), then plays that module's `play`:
-search the customer's words and act on the top results, with no questions asked.
+search the customer's words and act on the top results, with no questions asked. When the
+customer's answer thanks it and makes a new request (a journey), greedy handles that next.
 """
 
 from __future__ import annotations
@@ -31,11 +32,39 @@ like order i'd m d s ll ve""".split())
 
 
 async def play(shop: ShopSession, text: str) -> None:
+    """Handle the request in `text`; while the customer then makes another request (a journey),
+    handle that one too."""
+    replies: list[dict] = []
+
+    def keep_reply(tool: str, arguments: dict, result: dict | None, error: str | None) -> None:
+        if tool == "respond_to_customer" and result is not None:
+            replies.append(result)
+
+    shop.observers.append(keep_reply)
+    try:
+        while text:
+            replies.clear()
+            await _handle(shop, text)
+            last = replies[-1] if replies else None
+            text = next_request(last["customer_message"]) if last and last["status"] == "open" else ""
+    finally:
+        shop.observers.remove(keep_reply)
+
+
+async def _handle(shop: ShopSession, text: str) -> None:
     for name in MODULES:
         module = importlib.import_module(name)
         if module.matches(text):
             await module.play(shop, text)
             return
+
+
+def next_request(reply: str) -> str:
+    """The new request in a customer's reply that thanks the agent for the last one and goes on
+    ("Thank you! Hi, I'd also like ..."); "" when the reply carries none."""
+    sentences = re.split(r"(?<=[.!?])\s+", reply.strip())
+    thanked = next((i for i, s in enumerate(sentences) if re.search(r"\bthanks?\b|\bthank you\b", s, re.I)), None)
+    return " ".join(sentences[thanked + 1:]) if thanked is not None else ""
 
 
 async def search_words(shop: ShopSession, text: str, limit: int) -> list[dict]:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import functools
+from typing import Literal
+
 from mcp_server.errors import NotFound, ShopError
 from mcp_server.episode import Episode
 from mcp_server.models import ProductCard, ProductComparison, ProductDetails, SearchResults, VariantOption
@@ -12,6 +15,15 @@ from scenarios.catalog.text import (attribute_token, brand_token, category_token
 from scenarios.taxonomy import CATEGORY_BY_ID, category
 
 MAX_LIMIT = 50
+SortBy = Literal["featured", "price", "rating", "delivery"]
+# Each sort_by value's SQL order: equal ratings or delivery days go cheapest first, equal
+# prices best rated first, and remaining ties keep the featured order.
+SORT_ORDERS: dict[str, str | None] = {
+    "featured": None,
+    "price": "p.price_cents, p.rating DESC",
+    "rating": "p.rating DESC, p.price_cents",
+    "delivery": "p.ship_days, p.price_cents",
+}
 
 _COLUMNS = ("p.product_id, p.group_id, p.title, p.brand, p.category_id, p.price_cents, p.rating, "
             "p.rating_count, p.ship_days, COALESCE(s.stock, p.stock) AS stock, p.attrs")
@@ -62,7 +74,9 @@ def _facets(category_id: str | None, brand: str | None, attributes: dict[str, st
 async def search_catalog(ep: Episode, *, query: str, category_id: str | None, brand: str | None,
                          min_price_usd: float | None, max_price_usd: float | None, min_rating: float | None,
                          max_ship_days: int | None, attributes: dict[str, str], in_stock_only: bool,
-                         limit: int) -> SearchResults:
+                         limit: int, sort_by: str = "featured") -> SearchResults:
+    if sort_by not in SORT_ORDERS:
+        raise ShopError(f"unknown sort_by {sort_by!r}; use one of: {', '.join(SORT_ORDERS)}")
     if min_price_usd is not None and max_price_usd is not None and min_price_usd > max_price_usd:
         raise ShopError(f"min_price_usd ({min_price_usd}) is above max_price_usd ({max_price_usd})")
     words = query_words(query)
@@ -84,27 +98,40 @@ async def search_catalog(ep: Episode, *, query: str, category_id: str | None, br
         where.append("COALESCE(s.stock, p.stock) > 0")
     filters = (" AND " + " AND ".join(where)) if where else ""
 
+    if SORT_ORDERS[sort_by] and not (words or facets):
+        raise ShopError("sort_by needs a query, a category_id, a brand or attributes to sort within")
     depth = ep.scenario.axes.search_top_k
-    products = await _run_search(ep, match_expression(words, facets) if (words or facets) else None,
-                                 filters, args, limit, depth)
+    search = functools.partial(_run_search, ep, filters=filters, args=args, limit=limit, depth=depth,
+                               order=SORT_ORDERS[sort_by])
+    products = await search(match_expression(words, facets) if (words or facets) else None)
     note = None
     if not products and len(words) > 1:
         # No product has every word: fall back to any word (filters still apply).
         relaxed = "(" + " OR ".join(f'"{w}"' for w in words) + ")"
         if facets:
             relaxed += " AND " + match_expression([], facets)
-        products = await _run_search(ep, relaxed, filters, args, limit, depth)
+        products = await search(relaxed)
         note = "no product matched every word of the query; showing products matching some of them"
-    products = _perturb(ep, products, words, facets, filters, args)
+    if SORT_ORDERS[sort_by] is None:  # an explicit sort is exact; only relevance order is noisy
+        products = _perturb(ep, products, words, facets, filters, args)
     return SearchResults(results=[card(p) for p in products], note=note)
 
 
-async def _run_search(ep: Episode, match: str | None, filters: str, args: list, limit: int,
-                      depth: int) -> list[Product]:
+async def _run_search(ep: Episode, match: str | None, *, filters: str, args: list, limit: int,
+                      depth: int, order: str | None) -> list[Product]:
     # Rows are stored in featured order, so ordering by rowid streams the best matches
     # first instead of sorting every hit (see scenarios/catalog/generate.py). Search depth
     # (an axis of difficulty): only the first `depth` matches of the words and facets are
     # looked at; price, rating, shipping and stock filters then apply to those.
+    # A sorted search (`order`) is the shop's "sort by" button: it ranks every match that
+    # passes the filters, like a shop's listing page, so the cheapest product of a category
+    # is reachable however deep it sits in the featured order.
+    if order is not None:
+        sql = (f"SELECT {_COLUMNS} FROM (SELECT rowid FROM cat.products_fts(?)) f "
+               f"JOIN cat.products p ON p.rowid = f.rowid {_STOCK_JOIN} "
+               f"WHERE 1{filters} ORDER BY {order}, f.rowid LIMIT ?")
+        async with ep.db.execute(sql, [match, *args, limit]) as cur:
+            return [Product.from_row(tuple(r)) for r in await cur.fetchall()]
     if match is None:
         source = "(SELECT rowid FROM cat.products ORDER BY rowid LIMIT ?)"
         params: list = [depth]

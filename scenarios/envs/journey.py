@@ -14,6 +14,9 @@ A journey holds at most one request about the customer's orders (a return or an 
 status), and its order history is that request's own: the description "my most recent
 order" was checked to fit exactly one order of that history, and another request's orders
 would make it ambiguous. The other requests do not depend on orders.
+
+journey-v2 (over v1): its product discovery requests are pd-v2's (the customer names what
+matters most to it).
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ from scenarios.policy import extend_policy
 from scenarios.prompts import SYSTEM_PROMPT
 from scenarios.rng import derive_seed, make_rng
 
-ENV_ID = "journey-v1"
+ENV_ID = "journey-v2"
 MAX_ATTEMPTS = 30
 ORDER_KINDS = frozenset({"return", "status"})
 _ID = re.compile(r"\b(?:P\d{8}|W\d{7}|LN\d{8})\b")

@@ -2,6 +2,11 @@
 
 The scenario is built around an *anchor* product drawn from the catalog, and every
 constraint is read off that product, so the goal is feasible by construction.
+
+pd-v2 (over v1): the customer has a main priority (low price, good reviews or fast delivery),
+which dominates its persona weights; it says so in the opening unless the slot is omitted
+(p_missing), and tells it when asked. In v1 the ranking followed weights the customer never
+stated, so no agent could rank by them (see scenarios.ranking.PRIORITY_BOOST).
 """
 
 from __future__ import annotations
@@ -14,17 +19,20 @@ from scenarios.constraints import describe
 from scenarios.difficulty import axes_for, numeric_slack
 from scenarios.envs.shared import EPOCH, SharedWorld, pick_customer, pick_policy, pick_today
 from scenarios.household import make_browsing_history, make_order_history
-from scenarios.models import Constraint, ProductDiscoveryGoal, Scenario, StockChange
+from scenarios.models import Constraint, Persona, ProductDiscoveryGoal, Scenario, StockChange
 from scenarios.noise import add_typos
-from scenarios.ranking import feasible, ideal_ranking, make_persona
+from scenarios.ranking import PRIORITIES, feasible, ideal_ranking, make_persona
 from scenarios.prompts import SYSTEM_PROMPT
 from scenarios.rng import make_rng
 from scenarios.taxonomy import DENIED_CATEGORY_IDS
 
-ENV_ID = "pd-v1"
+ENV_ID = "pd-v2"
 __all__ = ["ENV_ID", "EPOCH", "generate"]
 
 _GREETINGS = ("Hi!", "Hello,", "Hey there.", "Good morning!", "Hi there,")
+# What the customer says of its main priority (scenarios.ranking.PRIORITIES).
+PRIORITY_WORDS = {"price": "A low price matters most to me.", "rating": "Great reviews matter most to me.",
+                  "ship": "Fast delivery matters most to me."}
 _ASKS = ("Can you recommend {k} good options?", "What would you suggest? {k} options would be great.",
          "Could you find me {k} choices?", "Please show me your top {k} picks.")
 
@@ -42,13 +50,15 @@ def candidate_constraints(anchor: Product, d: int, rng: random.Random) -> list[C
     return candidates
 
 
-def opening_message(rng: random.Random, constraints: tuple[Constraint, ...], k: int, p_noise: float) -> str:
+def opening_message(rng: random.Random, constraints: tuple[Constraint, ...], k: int, p_noise: float,
+                    persona: Persona) -> str:
     cat = next(c for c in constraints if c.kind == "category")
     said = [describe(c) for c in constraints if c.stated and c.kind != "category"]
     need = f"I'm shopping for {describe(cat)}"
     if said:
         need += ": " + ", ".join(said[:-1]) + (" and " if len(said) > 1 else "") + said[-1]
-    text = f"{rng.choice(_GREETINGS)} {need}. {rng.choice(_ASKS).format(k=k)}"
+    priority = f" {PRIORITY_WORDS[persona.priority]}" if persona.priority and persona.priority_stated else ""
+    text = f"{rng.choice(_GREETINGS)} {need}.{priority} {rng.choice(_ASKS).format(k=k)}"
     return add_typos(rng, text, p_noise)
 
 
@@ -75,7 +85,8 @@ def generate(difficulty: int, seed: int, catalog: CatalogReader,
         if p.product_id != anchor.product_id and p.stock > 0 and rng.random() < axes.p_out_of_stock
     )
     k = axes.items_to_recommend
-    persona = make_persona(rng, constraints, anchor)
+    persona = make_persona(rng, constraints, anchor, priority=rng.choice(PRIORITIES),
+                           priority_stated=rng.random() >= axes.p_missing)
     ranked, feasible_count = ideal_ranking(catalog, constraints, persona,
                                            {c.product_id: c.stock for c in stock_changes}, candidates=candidates)
     return Scenario(
@@ -91,7 +102,7 @@ def generate(difficulty: int, seed: int, catalog: CatalogReader,
         stock_changes=stock_changes,
         policy=pick_policy(rng, shared),
         system_prompt=SYSTEM_PROMPT,
-        opening_message=opening_message(rng, constraints, k, axes.p_noise),
+        opening_message=opening_message(rng, constraints, k, axes.p_noise, persona),
         goal=ProductDiscoveryGoal(category_id=anchor.category_id, constraints=constraints,
                                   items_to_recommend=k, anchor_product_id=anchor.product_id, persona=persona,
                                   ideal=tuple(ranked[:k]), feasible_count=feasible_count),

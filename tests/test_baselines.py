@@ -1,0 +1,45 @@
+"""The greedy baseline in the environments that rank products (PD, SUB) and in journeys: it
+reads only the customer's words and the result cards, solves some episodes at low difficulty
+and fewer as omitted requirements, typos, stock-outs and longer journeys pile up."""
+
+from __future__ import annotations
+
+import pytest
+
+from agents.baselines import next_request
+from agents.baselines.reading import named_category, stated_filters, stated_sort
+from agents.evaluate import summarize
+from support import play_and_verify
+
+LOW, HIGH = (0, 0, 1, 1), (11, 11, 12, 12)
+
+
+@pytest.mark.parametrize("env_id", ["pd-v2", "sub-v1", "journey-v2"])
+def test_greedy_solves_some_easy_episodes_and_fewer_hard_ones(env_id, catalog_path, tmp_path):
+    rewards = play_and_verify("greedy", (env_id,), LOW + HIGH, 64, 900, catalog_path, tmp_path)
+    easy = [r for r in rewards if r["difficulty"] <= 1]
+    hard = [r for r in rewards if r["difficulty"] >= 11]
+    solved_easy, solved_hard = (sum(r["is_correct"] for r in rs) / len(rs) for rs in (easy, hard))
+    assert 0 < solved_easy < 1 and solved_hard < solved_easy, (solved_easy, solved_hard)
+    row = next(row for row in summarize(rewards) if row["difficulty"] == "all")
+    assert -0.6 < row["total"] < 0.9  # between doing nothing (-0.6) and the oracle (1.0)
+
+
+def test_greedy_reads_the_stated_requirements_and_priority():
+    text = ("Hi! I'm shopping for chargers: made by Anker, under $40, rated at least 4.5 stars, "
+            "delivered within 3 days and connector USB-C. Fast delivery matters most to me. "
+            "Could you find me 4 choices?")
+    cat = named_category(text)
+    assert cat is not None and cat.id == "chargers"
+    assert stated_filters(text, cat) == {"category_id": "chargers", "brand": "Anker", "max_price_usd": 40.0,
+                                         "min_rating": 4.5, "max_ship_days": 3,
+                                         "attributes": {"connector": "USB-C"}}
+    assert stated_sort(text) == "delivery"
+    assert stated_sort("I'm shopping for chargers. Fast delivry matters most to me.") == "featured"
+
+
+def test_greedy_finds_the_next_request_of_a_journey():
+    assert next_request("The Anker Nano 65W Charger looks perfect. Thanks, that's all I needed! "
+                        "Hello, where is my order?") == "Hello, where is my order?"
+    assert next_request("These look like great replacements. Thanks, that's all I needed!") == ""
+    assert next_request("Hmm, that one is Belkin, but I wanted Anker.") == ""
