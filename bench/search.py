@@ -118,7 +118,10 @@ async def bench_size(path: Path, queries: list[dict], rounds: int, mcp_calls: in
         hub = EpisodeHub(path, Path(runs))
         hub_s = now() - t
         try:
-            ep = await hub.open(hub.generate("pd", 3, 1), default=True)
+            scenario = hub.generate("pd", 3, 1)
+            # The per-turn lookup budget would refuse the timed MCP calls; this measures speed.
+            unlimited = scenario.axes.model_copy(update={"tool_calls_per_turn": 1_000_000})
+            ep = await hub.open(scenario.model_copy(update={"axes": unlimited}), default=True)
             first, empty, relaxed = [], 0, 0
             for q in queries:  # warm-up pass
                 t = now()

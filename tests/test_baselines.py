@@ -9,7 +9,10 @@ import pytest
 from agents.baselines import next_request
 from agents.baselines.reading import named_category, stated_filters, stated_sort
 from agents.evaluate import summarize
+from scenarios.envs import generate
+from scenarios.ranking import feasible, ndcg, utility
 from support import play_and_verify
+from verifier.checks.pd import SOLVED_AT
 
 LOW, HIGH = (0, 0, 1, 1), (11, 11, 12, 12)
 
@@ -43,3 +46,23 @@ def test_greedy_finds_the_next_request_of_a_journey():
                         "Hello, where is my order?") == "Hello, where is my order?"
     assert next_request("These look like great replacements. Thanks, that's all I needed!") == ""
     assert next_request("Hmm, that one is Belkin, but I wanted Anker.") == ""
+
+
+def test_an_agent_told_everything_can_rank_pd_by_the_stated_priority(reader):
+    """What makes pd-v2 learnable: knowing every requirement and the priority (all of which the
+    customer says when asked), sorting the feasible in-stock products the way search_catalog's
+    sort_by does meets the is_correct bar in nearly every episode, at every difficulty."""
+    order = {"price": lambda p: (p.price_cents, -p.rating), "rating": lambda p: (-p.rating, p.price_cents),
+             "ship": lambda p: (p.ship_days, p.price_cents)}
+    solved = []
+    for d in range(13):
+        for seed in range(8):
+            goal = (s := generate("pd", d, seed, reader)).goal
+            stock = {c.product_id: c.stock for c in s.stock_changes}
+            fitting = [p for p in feasible(reader, goal.constraints) if stock.get(p.product_id, p.stock) > 0]
+            picked = sorted(fitting, key=order[goal.persona.priority])[:goal.items_to_recommend]
+            reference = reader.product(goal.persona.reference_product_id)
+            n = ndcg([utility(p, goal.persona, reference) for p in picked],
+                     [r.utility for r in goal.ideal[:goal.items_to_recommend]])
+            solved.append(round(0.55 * (2 * n - 1) + 0.35 + 0.10, 6) >= SOLVED_AT)
+    assert sum(solved) >= 0.9 * len(solved), f"{sum(solved)}/{len(solved)}"
