@@ -16,13 +16,15 @@ from __future__ import annotations
 from scenarios.catalog.reader import Product
 from scenarios.constraints import describe, satisfies
 from scenarios.models import RankedProduct, SubstitutionGoal
-from scenarios.ranking import (
-    ndcg,
-    substitute_ranking,
-    substitute_relevance,
-    substitutes,
+from scenarios.ranking import substitute_ranking, substitute_relevance, substitutes
+from verifier.checks.base import (
+    Options,
+    TaskScore,
+    final_recommendations,
+    nothing_recommended,
+    ranking_check,
+    stock_check,
 )
-from verifier.checks.base import Options, TaskScore, final_recommendations
 from verifier.files import Episode
 from verifier.models import Check
 
@@ -42,22 +44,14 @@ def score(ep: Episode, options: Options) -> TaskScore:
     if options.recompute_ideal and original is not None:
         ideal = _recompute_ideal(ep, goal, original, ideal, checks)
     if not recommended:
-        checks.append(Check(name="recommended", expected=[r.product_id for r in ideal], found=[], passed=False,
-                            score=-1.0))
-        return TaskScore(r_task=-1.0, is_correct=False, checks=checks, notes=notes)
+        return nothing_recommended(ideal, checks, notes)
 
     products = [ep.shop.product(pid) for pid in recommended]
     rels = [relevance(p, goal, original) for p in products]
-    n = ndcg(rels, [r.utility for r in ideal])
-    r_rank = 2 * n - 1
-    sold_out = sum(1 for p in products if p is not None and p.stock <= 0)
-    r_oos = 1 - 2 * sold_out / len(recommended)
+    r_rank, rank = ranking_check(ideal, recommended, rels)
+    r_oos, stock = stock_check(recommended, products)
     r_task = W_RANK * r_rank + W_OOS * r_oos
-    checks += [
-        Check(name="ranking_ndcg", expected=[r.product_id for r in ideal], found=recommended, passed=n >= 1.0,
-              score=round(r_rank, 6)),
-        Check(name="out_of_stock", expected=0, found=sold_out, passed=sold_out == 0, score=round(r_oos, 6)),
-    ]
+    checks += [rank, stock]
     checks += [_item_check(i, pid, p, rel, goal) for i, (pid, p, rel) in enumerate(zip(recommended, products, rels))]
     return TaskScore(r_task=r_task, is_correct=round(r_task, 6) >= SOLVED_AT, checks=checks, notes=notes)
 
