@@ -20,12 +20,11 @@ _CONSTRAINT_DIMENSION = {"price_max": "price", "rating_min": "rating", "ship_day
 MAX_FEASIBLE = 20_000
 # The dimensions a customer can name as its main priority, and how much that boosts its
 # Dirichlet parameter (the reference boosts constrained dimensions by +3 only). Without a
-# stated priority the ranking the verifier scores against follows weights nobody says:
-# sorting every feasible product by any one dimension met the is_correct bar in 0-13% of
-# pd-v1 episodes even with every constraint known. With +40 the named dimension carries about
-# 80% of the weight, and an agent that knows what the customer says (when asked) and sorts by
-# the priority meets the bar in 92-100% of episodes at every difficulty (a probe over 40 seeds
-# per level; +12 gave 60% at d=0, +24 82-100%); the other dimensions still break near-ties.
+# stated priority the ranking the verifier scores against follows weights nobody says. With
+# +40 the named dimension carries about 80% of the weight, and an agent that knows what the
+# customer says (when asked) and sorts by the priority meets the bar in 92-100% of episodes
+# at every difficulty; with the boost off the same agent meets it in 10% at d=0 and 48% at
+# d=4 (bench/pd_priority_bound.py, 40 seeds per level; +12 gave 60% at d=0, +24 82-100%).
 PRIORITIES = ("price", "rating", "ship")
 PRIORITY_BOOST = 40.0
 
