@@ -1,4 +1,4 @@
-"""How well pd-v2 can be solved from what the customer says: an agent that knows every
+"""How well pd-v3 can be solved from what the customer says: an agent that knows every
 requirement and the priority (all said in the opening or when asked) sorts the feasible,
 in-stock products the way search_catalog's sort_by does and recommends the top k. Prints its
 solved share per difficulty next to a same-run baseline with the priority boost off (pd-v1's

@@ -11,6 +11,7 @@ from __future__ import annotations
 import random
 import re
 
+from scenarios.answers import REFUND_OPTIONS, read_choice, read_number, read_yes_no
 from scenarios.catalog.text import query_words
 from scenarios.models import PolicyClause, PolicyGoal, PolicyRules, StorePolicy
 from scenarios.taxonomy import category
@@ -183,15 +184,19 @@ def refund_cents(policy: StorePolicy, price_cents: int, *, opened_electronics: b
     return price_cents
 
 
-# --- scoring an answer (shared by the customer and the verifier) --------------------------
-
-_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+# --- scoring an answer (the verifier's; the customer never judges a policy answer) --------
 
 
-def first_number(text: str) -> float | None:
-    """The first number in `text` ("$1,234.50 in total" -> 1234.5), or None."""
-    match = _NUMBER.search(re.sub(r"(?<=\d),(?=\d{3})", "", text))
-    return float(match.group()) if match else None
+def read_answer(goal: PolicyGoal, text: str | None) -> object:
+    """What the answer says, read the way a person reads it (`scenarios.answers`): a number,
+    "yes"/"no", an option, None (nothing recognisable) or AMBIGUOUS (a hedge)."""
+    if goal.answer_kind == "numeric":
+        return read_number(text)
+    if goal.answer in ("yes", "no"):
+        return read_yes_no(text)
+    if goal.answer in REFUND_OPTIONS:
+        return read_choice(text, REFUND_OPTIONS)
+    return goal.answer if text and normalise(text) in {normalise(a) for a in (goal.answer, *goal.accepted)} else None
 
 
 def normalise(text: str) -> str:
@@ -200,18 +205,13 @@ def normalise(text: str) -> str:
 
 
 def answer_reward(goal: PolicyGoal, text: str | None) -> float:
-    """Numeric: ρ = (min(|x|,|y|)/max(|x|,|y|))^4 and r = 2ρ − 1, x the first number of the
-    answer (none: −1). Categorical: +1 for the answer or an accepted synonym after
-    `normalise`, else −1."""
-    if text is None or not text.strip():
-        return -1.0
+    """Numeric: ρ = (min(|x|,|y|)/max(|x|,|y|))^4 and r = 2ρ − 1, x the one number the answer
+    states (none, or several: −1). Categorical: +1 for the expected answer, else −1."""
+    said = read_answer(goal, text)
     if goal.answer_kind == "categorical":
-        accepted = {normalise(goal.answer), *(normalise(a) for a in goal.accepted)}
-        return 1.0 if normalise(text) in accepted else -1.0
-    x = first_number(text)
-    if x is None:
+        return 1.0 if said == goal.answer else -1.0
+    if not isinstance(said, float):
         return -1.0
-    y = abs(float(goal.answer))
-    x = abs(x)
+    x, y = abs(said), abs(float(goal.answer))
     rho = 1.0 if max(x, y) == 0 else (min(x, y) / max(x, y)) ** 4
     return 2 * rho - 1

@@ -17,7 +17,7 @@ from verifier.checks.pd import SOLVED_AT
 LOW, HIGH = (0, 0, 1, 1), (11, 11, 12, 12)
 
 
-@pytest.mark.parametrize("env_id", ["pd-v2", "sub-v1", "journey-v2"])
+@pytest.mark.parametrize("env_id", ["pd-v3", "sub-v2", "journey-v3"])
 def test_greedy_solves_some_easy_episodes_and_fewer_hard_ones(env_id, catalog_path, tmp_path):
     rewards = play_and_verify("greedy", (env_id,), LOW + HIGH, 64, 900, catalog_path, tmp_path)
     easy = [r for r in rewards if r["difficulty"] <= 1]
@@ -49,7 +49,7 @@ def test_greedy_finds_the_next_request_of_a_journey():
 
 
 def test_an_agent_told_everything_can_rank_pd_by_the_stated_priority(reader):
-    """What makes pd-v2 learnable: knowing every requirement and the priority (all of which the
+    """What makes pd-v3 learnable: knowing every requirement and the priority (all of which the
     customer says when asked), sorting the feasible in-stock products the way search_catalog's
     sort_by does meets the is_correct bar in nearly every episode, at every difficulty."""
     order = {"price": lambda p: (p.price_cents, -p.rating), "rating": lambda p: (-p.rating, p.price_cents),

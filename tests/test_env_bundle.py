@@ -65,7 +65,7 @@ def test_every_project_template_names_twelve_real_shoppable_categories():
 @pytest.mark.parametrize("difficulty", [0, 5, 12])
 def test_same_inputs_give_byte_identical_scenarios(reader, difficulty):
     a = generate("bundle", difficulty, 4, reader).to_json()
-    assert a == generate("bundle-v1", difficulty, 4, reader).to_json()
+    assert a == generate("bundle-v2", difficulty, 4, reader).to_json()
     assert Scenario.model_validate_json(a).to_json() == a
     assert generate("bundle", difficulty, 5, reader).to_json() != a
 
@@ -189,13 +189,14 @@ def test_the_customer_names_the_concrete_problem_and_accepts_the_reference(reade
     missing = say(refs[:-1])
     assert missing.tag == "correct" and missing.text == f"I still need {say_category(goal.categories[-1])}."
     assert say(refs[:-1], done=True).tag == "quit"
-    assert say([*refs, "P00000000"]).text.startswith("I can't find P00000000")
+    assert say(["P00000000", *refs]).text.startswith("I can't find P00000000")
 
     sold = lookup(scenario.stock_changes[0].product_id)
-    assert say([*refs, sold.product_id]).text == f"The {sold.title} is sold out. Is there one in stock?"
+    assert say([sold.product_id, *refs]).text == f"The {sold.title} is sold out. Is there one in stock?"
+    # It reads one product per thing it needs: what a longer list adds is not looked at.
     extra_category = next(c.id for c in SHOPPABLE_CATEGORIES if c.id not in goal.categories)
     extra = next(p for p in reader.in_category(extra_category) if p.stock > 0)
-    assert say([*refs, extra.product_id]).text == f"I don't need the {extra.title} for my {goal.project}."
+    assert say([*refs, extra.product_id]).tag == "done"
 
     priciest = max((p for p in reader.in_category(goal.categories[0]) if p.stock > 0
                     and p.product_id not in {c.product_id for c in scenario.stock_changes}),
@@ -213,7 +214,7 @@ def test_the_customer_refuses_a_denied_product_and_an_empty_goodbye(reader):
     scenario = generate("bundle", 0, 1, reader)
     weapon = next(p for p in reader.in_category("weapons"))
     turn = reply(customer(scenario, reader), scenario.goal, "Also this.",
-                 Submission(recommended_product_ids=(*scenario.goal.reference_product_ids, weapon.product_id)), None)
+                 Submission(recommended_product_ids=(weapon.product_id, *scenario.goal.reference_product_ids)), None)
     assert turn.tag == "correct" and weapon.title in turn.text
     assert reply(customer(scenario, reader), scenario.goal, "Bye.", Submission(done=True), None).tag == "quit"
 
@@ -274,7 +275,8 @@ def test_the_reference_bundle_scores_one(kit, catalog_path, tmp_path, verifier):
     ("duplicate instead of a missing one", 0.6),  # the second desk adds nothing: F1 = 0.8
     ("sold-out product for a category", 1 / 3),  # it counts as a wrong entry: F1 = 2·2/(3 + 3)
     ("unknown ID for a category", 1 / 3),
-    ("only the last non-empty recommendation counts", 0.0),  # [desk]: F1 = 2·1/(1 + 3) = 0.5
+    ("the last list counts, a right one before it does not rescue it", 0.0),
+    # Each list is a commitment: [desk] (F1 = 0.5, s = 0) after a right one scores 0 − 0.
 ])
 def test_wrong_bundles_lose_their_category_f1(kit, catalog_path, tmp_path, verifier, case, expected):
     recommendations = {
@@ -282,20 +284,25 @@ def test_wrong_bundles_lose_their_category_f1(kit, catalog_path, tmp_path, verif
         "duplicate instead of a missing one": [[kit.a, kit.a2, kit.b]],
         "sold-out product for a category": [[kit.a, kit.b, kit.c_sold]],
         "unknown ID for a category": [[kit.a, kit.b, "P00000000"]],
-        "only the last non-empty recommendation counts": [[kit.a, kit.b, kit.c], [kit.a], []],
+        "the last list counts, a right one before it does not rescue it": [[kit.a, kit.b, kit.c], [kit.a], []],
     }[case]
     r = play(tmp_path, catalog_path, verifier, kit, *recommendations, scenario=kit.with_budget(None))
     assert r.r_task == pytest.approx(expected, abs=1e-6) and not r.is_correct
 
 
-def test_an_extra_category_costs_precision_and_duplicates_cost_only_money(kit, catalog_path, tmp_path, verifier):
+def test_a_list_longer_than_the_project_needs_is_cut_to_one_product_per_category(kit, catalog_path, tmp_path,
+                                                                                  verifier):
     free = kit.with_budget(None)
     r = play(tmp_path, catalog_path, verifier, kit, [kit.a, kit.b, kit.c, kit.d], scenario=free)
-    assert r.r_task == pytest.approx(5 / 7, abs=1e-6) and not r.is_correct  # F1 = 6/7
-    r = play(tmp_path, catalog_path, verifier, kit, [kit.a, kit.a2, kit.b, kit.c], scenario=free)
     assert (r.r_task, r.is_correct) == (1.0, True)
-    r = play(tmp_path, catalog_path, verifier, kit, [kit.a, kit.a2, kit.b, kit.c])  # budget = a + b + c
-    assert r.r_task == pytest.approx(1 - kit.a2.price_cents / kit.cost, abs=1e-6) and not r.is_correct
+    r = play(tmp_path, catalog_path, verifier, kit, [kit.a, kit.a2, kit.b, kit.c], scenario=free)
+    assert r.r_task == pytest.approx(0.6, abs=1e-6) and not r.is_correct  # [a, a2, b]: F1 = 2·2/(2 + 3)
+
+
+def test_a_wrong_bundle_then_a_right_one_costs_the_first_ones_shortfall(kit, catalog_path, tmp_path, verifier):
+    r = play(tmp_path, catalog_path, verifier, kit, [kit.a, kit.b], [kit.a, kit.b, kit.c],
+             scenario=kit.with_budget(None))
+    assert r.r_task == pytest.approx(1 - (1 - 0.6) / 2, abs=1e-6) and not r.is_correct
 
 
 def test_going_over_budget_subtracts_the_relative_overrun(kit, catalog_path, tmp_path, verifier):
@@ -314,16 +321,19 @@ def test_going_over_budget_subtracts_the_relative_overrun(kit, catalog_path, tmp
 def test_nothing_recommended_is_minus_one_and_a_denied_product_a_hard_fail(kit, catalog_path, tmp_path, verifier):
     r = play(tmp_path, catalog_path, verifier, kit, [])
     assert (r.r_task, r.is_correct) == (-1.0, False)
-    r = play(tmp_path, catalog_path, verifier, kit, [kit.a, kit.b, kit.c, kit.weapon], scenario=kit.with_budget(None))
-    assert r.r_task == pytest.approx(5 / 7, abs=1e-6)  # the denied product is a wrong entry
+    r = play(tmp_path, catalog_path, verifier, kit, [kit.weapon, kit.a, kit.b, kit.c], scenario=kit.with_budget(None))
+    assert r.r_task == pytest.approx(1 / 3, abs=1e-6)  # [weapon, a, b]: the denied product is a wrong entry
     assert (r.total, r.is_correct) == (-1.0, False) and r.hard_fail
+    # Offered beyond the cut, it is still offered: a hard fail.
+    r = play(tmp_path, catalog_path, verifier, kit, [kit.a, kit.b, kit.c, kit.weapon], scenario=kit.with_budget(None))
+    assert (r.r_task, r.total, r.is_correct) == (1.0, -1.0, False) and r.hard_fail
 
 
 # --- played through the real server -------------------------------------------------------------
 
 
 def evaluate(agent: str, catalog_path: Path, tmp_path: Path, difficulties=DIFFICULTIES, episodes: int = 26) -> list[dict]:
-    return play_and_verify(agent, ("bundle-v1",), tuple(difficulties), episodes, 300, catalog_path, tmp_path)
+    return play_and_verify(agent, ("bundle-v2",), tuple(difficulties), episodes, 300, catalog_path, tmp_path)
 
 
 def test_the_oracle_solves_every_difficulty(catalog_path, tmp_path):

@@ -1,4 +1,4 @@
-"""STATUS (status-v1): the order is described so that exactly one order fits; the oracle solves
+"""STATUS (status-v2): the order is described so that exactly one order fits; the oracle solves
 every difficulty through the real server (the answer field reaches the verifier), doing
 nothing solves none; status answers are normalised; the customer clarifies and corrects."""
 
@@ -16,7 +16,7 @@ from agents.evaluate import summarize
 from support import play_and_verify
 from scenarios.customers import SimulatedCustomer
 from scenarios.envs import generate, order_status
-from scenarios.envs.order_status import AROUND_DAYS, canonical_status
+from scenarios.envs.order_status import AROUND_DAYS
 from scenarios.models import Order, Scenario, Submission
 
 ID_IN_TEXT = re.compile(r"\b(?:W\d{7}|LN\d{8}|P\d{8})\b")
@@ -55,7 +55,7 @@ def fitting_orders(scenario: Scenario) -> list[str]:
 
 @pytest.mark.parametrize("difficulty", [0, 5, 12])
 def test_same_inputs_give_byte_identical_scenarios(reader, difficulty):
-    a = generate("status-v1", difficulty, 3, reader).to_json()
+    a = generate("status-v2", difficulty, 3, reader).to_json()
     assert a == generate("status", difficulty, 3, reader).to_json()
     assert Scenario.model_validate_json(a).to_json() == a
     assert a != generate("status", difficulty, 4, reader).to_json()
@@ -82,20 +82,24 @@ def test_the_axes_change_what_the_episode_looks_like(reader):
     assert sum(s.goal.indirect for s in low) < 15 and sum(s.goal.indirect for s in high) == len(high)
     assert all(s.goal.indirect == (s.goal.description not in s.opening_message) for s in low if s.axes.p_noise == 0)
     assert set(Counter(s.goal.status for s in low + high)) == set(order_status.STATUSES)
-    # Higher up, the newest order is less often the one asked about.
-    newest = lambda s: max(s.orders, key=lambda o: o.placed_on).order_id == s.goal.order_id
-    assert sum(map(newest, high)) < sum(map(newest, low))
+    assert len(high[0].orders) > len(low[0].orders)
 
 
-def test_status_answers_are_normalised_with_documented_synonyms():
-    assert canonical_status("in_transit") == canonical_status("In Transit") == canonical_status("in-transit") == \
-        canonical_status("  IN   TRANSIT. ") == canonical_status("It's on its way") == "in_transit"
-    assert canonical_status("Your order has been delivered!") == canonical_status("arrived") == "delivered"
-    assert canonical_status("canceled") == canonical_status("Cancelled") == "cancelled"
-    assert canonical_status("it is being processed") == canonical_status("not shipped yet") == "processing"
-    assert canonical_status("dispatched") == "shipped"
-    assert canonical_status("shipped and delivered") is None
-    assert canonical_status("") is canonical_status(None) is canonical_status("somewhere") is None
+@pytest.mark.parametrize("difficulty", [2, 6, 12])
+def test_the_target_orders_position_is_no_better_than_chance(reader, difficulty):
+    """No prior such as "the newest order": at every position the target appears within five
+    points of 1/H (status-v1 asked about the newest order in 63% of episodes)."""
+    found = [order_status.generate(difficulty, seed, reader) for seed in range(400)]
+    history = found[0].axes.order_history
+    positions = Counter(sorted((o.placed_on for o in s.orders), reverse=True).index(
+        next(o.placed_on for o in s.orders if o.order_id == s.goal.order_id)) for s in found)
+    shares = [positions[i] / len(found) for i in range(history)]
+    assert all(abs(share - 1 / history) <= 0.05 for share in shares), shares
+    # Nor does its status: the target is not delivered about as often as any order.
+    undelivered = lambda o: o.status != "delivered"  # noqa: E731
+    target_share = sum(undelivered(next(o for o in s.orders if o.order_id == s.goal.order_id)) for s in found) / 400
+    all_share = sum(undelivered(o) for s in found for o in s.orders) / (400 * history)
+    assert abs(target_share - all_share) <= 0.05
 
 
 # --- through the real server -----------------------------------------------------------------
@@ -103,7 +107,7 @@ def test_status_answers_are_normalised_with_documented_synonyms():
 
 def evaluate(agent: str, catalog_path: Path, tmp_path: Path, difficulties: tuple[int, ...],
              episodes: int) -> list[dict]:
-    return play_and_verify(agent, ("status-v1",), tuple(difficulties), episodes, 700, catalog_path, tmp_path)
+    return play_and_verify(agent, ("status-v2",), tuple(difficulties), episodes, 700, catalog_path, tmp_path)
 
 
 def test_the_oracle_solves_every_difficulty(catalog_path, tmp_path):
@@ -139,7 +143,7 @@ def answer(script: Script, text: str, *, order_id: str | None = None, status: st
 def episode(reader):
     """A difficulty-4 scenario (T_max = 6) and a wrong order with another status."""
     scenario = next(s for s in (generate("status", 4, seed, reader) for seed in range(100))
-                    if any(o.status != s.goal.status for o in s.orders))
+                    if s.goal.indirect and any(o.status != s.goal.status for o in s.orders))
     target = next(o for o in scenario.orders if o.order_id == scenario.goal.order_id)
     wrong = next(o for o in scenario.orders if o.status != target.status)
     return scenario, target, wrong
@@ -174,16 +178,53 @@ def test_order_and_status_each_count_half(verifier, tmp_path, catalog_path, epis
     assert reward.is_correct is (r_task == 1.0)
 
 
-def test_the_last_answer_counts_and_a_question_turn_is_free(verifier, tmp_path, catalog_path, episode):
+def test_a_wrong_answer_costs_even_when_a_right_one_follows_and_only_a_real_question_is_free(
+        verifier, tmp_path, catalog_path, episode):
     scenario, target, wrong = episode
     script = Script(scenario, "ep_test").tool("list_orders", result=listed(scenario))
     answer(script, "Which order do you mean?", reply_tag="clarify")
     answer(script, "This one?", order_id=wrong.order_id, status=wrong.status, reply_tag="correct")
     answer(script, "Sorry, this one.", order_id=target.order_id, status=target.status, done=True).close()
     reward = verifier.verify(write_episode(tmp_path, scenario, script, catalog_path))
-    # T = 3, one free (clarify): T_eff = 2, T_max = 6 -> r_eff = 1 - 2/5.
-    assert (reward.r_task, reward.r_eff, reward.is_correct) == (1.0, 0.6, True)
-    assert reward.total == round(0.75 + 0.15 * 0.6 + 0.10, 6)
+    # Answers: −1 then +1, so r_task = 1 − (1 − (−1))/2 = 0. T = 3, one free (clarify):
+    # T_eff = 2, T_max = 6 -> r_eff = 1 - 2/5.
+    assert (reward.r_task, reward.r_eff, reward.is_correct) == (0.0, 0.6, False)
+    assert reward.total == round(0.15 * 0.6 + 0.10, 6)
+
+
+def test_a_confirmation_is_a_paid_turn(verifier, tmp_path, catalog_path, episode):
+    scenario, target, _ = episode
+    script = Script(scenario, "ep_test").tool("list_orders", result=listed(scenario))
+    answer(script, "Anything else?", reply_tag="confirm")
+    answer(script, "Here it is.", order_id=target.order_id, status=target.status, done=True).close()
+    reward = verifier.verify(write_episode(tmp_path, scenario, script, catalog_path))
+    assert (reward.r_task, reward.r_eff) == (1.0, 0.6)
+
+
+SAID = {"processing": "It's still being processed.", "shipped": "It has shipped.",
+        "in_transit": "It's on its way with the carrier.", "cancelled": "I'm sorry, that order was cancelled.",
+        "delivered": "It was delivered on {day}."}
+
+
+@pytest.mark.parametrize("structured_order", [True, False])
+def test_a_status_said_in_a_sentence_and_an_order_named_in_the_message_are_read(
+        verifier, tmp_path, catalog_path, episode, structured_order):
+    scenario, target, _ = episode
+    sentence = SAID[target.status].format(day=target.delivered_on)
+    script = Script(scenario, "ep_test").tool("list_orders", result=listed(scenario))
+    answer(script, f"I found your order {target.order_id}. {sentence}",
+           order_id=target.order_id if structured_order else None, status=sentence, done=True).close()
+    reward = verifier.verify(write_episode(tmp_path, scenario, script, catalog_path))
+    assert (reward.r_task, reward.is_correct) == (1.0, True), reward.breakdown
+
+
+def test_naming_every_status_at_once_is_a_hedge_and_wrong(verifier, tmp_path, catalog_path, episode):
+    scenario, target, _ = episode
+    script = Script(scenario, "ep_test").tool("list_orders", result=listed(scenario))
+    answer(script, "Here it is.", order_id=target.order_id, status="processing / shipped / in transit / delivered",
+           done=True).close()
+    reward = verifier.verify(write_episode(tmp_path, scenario, script, catalog_path))
+    assert (reward.r_task, reward.is_correct) == (0.0, False)
 
 
 # --- the customer ----------------------------------------------------------------------------
@@ -198,7 +239,7 @@ def test_the_customer_says_which_order_when_asked_and_corrects_a_wrong_one(reade
     corrected = customer.reply("It's delivered.", Submission(order_id=wrong.order_id, answer=wrong.status))
     assert corrected.tag == "correct" and not ID_IN_TEXT.search(corrected.text)
     vague = customer.reply("Found it!", Submission(order_id=target.order_id, answer="good news"))
-    assert vague.tag == "correct"
+    assert vague.tag == "continue"
     done = customer.reply("It's on its way.", Submission(order_id=target.order_id, answer=target.status))
     assert done.tag == "done" and done.ends_episode
 

@@ -1,4 +1,4 @@
-"""POLICY (policy-v1): a question whose answer depends on 1 + ⌊d/3⌋ policy clauses, computed by
+"""POLICY (policy-v2): a question whose answer depends on 1 + ⌊d/3⌋ policy clauses, computed by
 the rules the clauses state; one policy search surfaces every clause needed; the oracle solves
 every difficulty through the real server, doing nothing solves none, greedy lands in between;
 numeric answers score (min/max)^4, categorical ones exactly; the customer adds held-back
@@ -31,7 +31,7 @@ from scenarios.taxonomy import category
 
 @pytest.mark.parametrize("difficulty", [0, 6, 12])
 def test_same_inputs_give_byte_identical_scenarios(reader, difficulty):
-    a = generate("policy-v1", difficulty, 5, reader).to_json()
+    a = generate("policy-v2", difficulty, 5, reader).to_json()
     assert a == generate("policy", difficulty, 5, reader).to_json()
     assert Scenario.model_validate_json(a).to_json() == a
     assert generate("policy", difficulty, 6, reader).to_json() != a
@@ -167,7 +167,10 @@ def scenario(reader):
     ("44 days", 2 * (44 / 45) ** 4 - 1),
     ("90", 2 * (45 / 90) ** 4 - 1),
     ("-45", 1.0),  # the sign is not read: |x|
+    ("forty-five days", 1.0),
     ("about a month and a half", -1.0),
+    ("30 or 45 days", -1.0),  # a hedge
+    ("30, 45, 60, 90", -1.0),
     (None, -1.0),
 ])
 def test_numeric_answers_score_the_fourth_power_of_the_ratio(verifier, tmp_path, catalog_path, scenario, said,
@@ -177,29 +180,34 @@ def test_numeric_answers_score_the_fourth_power_of_the_ratio(verifier, tmp_path,
                     "Here you go.", said, done=True).close()
     reward = verifier.verify(write_episode(tmp_path, numeric, script, catalog_path))
     assert reward.verdict == "scored", reward.detail
-    assert (reward.r_task, reward.r_eff, reward.r_hall) == (round(r_task, 6), 1.0, 1.0)
-    assert reward.total == round(0.75 * r_task + 0.15 + 0.10, 6)
+    r_hall = 1.0 if said else 0.0  # no answer, no attempt: no hallucination credit
+    assert (reward.r_task, reward.r_eff, reward.r_hall) == (round(r_task, 6), 1.0, r_hall)
+    assert reward.total == round(0.75 * r_task + 0.15 + 0.10 * r_hall, 6)
     assert reward.is_correct is (r_task >= 0.95)
 
 
 @pytest.mark.parametrize("said, r_task", [("No.", 1.0), ("  NO  ", 1.0), ("Nope!", 1.0), ("no, you can't", 1.0),
-                                          ("Yes", -1.0), ("No, socks are final sale", -1.0), ("", -1.0)])
-def test_categorical_answers_must_match_after_normalising(verifier, tmp_path, catalog_path, scenario, said, r_task):
+                                          ("No, socks are final sale.", 1.0), ("No, I'm afraid not.", 1.0),
+                                          ("I'm afraid you can't.", 1.0), ("Yes", -1.0), ("Yes or no", -1.0),
+                                          ("yes / no", -1.0), ("", -1.0)])
+def test_categorical_answers_are_read_as_a_person_reads_them(verifier, tmp_path, catalog_path, scenario, said, r_task):
     categorical = with_goal(scenario, answer_kind="categorical", answer="no", accepted=("nope", "no you can't"))
     script = answer(Script(categorical, "ep_test"), "Here you go.", said, done=True).close()
     reward = verifier.verify(write_episode(tmp_path, categorical, script, catalog_path))
     assert (reward.r_task, reward.is_correct) == (r_task, r_task == 1.0)
 
 
-def test_the_last_answer_counts_and_a_question_turn_is_free(verifier, tmp_path, catalog_path, scenario):
+def test_a_wrong_answer_costs_even_when_a_right_one_follows(verifier, tmp_path, catalog_path, scenario):
     numeric = with_goal(scenario)
     script = Script(numeric, "ep_test")
     answer(script, "Are you a member?", None, reply_tag="clarify")
-    answer(script, "Then 30 days.", "30", reply_tag="correct")
+    answer(script, "Then 30 days.", "30", reply_tag="continue")
     answer(script, "Sorry: 45 days.", "45", done=True).close()
     reward = verifier.verify(write_episode(tmp_path, numeric, script, catalog_path))
     # T = 3, one free (clarify): T_eff = 2, T_max = 5 -> r_eff = 1 - 2/4.
-    assert (reward.r_task, reward.r_eff, reward.r_hall, reward.is_correct) == (1.0, 0.5, 1.0, True)
+    s_30 = 2 * (30 / 45) ** 4 - 1
+    assert (reward.r_task, reward.r_eff, reward.r_hall, reward.is_correct) == (round(1 - (1 - s_30) / 2, 6), 0.5,
+                                                                               1.0, False)
 
 
 def test_an_invented_product_id_still_counts_as_a_hallucination(verifier, tmp_path, catalog_path, scenario):
@@ -233,16 +241,14 @@ def test_the_customer_adds_held_back_details_one_question_at_a_time(reader):
     assert say("Here it is.", Submission(answer=scenario.goal.answer)).tag == "done"
 
 
-def test_a_wrong_answer_is_met_with_a_missing_detail_then_doubt(reader):
+def test_the_customer_cannot_judge_an_answer_so_it_takes_the_first_one_and_leaves(reader):
     scenario = next(s for s in (generate("policy", 12, seed, reader) for seed in range(40))
                     if s.goal.answer_kind == "numeric" and s.goal.unstated)
-    say = _customer(scenario)
     wrong = Submission(answer=str(int(float(scenario.goal.answer)) * 2))
-    turns = [say("The answer is this.", wrong) for _ in scenario.goal.unstated]
-    assert [t.tag for t in turns] == ["correct"] * len(turns)
-    assert scenario.goal.unstated[0] in turns[0].text
-    assert say("The answer is this.", wrong).tag == "dissatisfied"
-    assert say("Bye.", Submission(done=True)).tag == "quit"
+    right = Submission(answer=scenario.goal.answer)
+    assert _customer(scenario)("The answer is this.", wrong) == _customer(scenario)("The answer is this.", right)
+    assert _customer(scenario)("The answer is this.", wrong).tag == "done"
+    assert _customer(scenario)("Bye.", Submission(done=True)).tag == "quit"
 
 
 def test_the_simulated_customer_closes_on_a_right_answer(reader):
@@ -255,7 +261,7 @@ def test_the_simulated_customer_closes_on_a_right_answer(reader):
 
 
 def evaluate(agent: str, catalog_path: Path, tmp_path: Path, difficulties: tuple[int, ...], episodes: int) -> list[dict]:
-    return play_and_verify(agent, ("policy-v1",), tuple(difficulties), episodes, 500, catalog_path, tmp_path)
+    return play_and_verify(agent, ("policy-v2",), tuple(difficulties), episodes, 500, catalog_path, tmp_path)
 
 
 def test_the_oracle_solves_every_difficulty(catalog_path, tmp_path):

@@ -1,4 +1,4 @@
-"""RETURN (return-v1): the target line is returnable and described so that only it fits; the
+"""RETURN (return-v2): the target line is returnable and described so that only it fits; the
 oracle solves every difficulty through the real server, doing nothing solves none; the
 verifier's numbers are worked out here by hand; the customer clarifies, corrects and accepts."""
 
@@ -49,7 +49,7 @@ def find(reader: CatalogReader, difficulty: int, wanted, seeds=range(200)) -> Sc
 
 @pytest.mark.parametrize("difficulty", [0, 5, 12])
 def test_same_inputs_give_byte_identical_scenarios(reader, difficulty):
-    a = generate("return-v1", difficulty, 3, reader).to_json()
+    a = generate("return-v2", difficulty, 3, reader).to_json()
     assert a == generate("return", difficulty, 3, reader).to_json()
     assert Scenario.model_validate_json(a).to_json() == a
     assert a != generate("return", difficulty, 4, reader).to_json()
@@ -109,7 +109,7 @@ def test_the_axes_change_what_the_episode_looks_like(reader):
 
 def evaluate(agent: str, catalog_path: Path, tmp_path: Path, difficulties: tuple[int, ...],
              episodes: int) -> list[dict]:
-    return play_and_verify(agent, ("return-v1",), tuple(difficulties), episodes, 500, catalog_path, tmp_path)
+    return play_and_verify(agent, ("return-v2",), tuple(difficulties), episodes, 500, catalog_path, tmp_path)
 
 
 def test_the_oracle_solves_every_difficulty(catalog_path, tmp_path):

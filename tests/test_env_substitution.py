@@ -1,4 +1,4 @@
-"""SUB (sub-v1): the wanted product is sold out; the ideal alternatives are computed from the
+"""SUB (sub-v2): the wanted product is sold out; the ideal alternatives are computed from the
 catalog at generation and the verifier ranks against them; the oracle solves every difficulty
 through the real server, doing nothing solves none, greedy lands in between; the customer
 clarifies, corrects concretely and accepts."""
@@ -45,7 +45,7 @@ def episode_stock(scenario: Scenario, p: Product) -> int:
 
 @pytest.mark.parametrize("difficulty", [0, 6, 12])
 def test_same_inputs_give_byte_identical_scenarios(reader, difficulty):
-    a = generate("sub-v1", difficulty, 5, reader).to_json()
+    a = generate("sub-v2", difficulty, 5, reader).to_json()
     assert a == generate("sub", difficulty, 5, reader).to_json()
     assert Scenario.model_validate_json(a).to_json() == a
     assert generate("sub", difficulty, 6, reader).to_json() != a
@@ -105,7 +105,7 @@ def test_typo_noise_blurs_the_product_name_only_at_high_difficulty(reader):
 
 
 def evaluate(agent: str, catalog_path: Path, tmp_path: Path, difficulties: tuple[int, ...], episodes: int) -> list[dict]:
-    return play_and_verify(agent, ("sub-v1",), tuple(difficulties), episodes, 300, catalog_path, tmp_path)
+    return play_and_verify(agent, ("sub-v2",), tuple(difficulties), episodes, 300, catalog_path, tmp_path)
 
 
 def test_the_oracle_solves_every_difficulty(catalog_path, tmp_path):
@@ -161,7 +161,7 @@ def test_the_ranking_and_stock_numbers(verifier, tmp_path, catalog_path, episode
 
     scored = products[:5]
     ndcg = ndcg_by_hand([rel(p) for p in scored], [r.utility for r in scenario.goal.ideal])
-    sold_out = sum(1 for p in scored if p is not None and episode_stock(scenario, p) <= 0)
+    sold_out = sum(1 for p in scored if p is None or episode_stock(scenario, p) <= 0)  # unknown: never in stock
     r_task = 0.8 * (2 * ndcg - 1) + 0.2 * (1 - 2 * sold_out / len(scored))
     assert reward.r_task == round(r_task, 6)
     assert reward.is_correct is (case in ("ideal", "six_given"))

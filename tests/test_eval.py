@@ -17,7 +17,7 @@ from support import play_and_verify
 ALL_DIFFICULTIES = tuple(range(13))
 
 
-def evaluate(agent: str, catalog_path, tmp_path, *, envs=("pd-v2", "cart-v1"), difficulties=ALL_DIFFICULTIES,
+def evaluate(agent: str, catalog_path, tmp_path, *, envs=("pd-v3", "cart-v2"), difficulties=ALL_DIFFICULTIES,
              episodes: int = 13, transport: str = "memory", seed: int = 100) -> list[dict]:
     return play_and_verify(agent, envs, difficulties, episodes, seed, catalog_path, tmp_path, transport=transport)
 
@@ -68,4 +68,4 @@ def test_eval_command_prints_a_json_summary(catalog_path, tmp_path):
     assert out.returncode == 0, out.stderr[-2000:]
     summary = json.loads(out.stdout)
     rows = {(r["env_id"], r["difficulty"]): r for r in summary["rows"]}
-    assert rows[("pd-v2", "all")]["episodes"] == 3 and rows[("cart-v1", "all")]["solved_share"] == 1.0
+    assert rows[("pd-v3", "all")]["episodes"] == 3 and rows[("cart-v2", "all")]["solved_share"] == 1.0

@@ -7,7 +7,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-REWARD_SCHEMA_VERSION = 1
+# 2: committed answers count, IDs earn only once shown, free turns only for real questions,
+# safety on every channel, answers read as people write them (issue 9).
+REWARD_SCHEMA_VERSION = 2
 
 
 class Weights(BaseModel):

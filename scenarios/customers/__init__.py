@@ -7,7 +7,15 @@ without a concrete reason, `done` accepts, and `quit` gives up (patience or the 
 spent). The customer never says an ID the agent is supposed to find.
 
 One behaviour module per goal kind (`scenarios/customers/<kind>.py`, a `reply` function);
-`SimulatedCustomer` picks it, keeps the state and applies the turn budget and typo noise.
+`SimulatedCustomer` picks it, keeps the state and applies the turn budget, its patience and
+typo noise.
+
+The customer knows only what a customer knows: its needs, its own orders and items. It never
+confirms or denies what it cannot know (a policy figure, an order's status): it takes such an
+answer, thanks the agent, and the request ends. It tags a reply `clarify` only when it tells
+something it had held back, so that only real questions are free turns. Its patience is
+finite: after PATIENCE replies that object (`correct` or `dissatisfied`), the next objection
+ends the conversation (`quit`).
 """
 
 from __future__ import annotations
@@ -19,6 +27,10 @@ from scenarios.customers.base import Behaviour, CustomerState, CustomerTurn, Pro
 from scenarios.models import Scenario, Submission
 from scenarios.noise import add_typos
 from scenarios.rng import make_rng
+
+# How many objections the customer makes before it gives up on the agent.
+PATIENCE = 2
+OBJECTIONS = frozenset({"correct", "dissatisfied"})
 
 BEHAVIOURS: dict[str, str] = {
     "product_discovery": "scenarios.customers.product_discovery",
@@ -56,9 +68,14 @@ class SimulatedCustomer:
         self.state.turns_taken += 1
         goal = self.scenario.goal
         turn = behaviour(goal.kind)(self.state, goal, message, submission, world or WorldView())
+        if turn.tag in OBJECTIONS:
+            self.state.objections += 1
+            if self.state.objections > PATIENCE:
+                turn = CustomerTurn(f"{turn.text} That's {self.state.objections} times now, I'll look elsewhere. Bye.",
+                                    "quit", turn.task)
         if not turn.ends_episode and self.state.turns_taken >= self.scenario.axes.max_turns:
             turn = CustomerTurn("I've run out of time for this, thanks anyway. Bye.", "quit", turn.task)
         return CustomerTurn(add_typos(self.state.rng, turn.text, self.scenario.axes.p_noise), turn.tag, turn.task)
 
 
-__all__ = ["CustomerState", "CustomerTurn", "SimulatedCustomer", "WorldView", "behaviour"]
+__all__ = ["PATIENCE", "CustomerState", "CustomerTurn", "SimulatedCustomer", "WorldView", "behaviour"]

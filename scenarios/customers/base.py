@@ -39,6 +39,7 @@ class CustomerState:
     lookup: ProductLookup
     rng: random.Random
     turns_taken: int = 0
+    objections: int = 0  # replies tagged correct or dissatisfied so far
     # Indices of requirements the customer has said aloud (answered or corrected).
     revealed: set[int] = field(default_factory=set)
     # Anything else a behaviour needs to remember between turns.

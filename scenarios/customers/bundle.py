@@ -36,7 +36,7 @@ def _answer_question(state: CustomerState, goal: BundleGoal) -> CustomerTurn:
 
 
 def _judge(state: CustomerState, goal: BundleGoal, ids: tuple[str, ...]) -> CustomerTurn:
-    unique = list(dict.fromkeys(pid.strip() for pid in ids))
+    unique = list(dict.fromkeys(pid.strip() for pid in ids))[:len(goal.categories)]  # one per thing it needs
     products: list[Product] = []
     for pid in unique:
         product = state.lookup(pid)

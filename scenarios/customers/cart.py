@@ -1,5 +1,7 @@
-"""The cart customer: checks the cart after each agent turn and names the first concrete problem
-(missing item, wrong variant, wrong quantity, unwanted item) until it is exactly right."""
+"""The cart customer: tells the variant it left out when asked, checks the cart after each
+other agent turn and names the first concrete problem (missing item, wrong variant, wrong
+quantity, unwanted item) until it is exactly right. A question with nothing left to tell gets
+its needs restated (a paid turn), never a complaint about a cart still being built."""
 
 from __future__ import annotations
 
@@ -15,6 +17,10 @@ def reply(state: CustomerState, goal: CartGoal, message: str, sub: Submission, w
                 return CustomerTurn(f"For the {item.description}, I'd like "
                                     f"{str(item.variant_attribute).replace('_', ' ')} {item.variant_value}.",
                                     "clarify")
+        if not sub.done and _cart_problem(state, goal, world.cart) is not None:
+            # A question with nothing left to tell is answered, not treated as a finished cart.
+            wanted = ", ".join(f"{item.quantity} × the {item.description}" for item in goal.items)
+            return CustomerTurn(f"No, that's everything I can tell you: {wanted}.", "confirm")
     problem = _cart_problem(state, goal, world.cart)
     if problem is None:
         return CustomerTurn("That's exactly what I wanted in my cart. Thank you!", "done")

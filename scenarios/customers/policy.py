@@ -1,26 +1,16 @@
-"""The policy customer: asks one question, gives the details it left out when asked (one per
-question), and judges an answer the way the verifier does. A wrong answer is met with a detail
-still unsaid, when there is one (the likely cause), else with plain doubt."""
+"""The policy customer: asks one question and gives the details it left out when asked (one
+per question). It cannot know the answer itself, so it never judges one: it takes the first
+answer it is given, thanks the agent, and the request ends (the verifier scores the answer)."""
 
 from __future__ import annotations
 
 from scenarios.customers.base import CustomerState, CustomerTurn, WorldView
 from scenarios.models import PolicyGoal, Submission
-from scenarios.policy import answer_reward
-
-SOLVED_AT = 0.95
 
 
 def reply(state: CustomerState, goal: PolicyGoal, message: str, sub: Submission, world: WorldView) -> CustomerTurn:
     if sub.answer is not None and sub.answer.strip():
-        if round(answer_reward(goal, sub.answer), 6) >= SOLVED_AT:
-            return CustomerTurn("Great, that answers my question. Thank you!", "done")
-        detail = _next_detail(state, goal)
-        if detail is not None:
-            return CustomerTurn(f"Hmm, does that take into account my situation? {detail}", "correct")
-        if sub.done:
-            return CustomerTurn("That doesn't sound right to me, but never mind. Bye.", "quit")
-        return CustomerTurn("That doesn't match what I expected. Could you check the policy again?", "dissatisfied")
+        return CustomerTurn("Okay, thanks for checking. That answers my question!", "done")
     if sub.done:
         return CustomerTurn("You haven't answered my question... never mind, bye.", "quit")
     if "?" in message:

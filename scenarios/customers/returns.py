@@ -73,13 +73,15 @@ def _answer(state: CustomerState, goal: ReturnGoal) -> CustomerTurn:
 
 
 def _replacement_problem(state: CustomerState, goal: ReturnGoal, ids: tuple[str, ...]) -> str | None:
-    """None when one recommended product is in stock and meets every constraint, else the problem."""
+    """None when the replacement offered (the first product) is in stock and meets every
+    constraint, else the problem."""
     constraints = goal.replacement or ()
-    products = [state.lookup(pid.strip()) for pid in ids]
+    ids = tuple(dict.fromkeys(pid.strip() for pid in ids))[:1]  # it asked for one replacement
+    products = [state.lookup(pid) for pid in ids]
     known = [p for p in products if p is not None]
     if not known:
         return f"I can't find {ids[0]} in your shop. Are you sure that's right?"
-    if any(p.stock > 0 and all(satisfies(p, c) for c in constraints) for p in known):
+    if len(known) == len(products) and all(p.stock > 0 and all(satisfies(p, c) for c in constraints) for p in known):
         return None
     best = max(known, key=lambda p: share_met(p, constraints))
     if all(satisfies(best, c) for c in constraints):

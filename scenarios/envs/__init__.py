@@ -30,14 +30,14 @@ class EnvSpec:
 REGISTRY: dict[str, EnvSpec] = {
     spec.env_id: spec
     for spec in (
-        EnvSpec("pd-v2", "pd", "Product discovery", "scenarios.envs.product_discovery"),
-        EnvSpec("cart-v1", "cart", "Cart building", "scenarios.envs.cart"),
-        EnvSpec("sub-v1", "sub", "Substitution", "scenarios.envs.substitution"),
-        EnvSpec("policy-v1", "policy", "Store policy questions", "scenarios.envs.policy"),
-        EnvSpec("return-v1", "return", "Returns", "scenarios.envs.returns"),
-        EnvSpec("status-v1", "status", "Order status", "scenarios.envs.order_status"),
-        EnvSpec("bundle-v1", "bundle", "Project bundle", "scenarios.envs.bundle"),
-        EnvSpec("journey-v2", "journey", "Multi-intent journey", "scenarios.envs.journey"),
+        EnvSpec("pd-v3", "pd", "Product discovery", "scenarios.envs.product_discovery"),
+        EnvSpec("cart-v2", "cart", "Cart building", "scenarios.envs.cart"),
+        EnvSpec("sub-v2", "sub", "Substitution", "scenarios.envs.substitution"),
+        EnvSpec("policy-v2", "policy", "Store policy questions", "scenarios.envs.policy"),
+        EnvSpec("return-v2", "return", "Returns", "scenarios.envs.returns"),
+        EnvSpec("status-v2", "status", "Order status", "scenarios.envs.order_status"),
+        EnvSpec("bundle-v2", "bundle", "Project bundle", "scenarios.envs.bundle"),
+        EnvSpec("journey-v3", "journey", "Multi-intent journey", "scenarios.envs.journey"),
     )
 }
 
@@ -51,7 +51,7 @@ COLLECTIONS: dict[str, tuple[str, ...]] = {
 
 
 def get_env(name: str) -> EnvSpec:
-    """Look an environment up by versioned id (`pd-v2`) or short name (`pd`)."""
+    """Look an environment up by versioned id (`pd-v3`) or short name (`pd`)."""
     key = name.strip().lower()
     for spec in REGISTRY.values():
         if key in (spec.env_id, spec.short_name):

@@ -26,7 +26,10 @@ from scenarios.prompts import SYSTEM_PROMPT
 from scenarios.rng import make_rng
 from scenarios.taxonomy import SHOPPABLE_CATEGORIES, category
 
-ENV_ID = "bundle-v1"
+ENV_ID = "bundle-v2"
+# The random stream a seed draws from: kept from bundle-v1 wherever generation did not change, so
+# re-scored versions play the same worlds.
+SEED_STREAM = "bundle-v1"
 
 # The reference product of a category is drawn among its cheapest reachable in-stock products.
 REFERENCE_POOL = 3
@@ -172,7 +175,7 @@ def opening_message(rng: random.Random, project: Project, categories: tuple[str,
 
 
 def generate(difficulty: int, seed: int, catalog: CatalogReader, shared: SharedWorld | None = None) -> Scenario:
-    rng = make_rng("scenario", ENV_ID, difficulty, seed)
+    rng = make_rng("scenario", SEED_STREAM, difficulty, seed)
     axes = axes_for(difficulty)
     today = pick_today(rng, shared)
     project = rng.choice(PROJECTS)

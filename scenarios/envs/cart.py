@@ -22,7 +22,10 @@ from scenarios.prompts import SYSTEM_PROMPT
 from scenarios.rng import make_rng
 from scenarios.taxonomy import SHOPPABLE_CATEGORIES, category
 
-ENV_ID = "cart-v1"
+ENV_ID = "cart-v2"
+# The random stream a seed draws from: kept from cart-v1 wherever generation did not change, so
+# re-scored versions play the same worlds.
+SEED_STREAM = "cart-v1"
 _VARIANT_CATEGORIES = frozenset(c.id for c in SHOPPABLE_CATEGORIES if c.variant_attribute)
 _OPENINGS = ("Hi! Could you put these in my cart: {items}?", "Hello, I'd like to order {items}.",
              "Hey, please add {items} to my cart.")
@@ -69,7 +72,7 @@ def synthesize_variants(rng: random.Random, catalog: CatalogReader, base: Produc
 
 def generate(difficulty: int, seed: int, catalog: CatalogReader,
              shared: SharedWorld | None = None) -> Scenario:
-    rng = make_rng("scenario", ENV_ID, difficulty, seed)
+    rng = make_rng("scenario", SEED_STREAM, difficulty, seed)
     axes = axes_for(difficulty)
     today = pick_today(rng, shared)
     n_items = min(5, 1 + difficulty // 3)

@@ -32,7 +32,10 @@ from scenarios.policy import extend_policy
 from scenarios.prompts import SYSTEM_PROMPT
 from scenarios.rng import derive_seed, make_rng
 
-ENV_ID = "journey-v2"
+ENV_ID = "journey-v3"
+# The random stream a seed draws from: kept from journey-v2 wherever generation did not change, so
+# re-scored versions play the same worlds.
+SEED_STREAM = "journey-v2"
 MAX_ATTEMPTS = 30
 ORDER_KINDS = frozenset({"return", "status"})
 _ID = re.compile(r"\b(?:P\d{8}|W\d{7}|LN\d{8})\b")
@@ -84,7 +87,7 @@ def _conflicts(sub: Scenario, taken: list[Scenario]) -> bool:
 def generate(difficulty: int, seed: int, catalog: CatalogReader, shared: SharedWorld | None = None) -> Scenario:
     from scenarios.envs import get_env
 
-    rng = make_rng("scenario", ENV_ID, difficulty, seed)
+    rng = make_rng("scenario", SEED_STREAM, difficulty, seed)
     axes = axes_for(difficulty)
     today = pick_today(rng, shared)
     customer = pick_customer(rng, today, shared)

@@ -6,74 +6,46 @@ indirectly ("the order with the yoga mat", "the order I placed around March 3", 
 placed about 3 weeks ago", "my most recent order", "the order before my most recent one"; when
 no single clue singles it out, item and day together, else the exact day); otherwise plainly,
 by its date and items. Whatever the wording, the generator checks that exactly one order of
-the history fits it; the customer says it plainly when asked. As d grows, more of the other
-orders are recent and hold the same kind of item, so "the newest" or "the one with a yoga
-mat" stop being safe guesses.
+the history fits it; the customer says it plainly when asked.
 
-Status answers are compared after normalisation (`canonical_status`): case, spaces,
-underscores and hyphens do not matter ("In-Transit" == "in_transit"), a leading "it's",
-"it is", "your order has been" ... is ignored, and these synonyms are accepted:
-
-    processing  being processed, pending, preparing, being prepared, not shipped yet, not yet shipped
-    shipped     dispatched
-    in_transit  on its way, on the way, en route
-    delivered   arrived
-    cancelled   canceled
+status-v2 (over v1): every order of the history is drawn alike (a status, a free day that
+fits it, items) and the target is chosen among them afterwards, so its position in the list,
+its age and its status predict it no better than chance (v1's target was the newest order in
+63% of episodes). As d grows the history is longer and more orders hold the same kind of
+item. Answers are read by `scenarios.answers.read_status` (the verifier's reading).
 """
 
 from __future__ import annotations
 
 import math
 import random
-import re
 from collections.abc import Callable
 from datetime import date, timedelta
 
 from scenarios.catalog.reader import CatalogReader, Product
 from scenarios.difficulty import axes_for
 from scenarios.envs.shared import SharedWorld, pick_customer, pick_policy, pick_today
-from scenarios.household import CARRIERS, make_browsing_history, make_order
+from scenarios.household import CARRIERS, make_browsing_history
 from scenarios.models import Order, OrderLine, Scenario, StatusGoal
 from scenarios.noise import add_typos
 from scenarios.prompts import SYSTEM_PROMPT
 from scenarios.rng import make_rng
 from scenarios.taxonomy import DENIED_CATEGORY_IDS, category
 
-ENV_ID = "status-v1"
+ENV_ID = "status-v2"
+# The random stream a seed draws from (v2 generates differently from v1, so a new stream).
+SEED_STREAM = "status-v2"
 MAX_AGE_DAYS = 120
-RECENT_DAYS = 10
 
 STATUSES = ("processing", "shipped", "in_transit", "delivered", "cancelled")
 # Days between placing the order and today that make each status plausible.
 _AGE_DAYS = {"processing": (0, 1), "shipped": (1, 3), "in_transit": (2, 6), "delivered": (4, MAX_AGE_DAYS - 1),
              "cancelled": (1, MAX_AGE_DAYS - 1)}
-STATUS_SYNONYMS: dict[str, tuple[str, ...]] = {
-    "processing": ("processing", "being processed", "pending", "preparing", "being prepared", "not shipped yet",
-                   "not yet shipped"),
-    "shipped": ("shipped", "dispatched"),
-    "in_transit": ("in transit", "on its way", "on the way", "en route"),
-    "delivered": ("delivered", "arrived"),
-    "cancelled": ("cancelled", "canceled"),
-}
-# Words an answer may start with before naming the status ("it's", "your order has been" ...).
-_LEAD_WORDS = frozenset(("it", "it's", "its", "the", "your", "my", "order", "package", "is", "was", "has", "been",
-                         "now", "currently"))
 # Two orders placed this close together are both "around" a date.
 AROUND_DAYS = 3
 
 _OPENINGS = ("Hi, where is {order}?", "Hello, can you tell me the status of {order}?",
              "Hey, what's happening with {order}?", "Hi there, I'm wondering where {order} is.")
-
-
-def canonical_status(text: str | None) -> str | None:
-    """The status an answer names ("In-Transit", "it's on its way" -> "in_transit"), or None."""
-    if not text:
-        return None
-    words = re.sub(r"[\s_\-]+", " ", text.lower()).strip(" .!,;:").split()
-    while words and words[0] in _LEAD_WORDS:
-        words.pop(0)
-    said = " ".join(words)
-    return next((status for status, names in STATUS_SYNONYMS.items() if said in names), None)
 
 
 def say_date(day: date) -> str:
@@ -217,31 +189,32 @@ def _products(rng: random.Random, catalog: CatalogReader, count: int) -> list[Pr
 
 
 def generate(difficulty: int, seed: int, catalog: CatalogReader, shared: SharedWorld | None = None) -> Scenario:
-    rng = make_rng("scenario", ENV_ID, difficulty, seed)
+    rng = make_rng("scenario", SEED_STREAM, difficulty, seed)
     axes = axes_for(difficulty)
     today = pick_today(rng, shared)
     customer = pick_customer(rng, today, shared)
     policy = pick_policy(rng, shared)
 
-    status = rng.choice(STATUSES)
-    age = rng.randint(*_AGE_DAYS[status])
-    target = make_order_with_status(rng, _products(rng, catalog, rng.randint(1, 3)), today - timedelta(days=age),
-                                    status)
-    # Distractors: other orders on other days. As d grows, more of them are recent too (several
-    # orders on their way at once) and more hold the same kind of item as the target.
-    p_recent, p_same_kind = min(0.6, 0.05 * difficulty), min(0.8, 0.1 * difficulty)
-    recent = [a for a in range(RECENT_DAYS) if a != age]
-    older = [a for a in range(RECENT_DAYS, MAX_AGE_DAYS) if a != age]
-    orders = [target]
-    for _ in range(axes.order_history - 1):
-        pool = recent if recent and rng.random() < p_recent else older
-        other_age = pool.pop(rng.randrange(len(pool)))
+    # Every order of the history is drawn the same way and the target is picked among them
+    # afterwards, so neither its position, its age nor its status tells it apart (no prior
+    # such as "the newest" or "the one not delivered yet"). As d grows, the history is longer
+    # and more orders hold the same kind of item as an earlier one.
+    p_same_kind = min(0.8, 0.1 * difficulty)
+    free_ages = set(range(MAX_AGE_DAYS))
+    orders: list[Order] = []
+    for _ in range(axes.order_history):
+        status = rng.choice([s for s in STATUSES if any(a in free_ages for a in range(_AGE_DAYS[s][0],
+                                                                                          _AGE_DAYS[s][1] + 1))])
+        lo, hi = _AGE_DAYS[status]
+        age = rng.choice(sorted(a for a in free_ages if lo <= a <= hi))
+        free_ages.discard(age)
         products = _products(rng, catalog, rng.randint(1, 3))
-        if rng.random() < p_same_kind:
-            products[0] = catalog.random_product(rng, allow={rng.choice(target.lines).category_id})
-        orders.append(make_order(rng, catalog, today, other_age, products))
+        if orders and rng.random() < p_same_kind:
+            products[0] = catalog.random_product(rng, allow={rng.choice(rng.choice(orders).lines).category_id})
+        orders.append(make_order_with_status(rng, products, today - timedelta(days=age), status))
     if len({o.order_id for o in orders}) < len(orders):
         raise RuntimeError(f"order IDs collided (d={difficulty}, seed={seed})")
+    target = rng.choice(orders)
 
     indirect = rng.random() < _sigmoid((difficulty - 2) / 1.5)
     words, indirect = describe(rng, target, orders, today, indirect)

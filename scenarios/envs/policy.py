@@ -6,6 +6,12 @@ arrived defective on December 3: how many days do I have left?" needs four (the 
 window, membership, gift and defect clauses) plus the date. Answers are computed by the rule
 functions of `scenarios.policy`, never typed in. Details of the customer's situation are left
 out of the opening with p_missing, and given one at a time when the agent asks.
+
+policy-v2 (over v1): the customer takes the first answer and leaves (it cannot know the
+policy, so it never says whether an answer is right); answers are read the way people write
+them (`scenarios.policy.read_answer`); yes/no questions whose answer was always "no" (final
+sale, cancelling, the restocking fee on a defective item) are asked both ways, half the time
+each, so "no" is not a safe guess.
 """
 
 from __future__ import annotations
@@ -27,7 +33,10 @@ from scenarios.prompts import SYSTEM_PROMPT
 from scenarios.rng import make_rng
 from scenarios.taxonomy import category
 
-ENV_ID = "policy-v1"
+ENV_ID = "policy-v2"
+# The random stream a seed draws from: kept from policy-v1 wherever generation did not change, so
+# re-scored versions play the same worlds.
+SEED_STREAM = "policy-v1"
 MAX_BRANCHES = 5
 
 # Items whose department nobody could mistake (no electrical appliance outside Electronics).
@@ -137,6 +146,11 @@ def window_question(rng: random.Random, policy: StorePolicy, today: date, dates:
 
 
 def final_sale_question(rng: random.Random, policy: StorePolicy, today: date, dates: bool) -> Question:
+    # Half the time an item that is not final sale, so that "no" is not a safe guess.
+    if rng.random() < 0.5:
+        noun = _noun(rng, rng.choice(NON_ELECTRONICS))
+        return Question(ask=f"Can I return the {noun} I bought from you?", answer="yes", accepted=YES,
+                        kind="categorical", clause_ids=("POL-FINAL-SALE",))
     noun = _noun(rng, rng.choice(policy.final_sale_categories))
     return Question(ask=f"Can I return the {noun} I bought from you?", answer="no", accepted=NO, kind="categorical",
                     clause_ids=("POL-FINAL-SALE",))
@@ -187,6 +201,9 @@ def refund_days_question(rng: random.Random, policy: StorePolicy, today: date, d
 
 
 def cancel_question(rng: random.Random, policy: StorePolicy, today: date, dates: bool) -> Question:
+    if rng.random() < 0.5:
+        return Question(ask="Can I cancel a purchase free of charge while it is still processing?", answer="yes",
+                        accepted=YES, kind="categorical", clause_ids=("POL-CANCEL",))
     return Question(ask="Can I cancel a purchase free of charge after it has shipped?", answer="no", accepted=NO,
                     kind="categorical", clause_ids=("POL-CANCEL",))
 
@@ -214,6 +231,10 @@ def surcharge_question(rng: random.Random, policy: StorePolicy, today: date, dat
 
 def defect_fee_question(rng: random.Random, policy: StorePolicy, today: date, dates: bool) -> Question:
     noun = _noun(rng, rng.choice(ELECTRONICS))
+    if rng.random() < 0.5:  # only asked where the policy has a fee: an opened item not defective pays it
+        return Question(ask=f"Is there a restocking fee if I return the opened {noun}?", answer="yes", accepted=YES,
+                        kind="categorical", clause_ids=("POL-RESTOCK", "POL-DEFECTS"),
+                        details=(f"I just changed my mind about the {noun}; nothing is wrong with it.",))
     return Question(ask=f"Is there a restocking fee if I return the opened {noun}?", answer="no", accepted=NO_FEE,
                     kind="categorical", clause_ids=("POL-RESTOCK", "POL-DEFECTS"),
                     details=(f"The {noun} arrived defective.",))
@@ -277,7 +298,7 @@ def opening_message(rng: random.Random, stated: list[str], ask: str, p_noise: fl
 
 
 def generate(difficulty: int, seed: int, catalog: CatalogReader, shared: SharedWorld | None = None) -> Scenario:
-    rng = make_rng("scenario", ENV_ID, difficulty, seed)
+    rng = make_rng("scenario", SEED_STREAM, difficulty, seed)
     axes = axes_for(difficulty)
     today = pick_today(rng, shared)
     customer = pick_customer(rng, today, shared)

@@ -26,7 +26,10 @@ from scenarios.prompts import SYSTEM_PROMPT
 from scenarios.rng import make_rng
 from scenarios.taxonomy import DENIED_CATEGORY_IDS
 
-ENV_ID = "pd-v2"
+ENV_ID = "pd-v3"
+# The random stream a seed draws from: kept from pd-v2 wherever generation did not change, so
+# re-scored versions play the same worlds.
+SEED_STREAM = "pd-v2"
 __all__ = ["ENV_ID", "EPOCH", "generate"]
 
 _GREETINGS = ("Hi!", "Hello,", "Hey there.", "Good morning!", "Hi there,")
@@ -64,7 +67,7 @@ def opening_message(rng: random.Random, constraints: tuple[Constraint, ...], k: 
 
 def generate(difficulty: int, seed: int, catalog: CatalogReader,
              shared: SharedWorld | None = None) -> Scenario:
-    rng = make_rng("scenario", ENV_ID, difficulty, seed)
+    rng = make_rng("scenario", SEED_STREAM, difficulty, seed)
     axes = axes_for(difficulty)
     today = pick_today(rng, shared)
     anchor = catalog.random_product(rng, deny=DENIED_CATEGORY_IDS)
@@ -77,11 +80,13 @@ def generate(difficulty: int, seed: int, catalog: CatalogReader,
     constraints = (Constraint(kind="category", value=anchor.category_id),
                    *(c.model_copy(update={"stated": s}) for c, s in zip(picked, stated)))
 
-    # Out-of-stock axis: sell out some feasible products (never the anchor) in this episode.
+    # Out-of-stock axis: sell out products of the category (never the anchor) in this episode,
+    # fitting or not alike, so that "sold out" says nothing about fitting (pd-v3; v2 sold out
+    # only fitting products, which made a sold-out search result twice as likely to fit).
     candidates = feasible(catalog, constraints)
     stock_changes = tuple(
         StockChange(product_id=p.product_id, stock=0)
-        for p in candidates
+        for p in catalog.in_category(anchor.category_id)
         if p.product_id != anchor.product_id and p.stock > 0 and rng.random() < axes.p_out_of_stock
     )
     k = axes.items_to_recommend

@@ -37,7 +37,10 @@ from scenarios.ranking import feasible
 from scenarios.rng import make_rng
 from scenarios.taxonomy import DENIED_CATEGORY_IDS, category
 
-ENV_ID = "return-v1"
+ENV_ID = "return-v2"
+# The random stream a seed draws from: kept from return-v1 wherever generation did not change, so
+# re-scored versions play the same worlds.
+SEED_STREAM = "return-v1"
 DISTRACTORS = ("late", "lookalike", "final_sale", "undelivered")
 
 _GREETINGS = ("Hi!", "Hello!", "Hey there.", "Good afternoon.")
@@ -215,7 +218,7 @@ def _replacement(rng: random.Random, catalog: CatalogReader, target: Product, d:
 
 
 def generate(difficulty: int, seed: int, catalog: CatalogReader, shared: SharedWorld | None = None) -> Scenario:
-    rng = make_rng("scenario", ENV_ID, difficulty, seed)
+    rng = make_rng("scenario", SEED_STREAM, difficulty, seed)
     axes = axes_for(difficulty)
     today = pick_today(rng, shared)
     customer = pick_customer(rng, today, shared)

@@ -29,7 +29,10 @@ from scenarios.ranking import substitute_ranking, substitutes
 from scenarios.rng import make_rng
 from scenarios.taxonomy import DENIED_CATEGORY_IDS, category
 
-ENV_ID = "sub-v1"
+ENV_ID = "sub-v2"
+# The random stream a seed draws from: kept from sub-v1 wherever generation did not change, so
+# re-scored versions play the same worlds.
+SEED_STREAM = "sub-v1"
 # Only the most relevant candidates can be sold out by the out-of-stock axis: those are the
 # ones an agent would otherwise recommend, and the scenario stays small on a huge catalog.
 SELL_OUT_POOL = 30
@@ -76,7 +79,7 @@ def _browsing_history(rng: random.Random, catalog: CatalogReader, original: Prod
 
 
 def generate(difficulty: int, seed: int, catalog: CatalogReader, shared: SharedWorld | None = None) -> Scenario:
-    rng = make_rng("scenario", ENV_ID, difficulty, seed)
+    rng = make_rng("scenario", SEED_STREAM, difficulty, seed)
     axes = axes_for(difficulty)
     today = pick_today(rng, shared)
     k = axes.items_to_recommend
@@ -92,9 +95,11 @@ def generate(difficulty: int, seed: int, catalog: CatalogReader, shared: SharedW
                    *(c.model_copy(update={"stated": rng.random() >= axes.p_missing}) for c in picked))
     weight = similarity_weight(difficulty)
 
-    # Out-of-stock axis: besides the original, sell out some of the most relevant alternatives.
+    # Out-of-stock axis: besides the original, sell out alternatives of every relevance alike
+    # (sub-v2; v1 sold out only the most relevant, so "sold out" hinted "good substitute").
     ranked = substitute_ranking(candidates, original, constraints, weight, {})
-    sold_out = [r.product_id for r in ranked[:SELL_OUT_POOL] if rng.random() < axes.p_out_of_stock]
+    sold_out = [p.product_id for p in candidates
+                if p.product_id != original.product_id and p.stock > 0 and rng.random() < axes.p_out_of_stock]
     stock = {pid: 0 for pid in [original.product_id, *sold_out]}
     ideal = tuple(r for r in ranked if r.product_id not in stock)[:k]
 

@@ -1,13 +1,31 @@
-"""What an environment's task check returns, and the options it may take."""
+"""What every environment's task check shares: its result, its options, and the one rule for
+commitments.
+
+Committed answers count. Whatever the agent commits (a recommendation list, an order and its
+status, a policy answer, a selected or returned line, a bundle) is scored as committed, each
+commitment by the environment's own scoring, in order. A later correction does not erase an
+earlier mistake:
+
+    r_task     = clip(s_last − Σ_{earlier i} (1 − s_i)/2, −1, 1)
+    is_correct = every commitment passes
+
+so a wrong binary answer (s = −1) costs a full point even when the next one is right, an
+almost-right list costs little, and repeating a right answer gains nothing. Lists are cut to
+the number the customer asked for, in every environment: what lies beyond is never looked at.
+An ID no tool had shown the agent before it was committed earns nothing: it is treated as a
+product that does not exist, never in stock (`verifier.exposure`).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from scenarios.catalog.reader import Product
-from scenarios.models import RankedProduct
+from scenarios.models import RankedProduct, Submission
 from scenarios.ranking import ndcg
+from verifier.exposure import Exposure, exposure
 from verifier.files import Episode
 from verifier.models import Check
 
@@ -24,25 +42,61 @@ class TaskScore:
     is_correct: bool
     checks: list[Check] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
-    # False for a task that needs no ID at all (a policy answer): an agent that used none is
-    # then clean (r_hall = 1) rather than idle (r_hall = 0, the rule where IDs are the work).
-    needs_ids: bool = True
+    # Whether the agent committed anything at all: one that did not earns no hallucination credit.
+    attempted: bool = True
 
 
 TaskCheck = Callable[[Episode, Options], TaskScore]
 
 
-def final_recommendations(ep: Episode, k: int | None, notes: list[str]) -> list[str]:
-    """The product IDs of the agent's last non-empty recommendation, duplicates dropped, the
-    first `k` kept (all when `k` is None); what was dropped is noted."""
-    last = next((s.recommended_product_ids for s in reversed(ep.transcript.submissions)
-                 if s.recommended_product_ids), ())
-    unique = list(dict.fromkeys(pid.strip() for pid in last))
-    if len(unique) < len(last):
-        notes.append(f"{len(last) - len(unique)} duplicate recommendations dropped")
-    if k is not None and len(unique) > k:
-        notes.append(f"{len(unique)} products recommended, only the first {k} scored")
-    return unique if k is None else unique[:k]
+@dataclass(frozen=True)
+class Scored:
+    """One commitment, scored as if the episode had ended with it."""
+
+    score: float
+    passed: bool
+    found: Any = None
+
+
+def compose(commitments: list[Scored], name: str = "commitments") -> tuple[float, bool, Check]:
+    """The commitment rule (module docstring): r_task, is_correct, and the check that shows it."""
+    *earlier, last = commitments
+    penalty = sum((1 - c.score) / 2 for c in earlier)
+    r_task = max(-1.0, min(1.0, last.score - penalty))
+    is_correct = all(c.passed for c in commitments)
+    check = Check(name=name, expected="every commitment right",
+                  found=[{"found": c.found, "score": round(c.score, 6), "passed": c.passed} for c in commitments],
+                  passed=is_correct, score=round(r_task, 6))
+    return r_task, is_correct, check
+
+
+def recommendation_lists(ep: Episode, k: int | None, notes: list[str]) -> list[tuple[int, list[str]]]:
+    """Every distinct recommendation the agent committed, in order, as (seq of its message,
+    IDs with duplicates dropped and cut to `k`). Sending the same list again is one commitment."""
+    lists: list[tuple[int, list[str]]] = []
+    for message, submission in zip(ep.transcript.assistant, ep.transcript.submissions):
+        if not submission.recommended_product_ids:
+            continue
+        ids = list(dict.fromkeys(pid.strip() for pid in submission.recommended_product_ids))
+        if len(ids) < len(submission.recommended_product_ids):
+            notes.append(f"{len(submission.recommended_product_ids) - len(ids)} duplicate recommendations dropped")
+        if k is not None and len(ids) > k:
+            notes.append(f"{len(ids)} products recommended, only the first {k} scored (the number asked for)")
+            ids = ids[:k]
+        if not lists or lists[-1][1] != ids:
+            lists.append((message["seq"], ids))
+    return lists
+
+
+def seen_products(ep: Episode, ids: list[str], seq: int, seen: Exposure | None = None) -> list[Product | None]:
+    """The products behind `ids` as the agent may use them at event `seq`: None for an ID that
+    does not exist or that no tool had shown it yet."""
+    seen = seen or exposure(ep.transcript)
+    return [ep.shop.product(pid) if seen.shown(pid, seq) else None for pid in ids]
+
+
+def messages(ep: Episode) -> list[tuple[dict, Submission]]:
+    return list(zip(ep.transcript.assistant, ep.transcript.submissions))
 
 
 # --- ranked recommendations (PD, SUB) -------------------------------------------------------
@@ -51,7 +105,7 @@ def final_recommendations(ep: Episode, k: int | None, notes: list[str]) -> list[
 def nothing_recommended(ideal: list[RankedProduct], checks: list[Check], notes: list[str]) -> TaskScore:
     checks.append(Check(name="recommended", expected=[r.product_id for r in ideal], found=[], passed=False,
                         score=-1.0))
-    return TaskScore(r_task=-1.0, is_correct=False, checks=checks, notes=notes)
+    return TaskScore(r_task=-1.0, is_correct=False, checks=checks, notes=notes, attempted=False)
 
 
 def ranking_check(ideal: list[RankedProduct], recommended: list[str], rels: list[float]) -> tuple[float, Check]:
@@ -63,8 +117,9 @@ def ranking_check(ideal: list[RankedProduct], recommended: list[str], rels: list
 
 
 def stock_check(recommended: list[str], products: list[Product | None]) -> tuple[float, Check]:
-    """r_oos = 1 − 2·(share of recommended items out of stock)."""
-    sold_out = sum(1 for p in products if p is not None and p.stock <= 0)
+    """r_oos = 1 − 2·(share of recommended items out of stock); a product that does not exist,
+    or that no tool showed, is never in stock."""
+    sold_out = sum(1 for p in products if p is None or p.stock <= 0)
     r_oos = 1 - 2 * sold_out / len(recommended)
     return r_oos, Check(name="out_of_stock", expected=0, found=sold_out, passed=sold_out == 0,
                         score=round(r_oos, 6))

@@ -1,9 +1,10 @@
 """Project bundles: the categories of the recommended products against the required ones,
 minus the budget overrun (reference section 3).
 
-The list scored is the last non-empty recommendation, duplicates dropped. Each product
-counts for its category when it exists, is in stock in this episode and is not from a
-denied category; any other product counts as one wrong entry of its own. Over the set P of
+Each distinct list recommended is a commitment (duplicates dropped, cut to the number of
+categories the project needs), composed by the rule of `verifier.checks.base`. A product
+counts for its category when a tool had shown it, it exists, is in stock in this episode and
+is not from a denied category; any other product counts as one wrong entry of its own. Over the set P of
 counted categories (and wrong entries) and the required set R:
 
     F1     = 2·|P ∩ R| / (|P| + |R|)      (two products of one category add nothing)
@@ -18,7 +19,8 @@ from __future__ import annotations
 from scenarios.catalog.reader import Product
 from scenarios.models import BundleGoal
 from scenarios.taxonomy import DENIED_CATEGORY_IDS
-from verifier.checks.base import Options, TaskScore, final_recommendations
+from verifier.checks.base import Options, Scored, TaskScore, compose, recommendation_lists, seen_products
+from verifier.exposure import exposure
 from verifier.files import Episode
 from verifier.models import Check
 
@@ -26,11 +28,24 @@ from verifier.models import Check
 def score(ep: Episode, options: Options) -> TaskScore:
     goal = ep.scenario.goal
     assert isinstance(goal, BundleGoal)
-    required = set(goal.categories)
     notes: list[str] = []
-    recommended = final_recommendations(ep, None, notes)
-    products = [ep.shop.product(pid) for pid in recommended]
+    lists = recommendation_lists(ep, len(goal.categories), notes)
+    if not lists:
+        return TaskScore(r_task=-1.0, is_correct=False, notes=notes, attempted=False,
+                         checks=[Check(name="category_f1", expected=sorted(goal.categories), found=[], passed=False,
+                                       score=-1.0)])
+    seen = exposure(ep.transcript)
+    scored = []
+    for seq, recommended in lists:
+        r_list, solved, list_checks = _score_list(goal, recommended, seen_products(ep, recommended, seq, seen))
+        scored.append(Scored(r_list, solved, recommended))
+    r_task, is_correct, commitments = compose(scored)
+    return TaskScore(r_task=r_task, is_correct=is_correct, checks=[*list_checks, commitments], notes=notes)
 
+
+def _score_list(goal: BundleGoal, recommended: list[str], products: list[Product | None]
+                ) -> tuple[float, bool, list[Check]]:
+    required = set(goal.categories)
     counted: set[str] = set()
     for pid, p in zip(recommended, products):
         counted.add(p.category_id if _counts(p) else f"not counted: {pid}")
@@ -40,7 +55,6 @@ def score(ep: Episode, options: Options) -> TaskScore:
     overrun = 0.0 if goal.budget_cents is None else max(0.0, (cost - goal.budget_cents) / goal.budget_cents)
     r_task = max(-1.0, min(1.0, 2 * f1 - 1 - overrun))
     within = goal.budget_cents is None or cost <= goal.budget_cents
-
     checks = [
         Check(name="category_f1", expected=sorted(required), found=sorted(counted), passed=f1 >= 1.0,
               score=round(2 * f1 - 1, 6)),
@@ -48,7 +62,7 @@ def score(ep: Episode, options: Options) -> TaskScore:
               passed=within, score=round(-overrun, 6)),
     ]
     checks += [_item_check(i, pid, p, required) for i, (pid, p) in enumerate(zip(recommended, products))]
-    return TaskScore(r_task=r_task, is_correct=f1 >= 1.0 and within, checks=checks, notes=notes)
+    return r_task, f1 >= 1.0 and within, checks
 
 
 def _counts(p: Product | None) -> bool:
@@ -58,7 +72,7 @@ def _counts(p: Product | None) -> bool:
 def _item_check(i: int, pid: str, p: Product | None, required: set[str]) -> Check:
     expected = "an in-stock product of a required category"
     if p is None:
-        return Check(name=f"item_{i + 1}", expected=expected, found={"product_id": pid, "exists": False},
+        return Check(name=f"item_{i + 1}", expected=expected, found={"product_id": pid, "exists_and_shown": False},
                      passed=False)
     found = {"product_id": pid, "exists": True, "category_id": p.category_id, "in_stock": p.stock > 0,
              "price_cents": p.price_cents}

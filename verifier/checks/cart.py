@@ -1,9 +1,16 @@
-"""Cart building: the final cart against the wanted one, unit by unit.
+"""Cart building: the cart against the wanted one, unit by unit, remembering every unit the
+agent ever put in.
 
-Unit-level multiset F1 over product IDs (a variant is its own product ID):
-matched = Σ min(cart units, wanted units), F1 = 2·matched / (cart units + wanted units),
-r_task = 2·F1 − 1, solved when F1 = 1. The cart is read from world.db, never from what a
-tool reported.
+Putting a product in the customer's cart is a commitment: a wrong variant added and removed
+again, or a quantity raised too high and lowered, still counts against precision.
+
+    peak[p]  = the most units of p the cart ever held (every successful cart tool result, and
+               world.db's final cart)
+    matched  = Σ min(final units, wanted units), over products a tool had shown before they
+               were first put in the cart (an ID no tool showed earns nothing)
+    F1       = 2·matched / (Σ peak + Σ wanted),  r_task = 2·F1 − 1,  solved when F1 = 1
+
+The final cart is read from world.db, never from what a tool reported.
 """
 
 from __future__ import annotations
@@ -12,8 +19,12 @@ from collections import Counter
 
 from scenarios.models import CartGoal
 from verifier.checks.base import Options, TaskScore
+from verifier.exposure import exposure
 from verifier.files import Episode
 from verifier.models import Check
+from verifier.transcript import succeeded
+
+CART_CHANGES = frozenset({"add_to_cart", "update_cart_item", "remove_from_cart"})
 
 
 def score(ep: Episode, options: Options) -> TaskScore:
@@ -23,15 +34,39 @@ def score(ep: Episode, options: Options) -> TaskScore:
     for item in goal.items:
         wanted[item.product_id] += item.quantity
     cart = ep.world.cart
-    matched = sum(min(units, wanted[pid]) for pid, units in cart.items())
-    total_units = sum(cart.values()) + sum(wanted.values())
-    f1 = 1.0 if total_units == 0 else 2 * matched / total_units
+    peak, first_added = _history(ep)
+    seen = exposure(ep.transcript)
+    earned = {pid for pid in cart if seen.shown(pid, first_added.get(pid, float("inf")))}
+    matched = sum(min(units, wanted[pid]) for pid, units in cart.items() if pid in earned)
+    committed = sum(peak.values())
+    f1 = 2 * matched / (committed + sum(wanted.values())) if committed + sum(wanted.values()) else 1.0
     checks = [Check(name="unit_f1", expected=1.0, found=round(f1, 6), passed=f1 >= 1.0, score=round(2 * f1 - 1, 6))]
     checks += [_item_check(ep, item.product_id, item.quantity, item.description) for item in goal.items]
-    unrequested = {pid: units for pid, units in cart.items() if pid not in wanted}
-    checks.append(Check(name="unrequested_items", expected={}, found=unrequested, passed=not unrequested))
-    return TaskScore(r_task=2 * f1 - 1, is_correct=matched == sum(cart.values()) == sum(wanted.values()),
-                     checks=checks)
+    unrequested = {pid: units for pid, units in peak.items() if units > wanted[pid]}
+    checks.append(Check(name="units_beyond_wanted_ever_in_cart", expected={}, found=unrequested,
+                        passed=not unrequested))
+    unearned = sorted(set(cart) - earned)
+    if unearned:
+        checks.append(Check(name="carted_before_shown", expected=[], found=unearned, passed=False))
+    return TaskScore(r_task=2 * f1 - 1, is_correct=f1 >= 1.0, checks=checks, attempted=bool(peak))
+
+
+def _history(ep: Episode) -> tuple[dict[str, int], dict[str, int]]:
+    """The most units of each product the cart ever held, and the seq of its first addition."""
+    peak: dict[str, int] = dict(ep.world.cart)
+    first_added: dict[str, int] = {}
+    for call in ep.transcript.tool_calls:
+        if call["tool"] not in CART_CHANGES or not succeeded(call):
+            continue
+        product_id = (call.get("arguments") or {}).get("product_id")
+        if isinstance(product_id, str):
+            first_added.setdefault(product_id.strip(), call["seq"])
+        for line in (call["result"] or {}).get("lines", []) if isinstance(call["result"], dict) else []:
+            if isinstance(line, dict) and isinstance(line.get("product_id"), str) and type(line.get("quantity")) is int:
+                peak[line["product_id"]] = max(peak.get(line["product_id"], 0), line["quantity"])
+    # A cart tool's result lists the whole cart: in a journey, other requests' items too.
+    mine = set(ep.world.cart) | set(first_added)
+    return {pid: units for pid, units in peak.items() if pid in mine}, first_added
 
 
 def _item_check(ep: Episode, product_id: str, quantity: int, description: str) -> Check:

@@ -58,7 +58,7 @@ def score(ep: Episode, options: Options) -> TaskScore:
     checks: list[Check] = []
     for index, request in enumerate(goal.tasks):
         if index > reached:
-            part = TaskScore(r_task=-1.0, is_correct=False)
+            part = TaskScore(r_task=-1.0, is_correct=False, attempted=False)
         else:
             foreign = foreign_ids(goal, index)
             world = replace(ep.world, cart={pid: n for pid, n in ep.world.cart.items() if pid not in foreign},
@@ -74,4 +74,4 @@ def score(ep: Episode, options: Options) -> TaskScore:
     r_task = sum(p.r_task for p in parts) / len(parts)
     return TaskScore(r_task=r_task, is_correct=all(p.is_correct for p in parts), checks=checks,
                      notes=[n for p in parts for n in p.notes],
-                     needs_ids=any(p.needs_ids for p in parts))
+                     attempted=any(p.attempted for p in parts))

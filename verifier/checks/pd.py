@@ -8,7 +8,9 @@
 
 r_oos is rescaled from the reference's −share to [−1, 1] (see `verifier` docstring): with
 −share a perfect answer scores r_task = 0.9 and is_correct (r_task ≥ 0.95) is unreachable.
-The list scored is the last non-empty recommendation, duplicates dropped, cut to k.
+Each distinct list recommended is a commitment, scored this way (duplicates dropped, cut to
+k, an ID no tool had shown counts as a product that does not exist and is never in stock);
+the lists compose by the commitment rule of `verifier.checks.base`.
 """
 
 from __future__ import annotations
@@ -19,12 +21,16 @@ from scenarios.models import ProductDiscoveryGoal, RankedProduct
 from scenarios.ranking import ideal_ranking, utility
 from verifier.checks.base import (
     Options,
+    Scored,
     TaskScore,
-    final_recommendations,
+    compose,
     nothing_recommended,
     ranking_check,
+    recommendation_lists,
+    seen_products,
     stock_check,
 )
+from verifier.exposure import exposure
 from verifier.files import Episode
 from verifier.models import Check
 
@@ -37,31 +43,40 @@ def score(ep: Episode, options: Options) -> TaskScore:
     assert isinstance(goal, ProductDiscoveryGoal)
     k = goal.items_to_recommend
     notes: list[str] = []
-    recommended = final_recommendations(ep, k, notes)
     ideal = list(goal.ideal[:k])
     checks: list[Check] = []
     if options.recompute_ideal:
         ideal = _recompute_ideal(ep, goal, ideal, checks)
-    if not recommended:
+    lists = recommendation_lists(ep, k, notes)
+    if not lists:
         return nothing_recommended(ideal, checks, notes)
-
+    seen = exposure(ep.transcript)
     reference = ep.shop.product(goal.persona.reference_product_id)
-    products = [ep.shop.product(pid) for pid in recommended]
+    scored: list[Scored] = []
+    for seq, recommended in lists:
+        r_list, list_checks = _score_list(ep, goal, ideal, recommended, seen_products(ep, recommended, seq, seen),
+                                          reference)
+        scored.append(Scored(r_list, round(r_list, 6) >= SOLVED_AT, recommended))
+    r_task, is_correct, commitments = compose(scored)
+    return TaskScore(r_task=r_task, is_correct=is_correct, checks=[*checks, *list_checks, commitments], notes=notes)
+
+
+def _score_list(ep: Episode, goal: ProductDiscoveryGoal, ideal: list[RankedProduct], recommended: list[str],
+                products: list[Product | None], reference: Product | None) -> tuple[float, list[Check]]:
+    """r_task of one recommended list, and the checks that show it."""
     rels = [_relevance(p, goal, reference) for p in products]
     r_rank, rank = ranking_check(ideal, recommended, rels)
     s_best = max((share_met(p, goal.constraints) for p in products if p is not None), default=0.0)
     r_cons = 2 * s_best ** (4 + ep.scenario.difficulty // 4) - 1
     r_oos, stock = stock_check(recommended, products)
-    r_task = W_RANK * r_rank + W_CONS * r_cons + W_OOS * r_oos
-
-    checks += [
+    checks = [
         rank,
         Check(name="best_constraint_share", expected=1.0, found=round(s_best, 6), passed=s_best >= 1.0,
               score=round(r_cons, 6)),
         stock,
     ]
     checks += [_item_check(i, pid, p, rel, goal) for i, (pid, p, rel) in enumerate(zip(recommended, products, rels))]
-    return TaskScore(r_task=r_task, is_correct=round(r_task, 6) >= SOLVED_AT, checks=checks, notes=notes)
+    return W_RANK * r_rank + W_CONS * r_cons + W_OOS * r_oos, checks
 
 
 def _relevance(p: Product | None, goal: ProductDiscoveryGoal, reference: Product | None) -> float:
@@ -75,7 +90,7 @@ def _relevance(p: Product | None, goal: ProductDiscoveryGoal, reference: Product
 def _item_check(i: int, pid: str, p: Product | None, rel: float, goal: ProductDiscoveryGoal) -> Check:
     if p is None:
         return Check(name=f"item_{i + 1}", expected="a product that meets every constraint, in stock",
-                     found={"product_id": pid, "exists": False}, passed=False, score=0.0)
+                     found={"product_id": pid, "exists_and_shown": False}, passed=False, score=0.0)
     missed = [describe(c) for c in goal.constraints if not satisfies(p, c)]
     found = {"product_id": pid, "exists": True, "in_stock": p.stock > 0, "constraints_missed": missed}
     return Check(name=f"item_{i + 1}", expected="a product that meets every constraint, in stock", found=found,

@@ -1,19 +1,23 @@
 """Policy questions: the agent's answer against the one the policy base gives (reference §3).
 
-    numeric      ρ = (min(|x|,|y|) / max(|x|,|y|))^4,  r_task = 2ρ − 1
-                 x = the first number in the submitted `answer` (none: −1), y = the expected one
-    categorical  r_task = +1 for the expected answer or an accepted synonym, compared after
-                 lowercasing and dropping punctuation; else −1
+    numeric      ρ = (min(|x|,|y|) / max(|x|,|y|))^4,  s = 2ρ − 1
+                 x = the one number the answer states, y = the expected one
+    categorical  s = +1 when the answer says the expected yes, no or option, else −1
 
-The answer scored is the last non-empty `answer` submitted (none at all: −1). Solved when
-r_task ≥ 0.95 (numerically: within about 0.6% of the expected value).
+The answer is read the way a person reads it (`scenarios.policy.read_answer`, built on
+`scenarios.answers`): "No, I'm afraid not.", "thirty days", "$1,250.00", "It is refunded as
+store credit." An answer that states several values (a hedge) or none scores −1. Each answer
+submitted is a commitment, composed by the rule of `verifier.checks.base` (the customer takes
+the first answer and leaves, so a second one only comes in a journey's later turns). Solved
+when every answer scores ≥ 0.95 (numerically: within about 0.6% of the expected value).
 """
 
 from __future__ import annotations
 
+from scenarios.answers import AMBIGUOUS
 from scenarios.models import PolicyGoal
-from scenarios.policy import answer_reward, first_number
-from verifier.checks.base import Options, TaskScore
+from scenarios.policy import answer_reward, read_answer
+from verifier.checks.base import Options, Scored, TaskScore, compose, messages
 from verifier.files import Episode
 from verifier.models import Check
 
@@ -23,12 +27,17 @@ SOLVED_AT = 0.95
 def score(ep: Episode, options: Options) -> TaskScore:
     goal = ep.scenario.goal
     assert isinstance(goal, PolicyGoal)
-    answer = next((s.answer for s in reversed(ep.transcript.submissions) if s.answer and s.answer.strip()), None)
-    r_task = answer_reward(goal, answer)
-    found: dict[str, object] = {"answer": answer}
-    if goal.answer_kind == "numeric" and answer is not None:
-        found["number"] = first_number(answer)
+    scored = []
+    for _, sub in messages(ep):
+        if sub.answer and sub.answer.strip():
+            said = read_answer(goal, sub.answer)
+            r = answer_reward(goal, sub.answer)
+            scored.append(Scored(r, round(r, 6) >= SOLVED_AT,
+                                 {"answer": sub.answer, "read_as": "a hedge" if said is AMBIGUOUS else said}))
     expected = goal.answer if goal.answer_kind == "numeric" else [goal.answer, *goal.accepted]
-    check = Check(name=f"{goal.answer_kind}_answer", expected=expected, found=found,
-                  passed=round(r_task, 6) >= SOLVED_AT, score=round(r_task, 6))
-    return TaskScore(r_task=r_task, is_correct=round(r_task, 6) >= SOLVED_AT, checks=[check], needs_ids=False)
+    name = f"{goal.answer_kind}_answer"
+    if not scored:
+        return TaskScore(r_task=-1.0, is_correct=False, attempted=False,
+                         checks=[Check(name=name, expected=expected, found=None, passed=False, score=-1.0)])
+    r_task, is_correct, check = compose(scored, name=name)
+    return TaskScore(r_task=r_task, is_correct=is_correct, checks=[check.model_copy(update={"expected": expected})])

@@ -1,56 +1,81 @@
 """Returns: the right line selected, returned, and (if asked for) a fitting replacement.
 
-    r_select      = +1 if the agent's final selection is the target (order ID and line ID), else −1
-    r_return      = +1 if world.db holds a return for the target line and for no other line, else −1
-    r_replacement = +1 if no replacement was asked for; else +1 if a product of the last
-                    recommendation is in stock in the episode and meets every replacement
-                    constraint, else −1
-    r_task        = 0.45·r_select + 0.45·r_return + 0.10·r_replacement,  solved when all three are +1
+    r_select      the selections committed, each +1 when it names the target line (the line ID
+                  submitted, and the order ID too if one is), else −1, composed by
+                  the commitment rule (`verifier.checks.base`). An agent that named nothing
+                  selected what it returned: the returns started, read from world.db, are its
+                  selections (no ID needs restating after the action).
+    r_return      +1 if world.db holds a return for the target line and for no other line, else −1
+    r_replacement +1 if no replacement was asked for; else each replacement offered (cut to the
+                  one asked for) is +1 when a tool showed it and it is in stock and meets every
+                  replacement constraint, else −1, composed by the commitment rule
+    r_task        = 0.45·r_select + 0.45·r_return + 0.10·r_replacement,  solved when all three pass
 
-The final selection is the last submission that names an order or a line. Returning a wrong
-line costs r_return even when the right one is returned too. Returns are read from world.db,
-never from what a tool reported.
+Returning a wrong line costs r_return even when the right one is returned too.
 """
 
 from __future__ import annotations
 
 from scenarios.constraints import describe, satisfies
 from scenarios.models import ReturnGoal
-from verifier.checks.base import Options, TaskScore, final_recommendations
+from verifier.checks.base import Options, Scored, TaskScore, compose, messages, recommendation_lists, seen_products
+from verifier.exposure import exposure
 from verifier.files import Episode
 from verifier.models import Check
 
 W_SELECT, W_RETURN, W_REPLACEMENT = 0.45, 0.45, 0.10
+REPLACEMENTS_ASKED = 1
 
 
 def score(ep: Episode, options: Options) -> TaskScore:
     goal = ep.scenario.goal
     assert isinstance(goal, ReturnGoal)
     target = {"order_id": goal.order_id, "line_id": goal.line_id}
-    chosen = next(({"order_id": (s.order_id or "").strip(), "line_id": (s.line_id or "").strip()}
-                   for s in reversed(ep.transcript.submissions) if s.order_id or s.line_id), None)
-    r_select = 1.0 if chosen == target else -1.0
     returned = [{"order_id": o, "line_id": line} for o, line in ep.world.returns]
+    r_select, select_ok, selected = _selection(ep, goal, returned)
     r_return = 1.0 if returned == [target] else -1.0
-    checks = [
-        Check(name="selected_line", expected=target, found=chosen, passed=r_select > 0, score=r_select),
-        Check(name="returned_lines", expected=[target], found=returned, passed=r_return > 0, score=r_return),
-        _replacement(ep, goal),
-    ]
-    r_replacement = checks[-1].score or 0.0
+    r_replacement, replacement_ok, replacement = _replacement(ep, goal)
+    checks = [selected,
+              Check(name="returned_lines", expected=[target], found=returned, passed=r_return > 0, score=r_return),
+              replacement]
     r_task = W_SELECT * r_select + W_RETURN * r_return + W_REPLACEMENT * r_replacement
-    return TaskScore(r_task=r_task, is_correct=all(c.passed for c in checks), checks=checks)
+    attempted = bool(returned) or any(s.order_id or s.line_id or s.recommended_product_ids for _, s in messages(ep))
+    return TaskScore(r_task=r_task, is_correct=select_ok and r_return > 0 and replacement_ok, checks=checks,
+                     attempted=attempted)
 
 
-def _replacement(ep: Episode, goal: ReturnGoal) -> Check:
+def _selection(ep: Episode, goal: ReturnGoal, returned: list[dict[str, str]]) -> tuple[float, bool, Check]:
+    named = [{"order_id": (s.order_id or "").strip() or None, "line_id": (s.line_id or "").strip() or None}
+             for _, s in messages(ep) if (s.order_id or "").strip() or (s.line_id or "").strip()]
+    selections = named or returned
+    if not selections:
+        return -1.0, False, Check(name="selected_line", expected={"order_id": goal.order_id, "line_id": goal.line_id},
+                                  found=None, passed=False, score=-1.0)
+    scored = [Scored(1.0 if _names_target(s, goal) else -1.0, _names_target(s, goal), s) for s in selections]
+    r_select, ok, check = compose(scored, name="selected_line")
+    return r_select, ok, check.model_copy(update={"expected": {"order_id": goal.order_id, "line_id": goal.line_id}})
+
+
+def _names_target(selection: dict[str, str | None], goal: ReturnGoal) -> bool:
+    return selection["order_id"] in (None, goal.order_id) and selection["line_id"] == goal.line_id
+
+
+def _replacement(ep: Episode, goal: ReturnGoal) -> tuple[float, bool, Check]:
     if goal.replacement is None:
-        return Check(name="replacement", expected=None, found=None, passed=True, score=1.0)
+        return 1.0, True, Check(name="replacement", expected=None, found=None, passed=True, score=1.0)
     expected = [describe(c) for c in goal.replacement]
-    found = []
-    for pid in final_recommendations(ep, None, []):
-        p = ep.shop.product(pid)
-        missed = [] if p is None else [describe(c) for c in goal.replacement if not satisfies(p, c)]
-        found.append({"product_id": pid, "exists": p is not None, "in_stock": p is not None and p.stock > 0,
-                      "constraints_missed": missed})
-    passed = any(f["exists"] and f["in_stock"] and not f["constraints_missed"] for f in found)
-    return Check(name="replacement", expected=expected, found=found, passed=passed, score=1.0 if passed else -1.0)
+    lists = recommendation_lists(ep, REPLACEMENTS_ASKED, [])
+    if not lists:
+        return -1.0, False, Check(name="replacement", expected=expected, found=[], passed=False, score=-1.0)
+    seen = exposure(ep.transcript)
+    scored = []
+    for seq, ids in lists:
+        found = []
+        for pid, p in zip(ids, seen_products(ep, ids, seq, seen)):
+            missed = [] if p is None else [describe(c) for c in goal.replacement if not satisfies(p, c)]
+            found.append({"product_id": pid, "exists_and_shown": p is not None,
+                          "in_stock": p is not None and p.stock > 0, "constraints_missed": missed})
+        fits = all(f["exists_and_shown"] and f["in_stock"] and not f["constraints_missed"] for f in found)
+        scored.append(Scored(1.0 if fits else -1.0, fits, found))
+    r, ok, check = compose(scored, name="replacement")
+    return r, ok, check.model_copy(update={"expected": expected})

@@ -8,7 +8,9 @@
 
 r_oos is rescaled from the reference's −share to [−1, 1] like PD's (see the `verifier`
 docstring): with −share a perfect answer scores r_task = 0.8 and is never solved (≥ 0.95).
-The list scored is the last non-empty recommendation, duplicates dropped, cut to k.
+Each distinct list recommended is a commitment scored this way (duplicates dropped, cut to k,
+an ID no tool had shown is a product that does not exist); lists compose by the commitment
+rule of `verifier.checks.base`.
 """
 
 from __future__ import annotations
@@ -19,12 +21,16 @@ from scenarios.models import RankedProduct, SubstitutionGoal
 from scenarios.ranking import substitute_ranking, substitute_relevance, substitutes
 from verifier.checks.base import (
     Options,
+    Scored,
     TaskScore,
-    final_recommendations,
+    compose,
     nothing_recommended,
     ranking_check,
+    recommendation_lists,
+    seen_products,
     stock_check,
 )
+from verifier.exposure import exposure
 from verifier.files import Episode
 from verifier.models import Check
 
@@ -37,23 +43,27 @@ def score(ep: Episode, options: Options) -> TaskScore:
     assert isinstance(goal, SubstitutionGoal)
     k = goal.items_to_recommend
     notes: list[str] = []
-    recommended = final_recommendations(ep, k, notes)
     original = ep.shop.product(goal.original_product_id)
     ideal = list(goal.ideal[:k])
     checks: list[Check] = []
     if options.recompute_ideal and original is not None:
         ideal = _recompute_ideal(ep, goal, original, ideal, checks)
-    if not recommended:
+    lists = recommendation_lists(ep, k, notes)
+    if not lists:
         return nothing_recommended(ideal, checks, notes)
-
-    products = [ep.shop.product(pid) for pid in recommended]
-    rels = [relevance(p, goal, original) for p in products]
-    r_rank, rank = ranking_check(ideal, recommended, rels)
-    r_oos, stock = stock_check(recommended, products)
-    r_task = W_RANK * r_rank + W_OOS * r_oos
-    checks += [rank, stock]
-    checks += [_item_check(i, pid, p, rel, goal) for i, (pid, p, rel) in enumerate(zip(recommended, products, rels))]
-    return TaskScore(r_task=r_task, is_correct=round(r_task, 6) >= SOLVED_AT, checks=checks, notes=notes)
+    seen = exposure(ep.transcript)
+    scored: list[Scored] = []
+    for seq, recommended in lists:
+        products = seen_products(ep, recommended, seq, seen)
+        rels = [relevance(p, goal, original) for p in products]
+        r_rank, rank = ranking_check(ideal, recommended, rels)
+        r_oos, stock = stock_check(recommended, products)
+        r_list = W_RANK * r_rank + W_OOS * r_oos
+        scored.append(Scored(r_list, round(r_list, 6) >= SOLVED_AT, recommended))
+        list_checks = [rank, stock, *(_item_check(i, pid, p, rel, goal)
+                                      for i, (pid, p, rel) in enumerate(zip(recommended, products, rels)))]
+    r_task, is_correct, commitments = compose(scored)
+    return TaskScore(r_task=r_task, is_correct=is_correct, checks=[*checks, *list_checks, commitments], notes=notes)
 
 
 def relevance(p: Product | None, goal: SubstitutionGoal, original: Product | None) -> float:
