@@ -4,6 +4,11 @@ and the verifier that reports it.
 The budget counts *lookups*: read-only shop tools called between two messages to the
 customer. Actions (cart changes, returns) are not counted: each is one the customer asked
 for. Conversational tools (reading the conversation, answering the customer) are free.
+
+Every message to the customer starts a new turn with the same budget, whether the verifier
+will count that turn as free (a real question) or not: a free turn never refills more than a
+paid one would, and since only a reply that tells something withheld is free, free turns are
+bounded by what the customer held back, not by the agent.
 """
 
 LOOKUP_TOOLS = frozenset({

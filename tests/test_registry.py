@@ -43,5 +43,7 @@ def test_the_oracle_solves_it_and_doing_nothing_does_not(catalog_path, tmp_path,
     oracle = _rewards("oracle", env_id, catalog_path, tmp_path)
     assert all(r["verdict"] == "scored" and r["is_correct"] for r in oracle), \
         [(r.get("difficulty"), r.get("r_task"), r.get("detail")) for r in oracle]
+    # A minimal correct play reaches the top of the scale, journeys included.
+    assert all(r["total"] == 1.0 for r in oracle), [(r["difficulty"], r["r_eff"], r["r_hall"]) for r in oracle]
     null = _rewards("null", env_id, catalog_path, tmp_path)
     assert all(r["verdict"] == "scored" and not r["is_correct"] for r in null)

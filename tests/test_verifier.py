@@ -18,6 +18,8 @@ from typing import Any
 
 import pytest
 
+from scenarios.ranking import ndcg
+
 from scenarios.catalog.reader import CatalogReader, Product
 from scenarios.constraints import satisfies
 from scenarios.envs import generate
@@ -193,7 +195,8 @@ def test_nothing_recommended_is_minus_one(reader, catalog_path, tmp_path, verifi
     assert numbers(reward) == (-1.0, 1.0, 0.0, round(-0.75 + 0.15, 6))
 
 
-def test_the_last_non_empty_recommendation_is_scored_cut_to_k(reader, catalog_path, tmp_path, verifier):
+def test_a_wrong_list_costs_even_when_a_right_one_follows_and_lists_are_cut_to_k(reader, catalog_path, tmp_path,
+                                                                                verifier):
     scenario = pd_scenario(reader)
     ideal = [reader.product(r.product_id) for r in scenario.goal.ideal]
     bad = infeasible_product(reader, scenario)
@@ -202,7 +205,9 @@ def test_the_last_non_empty_recommendation_is_scored_cut_to_k(reader, catalog_pa
               .say("Better.", recommend=[p.product_id for p in ideal] + [bad.product_id], reply_tag="done")
               .say("Bye.", done=True).close())
     reward = verifier.verify(write_episode(tmp_path, scenario, script, catalog_path))
-    assert reward.r_task == 1.0 and reward.turns == 3
+    first, second = next(c for c in reward.breakdown if c.name == "commitments").found
+    assert first["score"] < 0 and second["score"] == 1.0 and reward.turns == 3
+    assert reward.r_task == round(1 - (1 - first["score"]) / 2, 6) and reward.is_correct is False
     assert any("only the first 3 scored" in n for n in reward.notes)
 
 
@@ -215,7 +220,11 @@ def test_an_id_never_shown_is_a_hallucination(reader, catalog_path, tmp_path, ve
     script = (Script(scenario, "ep_test").search(ideal[:2])  # the third was never shown
               .say("These.", recommend=[p.product_id for p in ideal], done=True, reply_tag="done").close())
     reward = verifier.verify(write_episode(tmp_path, scenario, script, catalog_path))
-    assert numbers(reward) == (1.0, 1.0, round(1 - 2 / 3, 6), round(0.75 + 0.15 + 0.10 * (1 - 2 / 3), 6))
+    # The unshown third earns nothing: no relevance, and it counts as out of stock.
+    utilities = [r.utility for r in scenario.goal.ideal]
+    r_task = 0.55 * (2 * ndcg(utilities[:2] + [0.0], utilities) - 1) + 0.35 + 0.10 * (1 - 2 / 3)
+    assert numbers(reward) == (round(r_task, 6), 1.0, round(1 - 2 / 3, 6),
+                               round(0.75 * r_task + 0.15 + 0.10 * (1 - 2 / 3), 6))
     assert next(c for c in reward.breakdown if c.name == "hallucination").found == [ideal[2].product_id]
 
 
@@ -247,7 +256,8 @@ def test_a_cart_add_needs_an_earlier_result_not_its_own(reader, catalog_path, tm
     reward = verifier.verify(write_episode(tmp_path, scenario, script, catalog_path,
                                            cart={a.product_id: 2, b.product_id: 1}))
     assert pb is not None
-    assert reward.r_hall == 0.0 and reward.r_task == 1.0 and reward.tool_errors == 1
+    # b earns nothing (matched = 2 of a): F1 = 2·2/(3 + 3).
+    assert reward.r_hall == 0.0 and reward.r_task == round(2 * (4 / 6) - 1, 6) and reward.tool_errors == 1
 
 
 def test_order_and_line_ids_must_have_been_shown(reader, catalog_path, tmp_path, verifier):
@@ -360,11 +370,12 @@ def test_an_empty_cart_scores_minus_one(reader, catalog_path, tmp_path, verifier
 
 
 @pytest.mark.parametrize(("tags", "r_eff"), [
-    (("clarify", "confirm"), 1.0),  # both questions were needed: T_eff = max(1, 3 - 2) = 1
+    (("clarify", "clarify"), 1.0),  # both questions were needed: T_eff = max(1, 3 - 2) = 1
+    (("clarify", "confirm"), round(1 - 2 * (2 - 1) / (4 - 1), 6)),  # "that's everything" is not free
     (("continue", "clarify"), round(1 - 2 * (2 - 1) / (4 - 1), 6)),  # T_eff = 2 of T_max 4
     (("continue", "dissatisfied"), round(1 - 2 * (3 - 1) / (4 - 1), 6)),  # T_eff = 3
 ])
-def test_clarify_and_confirm_turns_are_free(reader, catalog_path, tmp_path, verifier, tags, r_eff):
+def test_only_questions_that_bring_out_something_withheld_are_free(reader, catalog_path, tmp_path, verifier, tags, r_eff):
     scenario = pd_scenario(reader)
     ideal = [reader.product(r.product_id) for r in scenario.goal.ideal]
     script = (Script(scenario, "ep_test").say("What colour?", reply_tag=tags[0])

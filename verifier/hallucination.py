@@ -58,9 +58,9 @@ def hallucination(transcript: Transcript, attempted: bool) -> Hallucination:
             elif event["tool"] == "initiate_return":
                 use(arguments.get("order_id"), seq)
                 use(arguments.get("line_id"), seq)
-    hallucinated = [value for value, unseen in task.items() if unseen]
-    hallucinated += [value for value in mentioned_unseen if value not in task]
-    used = len(task) + sum(1 for value in mentioned_unseen if value not in task)
+    # A mention before any tool showed the ID is a hallucination even if the ID turns up later.
+    hallucinated = list(dict.fromkeys([*(value for value, unseen in task.items() if unseen), *mentioned_unseen]))
+    used = len(set(task) | set(mentioned_unseen))
     r_hall = (1.0 if attempted else 0.0) if used == 0 else 1 - 2 * len(hallucinated) / used
     if not attempted:
         r_hall = min(0.0, r_hall)

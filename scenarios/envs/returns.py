@@ -12,7 +12,7 @@ details left out of the opening (p_missing each) are told when the agent asks.
 With a probability rising with d (none below d = 2, where one lookup per turn leaves no room
 to look a replacement up in the same turn) the customer also wants a replacement meeting a
 few constraints, read off an in-stock reference product like product discovery's anchor;
-other feasible products sell out with p_oos.
+other products of its category, fitting or not, sell out with p_oos.
 """
 
 from __future__ import annotations
@@ -33,7 +33,6 @@ from scenarios.household import make_browsing_history, make_order
 from scenarios.models import Constraint, Order, ReturnGoal, Scenario, StockChange, StorePolicy
 from scenarios.noise import add_typos
 from scenarios.prompts import SYSTEM_PROMPT
-from scenarios.ranking import feasible
 from scenarios.rng import make_rng
 from scenarios.taxonomy import DENIED_CATEGORY_IDS, category
 
@@ -212,7 +211,8 @@ def _replacement(rng: random.Random, catalog: CatalogReader, target: Product, d:
     picked = rng.sample(candidates, k=min(3, axes.constraints - 1, len(candidates)))
     constraints = (Constraint(kind="category", value=target.category_id),
                    *(c.model_copy(update={"stated": rng.random() >= axes.p_missing}) for c in picked))
-    sold_out = tuple(StockChange(product_id=p.product_id, stock=0) for p in feasible(catalog, constraints)
+    # Fitting or not alike (return-v2; v1 sold out only fitting products: "sold out" hinted "fits").
+    sold_out = tuple(StockChange(product_id=p.product_id, stock=0) for p in catalog.in_category(target.category_id)
                      if p.product_id != reference.product_id and p.stock > 0 and rng.random() < axes.p_out_of_stock)
     return constraints, reference, sold_out
 
