@@ -1,0 +1,82 @@
+"""Playing the red team: every agent on the same seeded episodes, through the real MCP server
+(in memory), scored by the verifier in its own process (one `verishop verify` over every run),
+summarised per agent and environment. Used by tests/test_redteam.py and bench/redteam.py.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from agents.evaluate import Plan, run_memory, verify
+
+ENVS = ("pd", "sub", "cart", "return", "status", "policy", "bundle", "journey")
+AGENTS = ("null", "greedy", "enumerate", "bruteforce", "spray", "pad", "invent", "namedrop", "namedrop-greedy",
+          "denied", "natural")
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One agent in one environment."""
+
+    episodes: int
+    solved: int
+    mean_total: float
+
+    @property
+    def solved_share(self) -> float:
+        return self.solved / self.episodes if self.episodes else 0.0
+
+
+def play_all(agents: tuple[str, ...], envs: tuple[str, ...], difficulties: tuple[int, ...], episodes: int, seed: int,
+             catalog: Path, root: Path, concurrency: int = 4) -> dict[str, list[dict[str, Any]]]:
+    """Rewards per agent: `episodes` per environment, difficulties cycling, seeds from `seed`
+    (the same episodes for every agent). Episode directories land in `root/<agent>/`."""
+    for agent in agents:
+        plan = Plan(agent, envs, difficulties, episodes, seed)
+        anyio.run(run_memory, plan, catalog, root / agent, concurrency, lambda: None)
+    subprocess.run([sys.executable, "-m", "verishop", "verify", "--json", "--workers", "1", "--catalog", str(catalog),
+                    *(str(root / a) for a in agents)], stdout=subprocess.DEVNULL, check=False)
+    return {agent: _rewards(root / agent, catalog) for agent in agents}
+
+
+def _rewards(run_root: Path, catalog: Path) -> list[dict[str, Any]]:
+    """The reward files the verifier wrote (a missing one is re-verified, then reported missing)."""
+    return verify(run_root, catalog) if any(not (d / "reward.json").exists() for d in _episode_dirs(run_root)) \
+        else [__import__("json").loads((d / "reward.json").read_text()) for d in _episode_dirs(run_root)]
+
+
+def _episode_dirs(run_root: Path) -> list[Path]:
+    return sorted(p for p in run_root.iterdir() if p.is_dir() and not p.name.startswith("."))
+
+
+def short_env(env_id: str) -> str:
+    return env_id.split("-v")[0]
+
+
+def table(rewards: dict[str, list[dict[str, Any]]]) -> dict[str, dict[str, Cell]]:
+    """Per agent, per environment (short name): episodes, solved and mean total."""
+    cells: dict[str, dict[str, Cell]] = {}
+    for agent, rs in rewards.items():
+        by_env: dict[str, list[dict]] = defaultdict(list)
+        for r in rs:
+            by_env[short_env(r["env_id"])].append(r)
+        cells[agent] = {env: Cell(len(items), sum(bool(r.get("is_correct")) for r in items),
+                                  round(sum(r.get("total", -1.0) for r in items) / len(items), 4))
+                        for env, items in by_env.items()}
+    return cells
+
+
+def render(cells: dict[str, dict[str, Cell]], envs: tuple[str, ...] = ENVS) -> str:
+    """A markdown table: agents × environments, solved % and mean total."""
+    lines = ["| agent | " + " | ".join(envs) + " |", "|---|" + "---|" * len(envs)]
+    for agent, row in cells.items():
+        lines.append(f"| {agent} | " + " | ".join(
+            f"{row[e].solved_share:.0%} / {row[e].mean_total:+.3f}" if e in row else "-" for e in envs) + " |")
+    return "\n".join(lines)
