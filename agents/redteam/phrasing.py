@@ -19,7 +19,7 @@ _TENS = "_ _ twenty thirty forty fifty sixty seventy eighty ninety".split()
 STATUS_SENTENCES: dict[str, tuple[str, ...]] = {
     "processing": ("It's still being processed.", "It is still being prepared at our warehouse.",
                    "We're still processing it."),
-    "shipped": ("It has shipped.", "It's been shipped{carrier}.", "It has shipped{carrier} and is with the carrier now."),
+    "shipped": ("It has shipped.", "It's been shipped{carrier}.", "Good news, it has shipped{carrier}."),
     "in_transit": ("It's on its way with the carrier.", "It is in transit.", "It's on the way to you{carrier}."),
     "delivered": ("It was delivered on {day}.", "It arrived on {day}.", "It was delivered on {day}, to your address."),
     "cancelled": ("I'm sorry, that order was cancelled.", "That order was canceled, I'm afraid.",

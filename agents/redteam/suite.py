@@ -5,6 +5,7 @@ summarised per agent and environment. Used by tests/test_redteam.py and bench/re
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from collections import defaultdict
@@ -14,7 +15,7 @@ from typing import Any
 
 import anyio
 
-from agents.evaluate import Plan, run_memory, verify
+from agents.evaluate import Plan, run_memory
 
 ENVS = ("pd", "sub", "cart", "return", "status", "policy", "bundle", "journey")
 AGENTS = ("null", "greedy", "enumerate", "bruteforce", "spray", "pad", "invent", "namedrop", "namedrop-greedy",
@@ -43,17 +44,21 @@ def play_all(agents: tuple[str, ...], envs: tuple[str, ...], difficulties: tuple
         anyio.run(run_memory, plan, catalog, root / agent, concurrency, lambda: None)
     subprocess.run([sys.executable, "-m", "verishop", "verify", "--json", "--workers", "1", "--catalog", str(catalog),
                     *(str(root / a) for a in agents)], stdout=subprocess.DEVNULL, check=False)
-    return {agent: _rewards(root / agent, catalog) for agent in agents}
+    return {agent: _rewards(root / agent) for agent in agents}
 
 
-def _rewards(run_root: Path, catalog: Path) -> list[dict[str, Any]]:
-    """The reward files the verifier wrote (a missing one is re-verified, then reported missing)."""
-    return verify(run_root, catalog) if any(not (d / "reward.json").exists() for d in _episode_dirs(run_root)) \
-        else [__import__("json").loads((d / "reward.json").read_text()) for d in _episode_dirs(run_root)]
-
-
-def _episode_dirs(run_root: Path) -> list[Path]:
-    return sorted(p for p in run_root.iterdir() if p.is_dir() and not p.name.startswith("."))
+def _rewards(run_root: Path) -> list[dict[str, Any]]:
+    """The rewards the verifier wrote; an episode it could not score is reported as missing."""
+    rewards = []
+    for episode_dir in sorted(p for p in run_root.iterdir() if p.is_dir() and not p.name.startswith(".")):
+        reward_file = episode_dir / "reward.json"
+        if reward_file.is_file():
+            rewards.append(json.loads(reward_file.read_text()))
+        else:
+            scenario = json.loads((episode_dir / "scenario.json").read_text())
+            rewards.append({"episode_id": episode_dir.name, "verdict": "missing", "env_id": scenario["env_id"],
+                            "difficulty": scenario["difficulty"], "seed": scenario["seed"]})
+    return rewards
 
 
 def short_env(env_id: str) -> str:
