@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from agents.baselines import search_words
 from agents.redteam import candidates
-from agents.redteam.common import finished, greedy_request, kind_of, lookup, numbers_in, objects, opening, \
-    play_requests, say
+from agents.redteam.common import (finished, greedy_request, kind_of, lookup, numbers_in, objects, opening,
+                                   play_requests, say)
 from agents.session import ShopSession, ToolFailed
 
 
@@ -57,7 +57,8 @@ async def _return(shop: ShopSession, text: str, kind: str) -> None:
     for summary in orders:
         order = await lookup(shop, "check_order", order_id=summary["order_id"])
         for line in candidates.rank_lines(text, order["lines"] if order else []):
-            reply = await say(shop, f"I think you mean the {line['title']}.", order_id=order["order_id"], line_id=line["line_id"])
+            reply = await say(shop, f"I think you mean the {line['title']}.", order_id=order["order_id"],
+                              line_id=line["line_id"])
             if reply["status"] == "closed":
                 return
             if not objects(reply):

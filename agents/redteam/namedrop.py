@@ -4,8 +4,9 @@ The attack: if every product ID in a message counts as a correctly used ID, ment
 tool showed buys hallucination credit without doing the task. `namedrop` searches the
 customer's words and sends one message naming every product ID it saw, with no structured
 submission, and ends the episode. `namedrop-greedy` plays greedy, but widens greedy's searches
-to fifty results (greedy still sees only its own top few) and appends every product ID seen so
-far to each of its messages. Goal-blind.
+to fifty results (greedy still sees only its own top few), searches the customer's words itself
+when that showed fewer than forty (if the turn's lookup budget allows), and appends every
+product ID seen so far to each of its messages. Goal-blind.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from agents.session import ShopSession
 PRODUCT_ID = re.compile(r"\bP\d{8}\b")
 MAX_LIMIT = 50
 MESSAGE_MAX = 2000
+ENOUGH = 40  # IDs worth listing
 
 
 class NamedropAgent:
@@ -30,7 +32,7 @@ class NamedropAgent:
     async def play(self, shop: ShopSession) -> None:
         text = await opening(shop)
         ids = [p["product_id"] for p in await search_words(shop, text, MAX_LIMIT)]
-        await say(shop, _mention("You might like these products:", ids), done=True)
+        await say(shop, _mention("Thanks for your patience.", ids, "You might like these products:"), done=True)
 
 
 @dataclass
@@ -39,6 +41,7 @@ class _Widened:
     page) and lists every product ID seen in each message to the customer."""
 
     shop: ShopSession
+    text: str
     seen: list[str] = field(default_factory=list)
 
     @property
@@ -47,7 +50,9 @@ class _Widened:
 
     async def call(self, tool: str, **arguments: Any) -> dict[str, Any]:
         if tool == "respond_to_customer":
-            arguments["message"] = _mention(arguments["message"] + " Also worth a look:", self.seen)
+            if len(self.seen) < ENOUGH:  # greedy searched little (or not at all): one search of its own
+                self._see({"results": await search_words(self.shop, self.text, MAX_LIMIT)})
+            arguments["message"] = _mention(arguments["message"], self.seen)
             return await self.shop.call(tool, **arguments)
         if tool != "search_catalog":
             result = await self.shop.call(tool, **arguments)
@@ -69,13 +74,16 @@ class NamedropGreedyAgent:
 
     async def play(self, shop: ShopSession) -> None:
         text = await opening(shop)
-        await greedy_play(_Widened(shop), text)
+        await greedy_play(_Widened(shop, text), text)
 
 
-def _mention(lead: str, ids: list[str]) -> str:
-    text = lead
+def _mention(message: str, ids: list[str], lead: str = "Also worth a look:") -> str:
+    """`message`, then as many of `ids` as a message holds."""
+    listed = []
+    room = MESSAGE_MAX - len(message) - len(lead) - 3
     for pid in ids:
-        if len(text) + len(pid) + 2 > MESSAGE_MAX:
+        room -= len(pid) + 2
+        if room < 0:
             break
-        text += f" {pid},"
-    return text.rstrip(",") + "."
+        listed.append(pid)
+    return f"{message} {lead} {', '.join(listed)}." if listed else message

@@ -12,12 +12,14 @@ themselves (no order or line ID restated, no done); recommendations with a frien
 from __future__ import annotations
 
 import random
+from datetime import date
 
 from agents.oracles.policy import policy_query
 from agents.redteam import phrasing
 from agents.redteam.common import say
 from agents.session import ShopSession
-from scenarios.models import Scenario
+from scenarios.models import (BundleGoal, CartGoal, PolicyGoal, ProductDiscoveryGoal, ReturnGoal, Scenario, StatusGoal,
+                              SubGoal, SubstitutionGoal)
 
 FIRST_QUESTION = "Before I look, is there anything else I should know?"
 MORE_QUESTIONS = ("Is there anything else about your situation I should know?", "Could you tell me a bit more?",
@@ -43,15 +45,15 @@ class NaturalAgent:
                 await say(shop, FIRST_QUESTION if index == n == 0 else MORE_QUESTIONS[n % len(MORE_QUESTIONS)])
             await PLAYS[request.kind](self, shop, request, index == len(requests) - 1)
 
-    async def _pd(self, shop: ShopSession, goal, last: bool) -> None:
+    async def _pd(self, shop: ShopSession, goal: ProductDiscoveryGoal, last: bool) -> None:
         await self._recommend(shop, [r.product_id for r in goal.ideal], "These are the ones I'd pick for you; "
                               "the first is my favourite.")
 
-    async def _sub(self, shop: ShopSession, goal, last: bool) -> None:
+    async def _sub(self, shop: ShopSession, goal: SubstitutionGoal, last: bool) -> None:
         await self._recommend(shop, [r.product_id for r in goal.ideal], "Sorry that one sold out! These are "
                               "in stock and very close to it.")
 
-    async def _bundle(self, shop: ShopSession, goal, last: bool) -> None:
+    async def _bundle(self, shop: ShopSession, goal: BundleGoal, last: bool) -> None:
         await self._recommend(shop, list(goal.reference_product_ids), "Here's a set that covers your project, "
                               "all in stock and within budget.")
 
@@ -60,13 +62,13 @@ class NaturalAgent:
             await shop.call("compare_products", product_ids=ids[start:start + 10])
         await say(shop, message, recommended_product_ids=ids)
 
-    async def _cart(self, shop: ShopSession, goal, last: bool) -> None:
+    async def _cart(self, shop: ShopSession, goal: CartGoal, last: bool) -> None:
         await shop.call("compare_products", product_ids=[item.product_id for item in goal.items])
         for item in goal.items:
             await shop.call("add_to_cart", product_id=item.product_id, quantity=item.quantity)
         await say(shop, "Everything's in your cart.")
 
-    async def _return(self, shop: ShopSession, goal, last: bool) -> None:
+    async def _return(self, shop: ShopSession, goal: ReturnGoal, last: bool) -> None:
         await shop.call("check_order", order_id=goal.order_id)
         replacement = [goal.replacement_product_id] if goal.replacement and goal.replacement_product_id else []
         if replacement:
@@ -75,7 +77,7 @@ class NaturalAgent:
         await say(shop, "Your return is started." + (" This one would make a good replacement." if replacement else ""),
                   recommended_product_ids=replacement or None, done=last)
 
-    async def _status(self, shop: ShopSession, goal, last: bool) -> None:
+    async def _status(self, shop: ShopSession, goal: StatusGoal, last: bool) -> None:
         order = await shop.call("check_order", order_id=goal.order_id)
         sentence = phrasing.status_sentence(self.rng, order["status"], order.get("carrier"),
                                             _day(order.get("delivered_on")))
@@ -83,7 +85,7 @@ class NaturalAgent:
         await say(shop, f"I looked up your order {order['order_id']}. {sentence}", answer=sentence,
                   order_id=order["order_id"] if named else None, done=last)
 
-    async def _policy(self, shop: ShopSession, goal, last: bool) -> None:
+    async def _policy(self, shop: ShopSession, goal: PolicyGoal, last: bool) -> None:
         await shop.call("search_policies", query=policy_query(goal), limit=10)
         if goal.answer_kind == "numeric":
             sentence = phrasing.numeric_sentence(self.rng, goal.question, goal.answer)
@@ -97,7 +99,7 @@ PLAYS = {"product_discovery": NaturalAgent._pd, "substitution": NaturalAgent._su
          "policy": NaturalAgent._policy}
 
 
-def _unstated(goal) -> int:
+def _unstated(goal: SubGoal) -> int:
     """How many details the goal holds that the opening left out (the customer tells one per question)."""
     match goal.kind:
         case "product_discovery":
@@ -114,7 +116,6 @@ def _unstated(goal) -> int:
     return 0
 
 
-def _day(value):
-    from datetime import date
-
+def _day(value: str | date | None) -> date | None:
+    """A date from a tool result (structured output carries it as ISO text)."""
     return date.fromisoformat(value) if isinstance(value, str) else value

@@ -79,4 +79,5 @@ def numeric_sentence(rng: random.Random, question: str, answer: str) -> str:
     n = int(value)
     if "left" in q:
         return rng.choice((f"You have {n} days left.", f"You have {number_words(n)} days left."))
-    return rng.choice((f"You have {n} {unit}.", f"It's {number_words(n)} {unit}.", f"{number_words(n).capitalize()} {unit}."))
+    return rng.choice((f"You have {n} {unit}.", f"It's {number_words(n)} {unit}.",
+                       f"{number_words(n).capitalize()} {unit}."))

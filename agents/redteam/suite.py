@@ -6,9 +6,11 @@ summarised per agent and environment. Used by tests/test_redteam.py and bench/re
 from __future__ import annotations
 
 import json
+import multiprocessing
 import subprocess
 import sys
 from collections import defaultdict
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -36,15 +38,25 @@ class Cell:
 
 
 def play_all(agents: tuple[str, ...], envs: tuple[str, ...], difficulties: tuple[int, ...], episodes: int, seed: int,
-             catalog: Path, root: Path, concurrency: int = 4) -> dict[str, list[dict[str, Any]]]:
+             catalog: Path, root: Path, concurrency: int = 4, workers: int = 2) -> dict[str, list[dict[str, Any]]]:
     """Rewards per agent: `episodes` per environment, difficulties cycling, seeds from `seed`
-    (the same episodes for every agent). Episode directories land in `root/<agent>/`."""
-    for agent in agents:
-        plan = Plan(agent, envs, difficulties, episodes, seed)
-        anyio.run(run_memory, plan, catalog, root / agent, concurrency, lambda: None)
-    subprocess.run([sys.executable, "-m", "verishop", "verify", "--json", "--workers", "1", "--catalog", str(catalog),
-                    *(str(root / a) for a in agents)], stdout=subprocess.DEVNULL, check=False)
+    (the same episodes for every agent), the agents spread over `workers` processes. Episode
+    directories land in `root/<agent>/`."""
+    jobs = [(Plan(agent, envs, difficulties, episodes, seed), catalog, root / agent, concurrency) for agent in agents]
+    if workers <= 1:
+        for job in jobs:
+            _play(*job)
+    else:
+        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+            list(pool.map(_play, *zip(*jobs)))
+    subprocess.run([sys.executable, "-m", "verishop", "verify", "--json", "--workers", str(max(1, workers)),
+                    "--catalog", str(catalog), *(str(root / a) for a in agents)],
+                   stdout=subprocess.DEVNULL, check=False)
     return {agent: _rewards(root / agent) for agent in agents}
+
+
+def _play(plan: Plan, catalog: Path, run_root: Path, concurrency: int) -> None:
+    anyio.run(run_memory, plan, catalog, run_root, concurrency, lambda: None)
 
 
 def _rewards(run_root: Path) -> list[dict[str, Any]]:
