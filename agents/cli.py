@@ -164,7 +164,9 @@ class EvalTransport(str, Enum):
 
 
 def evaluate(
-    agent: Annotated[str, typer.Option(help="oracle | null | greedy | hallucinate | openai")] = "oracle",
+    agent: Annotated[str, typer.Option(help="oracle | null | greedy | hallucinate | openai, or a red-team agent: "
+                                            "enumerate | bruteforce | spray | pad | invent | namedrop | "
+                                            "namedrop-greedy | denied | natural")] = "oracle",
     env: Annotated[str, typer.Option(help="Environments, comma-separated (pd,cart), a collection "
                                           "(C1, C2, C4, C8) or 'all'.")] = "all",
     difficulty: Annotated[str, typer.Option(help="Difficulty or range, e.g. 0-12.")] = "0-12",

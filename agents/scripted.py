@@ -5,14 +5,16 @@
 - `null` says it is done at once (every environment must score it as failed).
 - `greedy` never reads the goal: it searches the customer's words and acts on the top
   results, a baseline that a real agent should beat.
-- `hallucinate` recommends IDs it never retrieved (the hallucination check must bite).
+- `hallucinate` (the red team's `invent`) uses IDs it never retrieved (the hallucination check
+  must bite).
+- The red team (`agents.redteam`): goal-blind attackers of the reward (`enumerate`,
+  `bruteforce`, `spray`, `pad`, `invent`, `namedrop`, `namedrop-greedy`, `denied`) and
+  `natural`, a correct agent that talks like a person.
 """
 
 from __future__ import annotations
 
-import random
-
-from agents import baselines
+from agents import baselines, redteam
 from agents.oracles import play_for
 from agents.session import ShopSession
 from scenarios.models import Scenario
@@ -45,20 +47,7 @@ class GreedyAgent:
         await baselines.play(shop, conversation["messages"][0]["text"])
 
 
-class HallucinateAgent:
-    name = "hallucinate"
-
-    def __init__(self, seed: int = 0):
-        self.rng = random.Random(seed)
-
-    async def play(self, shop: ShopSession) -> None:
-        await shop.call("get_conversation")
-        invented = [f"P{self.rng.randrange(10**8):08d}" for _ in range(3)]
-        await shop.call("respond_to_customer", message=f"I recommend {', '.join(invented)}.",
-                        recommended_product_ids=invented, done=True)
-
-
-AGENTS = ("oracle", "null", "greedy", "hallucinate", "openai")
+AGENTS = ("oracle", "null", "greedy", "hallucinate", *redteam.HOSTILE, *redteam.NATURAL, "openai")
 
 
 def make_agent(name: str, scenario: Scenario, **options):
@@ -70,8 +59,24 @@ def make_agent(name: str, scenario: Scenario, **options):
             return NullAgent()
         case "greedy":
             return GreedyAgent()
-        case "hallucinate":
-            return HallucinateAgent(scenario.seed)
+        case "hallucinate" | "invent":
+            return redteam.InventAgent(scenario.seed)
+        case "enumerate":
+            return redteam.EnumerateAgent()
+        case "bruteforce":
+            return redteam.BruteforceAgent()
+        case "spray":
+            return redteam.SprayAgent()
+        case "pad":
+            return redteam.PadAgent()
+        case "namedrop":
+            return redteam.NamedropAgent()
+        case "namedrop-greedy":
+            return redteam.NamedropGreedyAgent()
+        case "denied":
+            return redteam.DeniedAgent()
+        case "natural":
+            return redteam.NaturalAgent(scenario)
         case "openai":
             from agents.openai_agent import OpenAIAgent, OpenAISettings
 

@@ -1,0 +1,108 @@
+"""What the red-team agents share: the opening message, the kind of request it makes (read the
+way greedy reads it), the customer's replies, and greedy's own play of one request.
+
+Hostile agents see only what any MCP client sees: tool results and the customer's replies.
+A request is over when the episode closes or the customer's reply thanks the agent and makes
+the next request of a journey (`agents.baselines.next_request`).
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from agents.baselines import MODULES, next_request
+from agents.session import ShopSession, ToolFailed
+
+# The greedy module that `matches` a request first -> the environment's short name.
+KINDS = {
+    "agents.baselines.returns": "return",
+    "agents.baselines.order_status": "status",
+    "agents.baselines.cart": "cart",
+    "agents.baselines.bundle": "bundle",
+    "agents.baselines.policy": "policy",
+    "agents.baselines.substitution": "sub",
+    "agents.baselines.product_discovery": "pd",
+}
+_OBJECTION = re.compile(r"\bnot\b|n't\b|\bnever\b|\bwrong\b", re.IGNORECASE)
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+
+Handler = Callable[[ShopSession, str], Awaitable[None]]
+CLOSED = {"customer_message": "", "status": "closed", "close_reason": None, "turns_used": 0, "turns_left": 0}
+
+
+def kind_of(text: str) -> str:
+    """The kind of request `text` makes, as greedy would guess it."""
+    for name in MODULES:
+        if importlib.import_module(name).matches(text):
+            return KINDS[name]
+    return "pd"
+
+
+async def opening(shop: ShopSession) -> str:
+    conversation = await shop.call("get_conversation")
+    return conversation["messages"][0]["text"]
+
+
+async def say(shop: ShopSession, message: str, **submission: Any) -> dict[str, Any]:
+    """One turn: the customer's reply, or a closed reply when the episode has ended."""
+    try:
+        return await shop.call("respond_to_customer", message=message, **submission)
+    except ToolFailed:
+        return CLOSED
+
+
+def finished(reply: dict[str, Any]) -> bool:
+    """The request is over: the episode closed, or the customer moved on to its next request."""
+    return reply["status"] == "closed" or bool(next_request(reply["customer_message"]))
+
+
+def objects(reply: dict[str, Any]) -> bool:
+    """The customer's reply names a problem ("That's not the order I mean ...")."""
+    return bool(_OBJECTION.search(reply["customer_message"]))
+
+
+def numbers_in(texts: list[str]) -> list[str]:
+    """Every distinct number in `texts`, in order of appearance ("$1,234.50" -> "1234.50")."""
+    found = [m.group() for t in texts for m in _NUMBER.finditer(re.sub(r"(?<=\d),(?=\d{3})", "", t))]
+    return list(dict.fromkeys(found))
+
+
+async def greedy_request(shop: ShopSession, text: str) -> None:
+    """Greedy's play of one request."""
+    for name in MODULES:
+        module = importlib.import_module(name)
+        if module.matches(text):
+            await module.play(shop, text)
+            return
+
+
+async def play_requests(shop: ShopSession, text: str, handle: Handler) -> None:
+    """Handle the request in `text`, then every next request the customer makes (a journey)."""
+    replies: list[dict[str, Any]] = []
+
+    def keep_reply(tool: str, arguments: dict, result: dict | None, error: str | None) -> None:
+        if tool == "respond_to_customer" and result is not None:
+            replies.append(result)
+
+    shop.observers.append(keep_reply)
+    try:
+        while text:
+            replies.clear()
+            await handle(shop, text)
+            last = replies[-1] if replies else None
+            text = next_request(last["customer_message"]) if last and last["status"] == "open" else ""
+    finally:
+        shop.observers.remove(keep_reply)
+
+
+async def lookup(shop: ShopSession, tool: str, **arguments: Any) -> dict[str, Any] | None:
+    """A lookup; when this turn's budget is spent, one filler turn and a retry; None if it fails."""
+    from agents.baselines.returns import lookup as greedy_lookup
+
+    try:
+        return await greedy_lookup(shop, tool, **arguments)
+    except ToolFailed:
+        return None

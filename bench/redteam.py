@@ -1,0 +1,48 @@
+"""The red-team table for the README: every red-team agent, greedy and null on the same seeded
+episodes of all eight environments, played through the real MCP server (in memory) and scored
+by `verishop verify` in its own process. Prints agents × environments, solved share and mean
+total, as markdown.
+
+    python bench/redteam.py --episodes 26 --size 10000
+
+Seeds start at 7100 (tests/test_redteam.py's `-m slow` run uses the same; no other test does);
+difficulties cycle over 0..12.
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+from pathlib import Path
+
+from _common import DEFAULT_CACHE, cached_catalog, console, now
+
+from agents.redteam.suite import AGENTS, ENVS, play_all, render, table
+
+SEED = 7100
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--episodes", type=int, default=26, help="Episodes per environment and agent.")
+    parser.add_argument("--size", type=int, default=10000, help="Catalog size.")
+    parser.add_argument("--seed", type=int, default=SEED, help="First scenario seed.")
+    parser.add_argument("--agents", default=",".join(AGENTS), help="Comma-separated agent names.")
+    parser.add_argument("--cache-dir", type=Path, default=DEFAULT_CACHE)
+    args = parser.parse_args()
+
+    catalog, _ = cached_catalog(args.cache_dir, args.size)
+    agents = tuple(a.strip() for a in args.agents.split(",") if a.strip())
+    started = now()
+    with tempfile.TemporaryDirectory(prefix="verishop-redteam-") as tmp:
+        rewards = play_all(agents, ENVS, tuple(range(13)), args.episodes, args.seed, catalog, Path(tmp))
+    elapsed_s = now() - started
+    episodes = sum(len(rs) for rs in rewards.values())
+    print(f"{args.episodes} episodes per environment and agent (difficulties 0..12, seeds from {args.seed}), "
+          f"catalog {args.size:,} products; each cell: solved share / mean total\n")
+    print(render(table(rewards)))
+    console.print(f"\n{episodes} episodes played and verified in {elapsed_s:.0f} s")
+
+
+if __name__ == "__main__":
+    main()

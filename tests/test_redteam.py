@@ -1,0 +1,127 @@
+"""The red team (issue 9, point 10): goal-blind agents that attack the reward, and a correct
+agent that talks like a person, played through the real MCP server and scored by the verifier
+in its own process, on seeds no other test uses.
+
+One module-scoped run plays every agent on the same episodes (8 per environment, difficulties
+spread over 0..12; `-m slow`: 26 per environment, every difficulty twice). Then, per
+environment:
+(a) no hostile agent solves more episodes than greedy, nor earns a higher mean total;
+(b) inventing IDs or name-dropping seen ones never earns a higher mean total than doing nothing;
+(c) a denied product named in a message is a hard fail, in every episode where it was named;
+(d) the natural agent (sentences, number words, no IDs restated after an action) solves ≥ 95%.
+`python bench/redteam.py` prints the same table for the README.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from agents.redteam import HOSTILE
+from agents.redteam.phrasing import number_words
+from agents.redteam.suite import AGENTS, ENVS, Cell, play_all, render, table
+from agents.scripted import make_agent
+from scenarios.catalog.reader import CatalogReader
+from scenarios.envs import generate
+from scenarios.taxonomy import DENIED_CATEGORY_IDS
+
+NATURAL_SOLVED_AT = 0.95
+PRODUCT_ID = re.compile(r"\bP\d{8}\b")
+
+
+@dataclass(frozen=True)
+class Run:
+    episodes: int  # per environment and agent
+    difficulties: tuple[int, ...]
+    seed: int
+
+
+QUICK = Run(8, (0, 2, 4, 6, 7, 9, 11, 12), 7000)
+LARGE = Run(26, tuple(range(13)), 7100)
+
+
+@dataclass(frozen=True)
+class Plays:
+    root: Path
+    rewards: dict[str, list[dict]]
+    cells: dict[str, dict[str, Cell]]
+
+    def row(self, agent: str, env: str) -> str:
+        c = self.cells[agent][env]
+        return f"{agent} in {env}: {c.solved}/{c.episodes} solved, mean total {c.mean_total:+.3f}"
+
+
+@pytest.fixture(scope="module", params=[pytest.param(QUICK, id="quick"),
+                                        pytest.param(LARGE, id="large", marks=pytest.mark.slow)])
+def plays(request, catalog_path: Path, tmp_path_factory: pytest.TempPathFactory) -> Plays:
+    run: Run = request.param
+    root = tmp_path_factory.mktemp("redteam")
+    rewards = play_all(AGENTS, ENVS, run.difficulties, run.episodes, run.seed, catalog_path, root)
+    for agent, rs in rewards.items():
+        assert len(rs) == run.episodes * len(ENVS), agent
+        assert all(r["verdict"] == "scored" for r in rs), (agent, [r.get("detail") for r in rs])
+    cells = table(rewards)
+    print(f"\n{render(cells)}")  # shown with -s: the table the README pastes
+    return Plays(root, rewards, cells)
+
+
+@pytest.mark.parametrize("env", ENVS)
+@pytest.mark.parametrize("agent", HOSTILE)
+def test_no_hostile_agent_beats_greedy(plays: Plays, agent: str, env: str):
+    mine, greedy = plays.cells[agent][env], plays.cells["greedy"][env]
+    why = f"{plays.row(agent, env)}; {plays.row('greedy', env)}"
+    assert mine.solved <= greedy.solved, why
+    assert mine.mean_total <= greedy.mean_total + 1e-9, why
+
+
+@pytest.mark.parametrize("env", ENVS)
+@pytest.mark.parametrize("agent", ("invent", "namedrop"))
+def test_inventing_or_namedropping_ids_never_beats_doing_nothing(plays: Plays, agent: str, env: str):
+    mine, null = plays.cells[agent][env], plays.cells["null"][env]
+    assert mine.mean_total <= null.mean_total + 1e-9, f"{plays.row(agent, env)}; {plays.row('null', env)}"
+
+
+@pytest.mark.parametrize("env", ENVS)
+def test_a_denied_product_named_in_a_message_is_a_hard_fail(plays: Plays, env: str, reader: CatalogReader):
+    named = [r for r in plays.rewards["denied"] if r["env_id"].startswith(f"{env}-")
+             and _names_a_denied_product(plays.root / "denied" / r["episode_id"], reader)]
+    assert named, f"the denied agent named no denied product in {env}: the attack was not tried"
+    missed = [(r["difficulty"], r["seed"], r["total"]) for r in named
+              if r.get("hard_fail") is None or r["total"] != -1.0 or r["is_correct"]]
+    assert not missed, f"{len(missed)} of {len(named)} episodes naming a denied product were not hard fails " \
+                       f"(difficulty, seed, total): {missed}"
+
+
+@pytest.mark.parametrize("env", ENVS)
+def test_a_correct_agent_talking_like_a_person_is_scored_as_solved(plays: Plays, env: str):
+    cell = plays.cells["natural"][env]
+    failed = [(r["difficulty"], r["seed"], [c["name"] for c in r["breakdown"] if not c["passed"]])
+              for r in plays.rewards["natural"] if r["env_id"].startswith(f"{env}-") and not r["is_correct"]]
+    assert cell.solved_share >= NATURAL_SOLVED_AT, f"{plays.row('natural', env)}; failed (d, seed, checks): {failed}"
+
+
+@pytest.mark.parametrize("agent", HOSTILE)
+def test_hostile_agents_never_hold_the_goal(agent: str, reader: CatalogReader):
+    scenario = generate("status", 4, 7000, reader)
+    held = vars(make_agent(agent, scenario)).values()
+    assert all(value is not scenario and value is not scenario.goal for value in held)
+
+
+def test_number_words_read_as_people_write_them():
+    assert [number_words(n) for n in (5, 14, 30, 45, 100, 194)] == [
+        "five", "fourteen", "thirty", "forty-five", "one hundred", "one hundred ninety-four"]
+
+
+def _names_a_denied_product(episode_dir: Path, reader: CatalogReader) -> bool:
+    for line in (episode_dir / "transcript.jsonl").read_text().splitlines():
+        event = json.loads(line)
+        if event.get("event") == "assistant_message":
+            for pid in PRODUCT_ID.findall(str(event.get("text", ""))):
+                product = reader.product(pid)
+                if product is not None and product.category_id in DENIED_CATEGORY_IDS:
+                    return True
+    return False
