@@ -90,9 +90,17 @@ _MONTHS = ("january|february|march|april|may|june|july|august|september|october|
 _DATES = re.compile(rf"\b(?:{_MONTHS})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?(?:,?\s+\d{{4}})?\b|\b\d{{4}}-\d{{2}}-\d{{2}}\b|"
                     rf"\b\d{{1,2}}/\d{{1,2}}(?:/\d{{2,4}})?\b", re.IGNORECASE)
 _DIGITS = re.compile(r"(?<![\w.])\$?\s?(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?\s?%?")
-_WORD_NUMBER = re.compile(
-    r"\b(?:(?P<tens>" + "|".join(_TENS) + r")(?:[\s-](?P<unit>" + "|".join(list(_UNITS)[1:10]) + r"))?"
-    r"|(?P<small>" + "|".join(_UNITS) + r"))(?:\s+(?P<hundred>hundred))?\b", re.IGNORECASE)
+_TWO_DIGITS = (r"(?:(?:" + "|".join(_TENS) + r")(?:[\s-](?:" + "|".join(list(_UNITS)[1:10]) + r"))?|"
+               + "|".join(sorted(_UNITS, key=len, reverse=True)) + r")")
+_WORD_NUMBER = re.compile(rf"\b(?:(?P<hundreds>{_TWO_DIGITS}|a)\s+hundred(?:\s+and)?(?:[\s-]+(?P<rest>{_TWO_DIGITS}))?"
+                          rf"|(?P<small>{_TWO_DIGITS}))\b", re.IGNORECASE)
+
+
+def _two_digits(words: str) -> int:
+    parts = re.split(r"[\s-]+", words.lower())
+    return sum(_TENS.get(w, 0) + _UNITS.get(w, 0) for w in parts)
+
+
 # "one" is usually not a number ("the one you bought"); it is when a unit follows.
 _ONE_AS_NUMBER = re.compile(r"\s+(?:day|business day|dollar|percent|week)", re.IGNORECASE)
 
@@ -102,17 +110,16 @@ def read_number(text: str | None) -> Reading:
     ones. Dates are left out; "$1,250.00" is 1250.0 and "15%" is 15.0."""
     if not text:
         return None
-    text = re.sub(r"\ba hundred\b", "one hundred", _DATES.sub(" ", text), flags=re.IGNORECASE)
+    text = _DATES.sub(" ", text)
     found: set[float] = set()
     for m in _DIGITS.finditer(text):
         found.add(float(m.group(1).replace(",", "") + (m.group(2) or "")))
     for m in _WORD_NUMBER.finditer(text):
-        if (m.group("small") or "").lower() == "one" and not m.group("hundred") \
-                and not _ONE_AS_NUMBER.match(text, m.end()):
-            continue
-        value = (_TENS.get((m.group("tens") or "").lower(), 0) + _UNITS.get((m.group("unit") or "").lower(), 0)
-                 + _UNITS.get((m.group("small") or "").lower(), 0))
-        found.add(float(value * (100 if m.group("hundred") else 1)))
+        if m.group("hundreds"):
+            hundreds = 1 if m.group("hundreds").lower() == "a" else _two_digits(m.group("hundreds"))
+            found.add(float(hundreds * 100 + (_two_digits(m.group("rest")) if m.group("rest") else 0)))
+        elif m.group("small").lower() != "one" or _ONE_AS_NUMBER.match(text, m.end()):
+            found.add(float(_two_digits(m.group("small"))))
     return _one(found)
 
 

@@ -31,7 +31,8 @@ NUMBERS = [
     ("A 15 percent fee applies.", 15.0), ("It takes five business days.", 5.0),
     ("You have 45 days from delivery, so until March 3, 2026.", 45.0),
     ("Returns are accepted until 2026-03-03: 12 days left.", 12.0), ("one day", 1.0),
-    ("a hundred dollars", 100.0), ("The one you bought ships free over $35.", 35.0),
+    ("a hundred dollars", 100.0), ("one hundred ninety-four days", 194.0), ("two hundred and five", 205.0),
+    ("one hundred days", 100.0), ("The one you bought ships free over $35.", 35.0),
     ("30 or 45 days", AMBIGUOUS), ("30, 45, 60", AMBIGUOUS), ("between 14 and 30 days", AMBIGUOUS),
     ("thirty or forty days", AMBIGUOUS), ("no idea", None), ("", None),
 ]

@@ -186,10 +186,10 @@ def test_a_wrong_answer_costs_even_when_a_right_one_follows_and_only_a_real_ques
     answer(script, "This one?", order_id=wrong.order_id, status=wrong.status, reply_tag="correct")
     answer(script, "Sorry, this one.", order_id=target.order_id, status=target.status, done=True).close()
     reward = verifier.verify(write_episode(tmp_path, scenario, script, catalog_path))
-    # Answers: −1 then +1, so r_task = 1 − (1 − (−1))/2 = 0. T = 3, one free (clarify):
+    # Answers: −1 then +1, so r_task = 1 − (1 − (−1)) = −1. T = 3, one free (clarify):
     # T_eff = 2, T_max = 6 -> r_eff = 1 - 2/5.
-    assert (reward.r_task, reward.r_eff, reward.is_correct) == (0.0, 0.6, False)
-    assert reward.total == round(0.15 * 0.6 + 0.10, 6)
+    assert (reward.r_task, reward.r_eff, reward.is_correct) == (-1.0, 0.6, False)
+    assert reward.total == round(-0.75 + 0.15 * 0.6 + 0.10, 6)
 
 
 def test_a_confirmation_is_a_paid_turn(verifier, tmp_path, catalog_path, episode):

@@ -206,7 +206,7 @@ def test_a_wrong_answer_costs_even_when_a_right_one_follows(verifier, tmp_path, 
     reward = verifier.verify(write_episode(tmp_path, numeric, script, catalog_path))
     # T = 3, one free (clarify): T_eff = 2, T_max = 5 -> r_eff = 1 - 2/4.
     s_30 = 2 * (30 / 45) ** 4 - 1
-    assert (reward.r_task, reward.r_eff, reward.r_hall, reward.is_correct) == (round(1 - (1 - s_30) / 2, 6), 0.5,
+    assert (reward.r_task, reward.r_eff, reward.r_hall, reward.is_correct) == (round(s_30, 6), 0.5,
                                                                                1.0, False)
 
 

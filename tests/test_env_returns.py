@@ -179,7 +179,7 @@ def test_the_right_line_returned_and_a_fitting_replacement_score_one(verifier, t
 
 
 @pytest.mark.parametrize("case, r_task", [
-    ("wrong line named, right line returned", 0.45 * -1 + 0.45 + 0.10),
+    ("wrong line named, right line returned", -0.45 - 0.45 + 0.10),  # a steered return is not its own
     ("right line named, wrong line returned", 0.45 - 0.45 + 0.10),
     ("right line named, both lines returned", 0.45 - 0.45 + 0.10),
     ("right line returned, no replacement", 0.45 + 0.45 - 0.10),

@@ -207,7 +207,7 @@ def test_a_wrong_list_costs_even_when_a_right_one_follows_and_lists_are_cut_to_k
     reward = verifier.verify(write_episode(tmp_path, scenario, script, catalog_path))
     first, second = next(c for c in reward.breakdown if c.name == "commitments").found
     assert first["score"] < 0 and second["score"] == 1.0 and reward.turns == 3
-    assert reward.r_task == round(1 - (1 - first["score"]) / 2, 6) and reward.is_correct is False
+    assert reward.r_task == round(max(-1.0, first["score"]), 6) and reward.is_correct is False
     assert any("only the first 3 scored" in n for n in reward.notes)
 
 

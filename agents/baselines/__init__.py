@@ -2,8 +2,10 @@
 
 Greedy never reads the hidden goal: it guesses what the customer wants from the opening
 message (each module's `matches(text)`, tried in order), then plays that module's `play`:
-search the customer's words and act on the top results, with no questions asked. When the
-customer's answer thanks it and makes a new request (a journey), greedy handles that next.
+search the customer's words and act on the top results, with no questions asked. It leaves
+closing the conversation to the customer (an answer with done=true would end a journey after
+its first request). When the customer's answer thanks it and makes a new request (a journey),
+greedy handles that next.
 """
 
 from __future__ import annotations
@@ -61,10 +63,18 @@ async def _handle(shop: ShopSession, text: str) -> None:
 
 def next_request(reply: str) -> str:
     """The new request in a customer's reply that thanks the agent for the last one and goes on
-    ("Thank you! Hi, I'd also like ..."); "" when the reply carries none."""
+    with a greeting ("Thank you! Hi, I'd also like ..."); "" when the reply carries none (a
+    follow-up such as "Thanks, the return is started. What about a replacement?" is not one)."""
     sentences = re.split(r"(?<=[.!?])\s+", reply.strip())
     thanked = next((i for i, s in enumerate(sentences) if re.search(r"\bthanks?\b|\bthank you\b", s, re.I)), None)
-    return " ".join(sentences[thanked + 1:]) if thanked is not None else ""
+    if thanked is None:
+        return ""
+    rest = sentences[thanked + 1:]
+    greets = next((i for i, s in enumerate(rest) if _GREETING.match(s)), None)
+    return " ".join(rest[greets:]) if greets is not None else ""
+
+
+_GREETING = re.compile(r"^(?:hi|hello|hey|good (?:morning|afternoon|evening)|greetings)\b", re.IGNORECASE)
 
 
 async def search_words(shop: ShopSession, text: str, limit: int) -> list[dict]:

@@ -21,4 +21,4 @@ async def play(shop: ShopSession, text: str) -> None:
     best = max(orders, key=lambda o: overlap(words, " ".join(o["items"])))
     status = best["status"].replace("_", " ")
     await shop.call("respond_to_customer", message=f"Your order {best['order_id']} is {status}.",
-                    order_id=best["order_id"], answer=status, done=True)
+                    order_id=best["order_id"], answer=status)

@@ -28,4 +28,4 @@ async def play(shop: ShopSession, text: str) -> None:
         elif number := re.search(r"\d+(?:\.\d+)?", " ".join(r["text"] for r in results)):
             answer = number.group()
     await shop.call("respond_to_customer", message=f"The answer is {answer}." if answer else "Sorry, I don't know.",
-                    answer=answer, done=True)
+                    answer=answer)

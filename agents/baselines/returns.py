@@ -60,5 +60,4 @@ async def play(shop: ShopSession, text: str) -> None:
         pass
     recommended = [p["product_id"] for p in await search_words(shop, wish, 3)] if wish else []
     await shop.call("respond_to_customer", message=f"I've started the return for the {line['title']}.",
-                    order_id=order["order_id"], line_id=line["line_id"], recommended_product_ids=recommended or None,
-                    done=True)
+                    order_id=order["order_id"], line_id=line["line_id"], recommended_product_ids=recommended or None)

@@ -3,10 +3,10 @@
 The attack: if every product ID in a message counts as a correctly used ID, mentioning IDs a
 tool showed buys hallucination credit without doing the task. `namedrop` searches the
 customer's words and sends one message naming every product ID it saw, with no structured
-submission, and ends the episode. `namedrop-greedy` plays greedy, but widens greedy's searches
-to fifty results (greedy still sees only its own top few), searches the customer's words itself
-when that showed fewer than forty (if the turn's lookup budget allows), and appends every
-product ID seen so far to each of its messages. Goal-blind.
+submission, and ends the episode. `namedrop-greedy` plays greedy unchanged, searches the
+customer's words itself (fifty results) before a message when greedy's lookups showed fewer
+than forty IDs (if the turn's lookup budget allows), and appends every product ID seen so far
+to each of its messages. Goal-blind.
 """
 
 from __future__ import annotations
@@ -37,8 +37,8 @@ class NamedropAgent:
 
 @dataclass
 class _Widened:
-    """A session that runs greedy's searches with the largest page (handing greedy its own
-    page) and lists every product ID seen in each message to the customer."""
+    """A session that passes greedy's calls through and lists every product ID seen in each
+    message to the customer."""
 
     shop: ShopSession
     text: str
@@ -54,14 +54,10 @@ class _Widened:
                 self._see({"results": await search_words(self.shop, self.text, MAX_LIMIT)})
             arguments["message"] = _mention(arguments["message"], self.seen)
             return await self.shop.call(tool, **arguments)
-        if tool != "search_catalog":
-            result = await self.shop.call(tool, **arguments)
-            self._see(result)
-            return result
-        limit = arguments.get("limit", 10)
-        result = await self.shop.call(tool, **{**arguments, "limit": MAX_LIMIT})
+        # Greedy's own calls go through unchanged, so it decides exactly as greedy does.
+        result = await self.shop.call(tool, **arguments)
         self._see(result)
-        return {**result, "results": result["results"][:limit]}
+        return result
 
     def _see(self, result: dict[str, Any]) -> None:
         for pid in PRODUCT_ID.findall(str(result)):

@@ -101,7 +101,9 @@ async def search_catalog(ep: Episode, *, query: str, category_id: str | None, br
     if SORT_ORDERS[sort_by] and not (words or facets):
         raise ShopError("sort_by needs a query, a category_id, a brand or attributes to sort within")
     depth = ep.scenario.axes.search_top_k
-    search = functools.partial(_run_search, ep, filters=filters, args=args, limit=limit, depth=depth,
+    # One row more than asked, so that retrieval noise can swap the last result with the next
+    # one exactly as it would in a longer page: a page is always a prefix of a longer one.
+    search = functools.partial(_run_search, ep, filters=filters, args=args, limit=limit + 1, depth=depth,
                                order=SORT_ORDERS[sort_by])
     products = await search(match_expression(words, facets) if (words or facets) else None)
     note = None
@@ -114,7 +116,7 @@ async def search_catalog(ep: Episode, *, query: str, category_id: str | None, br
         note = "no product matched every word of the query; showing products matching some of them"
     if SORT_ORDERS[sort_by] is None:  # an explicit sort is exact; only relevance order is noisy
         products = _perturb(ep, products, words, facets, filters, args)
-    return SearchResults(results=[card(p) for p in products], note=note)
+    return SearchResults(results=[card(p) for p in products[:limit]], note=note)
 
 
 async def _run_search(ep: Episode, match: str | None, *, filters: str, args: list, limit: int,

@@ -6,11 +6,14 @@ status, a policy answer, a selected or returned line, a bundle) is scored as com
 commitment by the environment's own scoring, in order. A later correction does not erase an
 earlier mistake:
 
-    r_task     = clip(s_last − Σ_{earlier i} (1 − s_i)/2, −1, 1)
+    r_task     = clip(s_last − Σ_{earlier i} (1 − s_i), −1, 1)
     is_correct = every commitment passes
 
-so a wrong binary answer (s = −1) costs a full point even when the next one is right, an
-almost-right list costs little, and repeating a right answer gains nothing. Lists are cut to
+Each earlier commitment costs its whole shortfall from a perfect answer, so no sequence of
+answers scores above its first one alone (r_task ≤ s_1): trying candidates until the customer
+stops objecting is never worth it. A wrong binary answer (s = −1) followed by the right one
+scores −1; an almost-right list (s = 0.9) followed by the ideal one scores 0.9, as the almost-
+right list alone would; repeating a right answer gains and costs nothing. Lists are cut to
 the number the customer asked for, in every environment: what lies beyond is never looked at.
 An ID no tool had shown the agent before it was committed earns nothing: it is treated as a
 product that does not exist, never in stock (`verifier.exposure`).
@@ -61,7 +64,7 @@ class Scored:
 def compose(commitments: list[Scored], name: str = "commitments") -> tuple[float, bool, Check]:
     """The commitment rule (module docstring): r_task, is_correct, and the check that shows it."""
     *earlier, last = commitments
-    penalty = sum((1 - c.score) / 2 for c in earlier)
+    penalty = sum(1 - c.score for c in earlier)
     r_task = max(-1.0, min(1.0, last.score - penalty))
     is_correct = all(c.passed for c in commitments)
     check = Check(name=name, expected="every commitment right",

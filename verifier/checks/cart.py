@@ -7,7 +7,9 @@ again, or a quantity raised too high and lowered, still counts against precision
     peak[p]  = the most units of p the cart ever held (every successful cart tool result, and
                world.db's final cart)
     matched  = Σ min(final units, wanted units), over products a tool had shown before they
-               were first put in the cart (an ID no tool showed earns nothing)
+               were first put in the cart (an ID no tool showed earns nothing) and whose other
+               variants never were in the cart: carting several variants of one wanted
+               product is a hedge, and that product earns nothing
     F1       = 2·matched / (Σ peak + Σ wanted),  r_task = 2·F1 − 1,  solved when F1 = 1
 
 The final cart is read from world.db, never from what a tool reported.
@@ -36,7 +38,8 @@ def score(ep: Episode, options: Options) -> TaskScore:
     cart = ep.world.cart
     peak, first_added = _history(ep)
     seen = exposure(ep.transcript)
-    earned = {pid for pid in cart if seen.shown(pid, first_added.get(pid, float("inf")))}
+    hedged = _hedged(ep, set(wanted), peak)
+    earned = {pid for pid in cart if seen.shown(pid, first_added.get(pid, float("inf"))) and pid not in hedged}
     matched = sum(min(units, wanted[pid]) for pid, units in cart.items() if pid in earned)
     committed = sum(peak.values())
     f1 = 2 * matched / (committed + sum(wanted.values())) if committed + sum(wanted.values()) else 1.0
@@ -45,10 +48,27 @@ def score(ep: Episode, options: Options) -> TaskScore:
     unrequested = {pid: units for pid, units in peak.items() if units > wanted[pid]}
     checks.append(Check(name="units_beyond_wanted_ever_in_cart", expected={}, found=unrequested,
                         passed=not unrequested))
-    unearned = sorted(set(cart) - earned)
+    if hedged:
+        checks.append(Check(name="several_variants_carted", expected=[], found=sorted(hedged), passed=False))
+    unearned = sorted(set(cart) - earned - hedged)
     if unearned:
         checks.append(Check(name="carted_before_shown", expected=[], found=unearned, passed=False))
     return TaskScore(r_task=2 * f1 - 1, is_correct=f1 >= 1.0, checks=checks, attempted=bool(peak))
+
+
+def _hedged(ep: Episode, wanted: set[str], peak: dict[str, int]) -> set[str]:
+    """Wanted products whose cart ever held another variant (another product of their group)."""
+    groups: dict[str, set[str]] = {}
+    for pid in peak:
+        p = ep.shop.product(pid)
+        if p is not None:
+            groups.setdefault(p.group_id, set()).add(pid)
+    hedged = set()
+    for pid in wanted:
+        p = ep.shop.product(pid)
+        if p is not None and groups.get(p.group_id, set()) - {pid}:
+            hedged.add(pid)
+    return hedged
 
 
 def _history(ep: Episode) -> tuple[dict[str, int], dict[str, int]]:

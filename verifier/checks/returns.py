@@ -5,7 +5,9 @@
                   the commitment rule (`verifier.checks.base`). An agent that named nothing
                   selected what it returned: the returns started, read from world.db, are its
                   selections (no ID needs restating after the action).
-    r_return      +1 if world.db holds a return for the target line and for no other line, else −1
+    r_return      +1 if world.db holds a return for the target line and for no other line, and
+                  every selection committed was right, else −1 (a return the customer steered the
+                  agent to, after a wrong line was named, is not the agent's own)
     r_replacement +1 if no replacement was asked for; else each replacement offered (cut to the
                   one asked for) is +1 when a tool showed it and it is in stock and meets every
                   replacement constraint, else −1, composed by the commitment rule
@@ -33,7 +35,7 @@ def score(ep: Episode, options: Options) -> TaskScore:
     target = {"order_id": goal.order_id, "line_id": goal.line_id}
     returned = [{"order_id": o, "line_id": line} for o, line in ep.world.returns]
     r_select, select_ok, selected = _selection(ep, goal, returned)
-    r_return = 1.0 if returned == [target] else -1.0
+    r_return = 1.0 if returned == [target] and select_ok else -1.0
     r_replacement, replacement_ok, replacement = _replacement(ep, goal)
     checks = [selected,
               Check(name="returned_lines", expected=[target], found=returned, passed=r_return > 0, score=r_return),
