@@ -4,6 +4,8 @@ verifier's numbers are worked out here by hand; the customer clarifies, corrects
 
 from __future__ import annotations
 
+from collections import Counter
+
 import re
 import sqlite3
 from datetime import timedelta
@@ -102,6 +104,17 @@ def test_the_axes_change_what_the_episode_looks_like(reader):
     with_replacement = find(reader, 12, lambda s: s.goal.replacement is not None and s.stock_changes)
     sold_out = {c.product_id for c in with_replacement.stock_changes}
     assert with_replacement.goal.replacement_product_id not in sold_out
+
+
+@pytest.mark.parametrize("difficulty", [6, 12])
+def test_the_target_orders_position_is_no_better_than_chance(reader, difficulty):
+    """return-v1 put the target in the middle of the list (59% at position 3 of 4 at d = 6)."""
+    found = [generate("return", difficulty, seed, reader) for seed in range(400)]
+    history = len(found[0].orders)
+    positions = Counter([o.order_id for o in sorted(s.orders, key=lambda o: o.placed_on, reverse=True)]
+                        .index(s.goal.order_id) for s in found)
+    shares = [positions[i] / len(found) for i in range(history)]
+    assert all(abs(share - 1 / history) <= 0.05 for share in shares), shares
 
 
 # --- through the real server -----------------------------------------------------------------

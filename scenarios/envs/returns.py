@@ -6,7 +6,9 @@ its department's return window, not final sale); with p = 0.7·σ((d − 4)/1.5)
 delivered near the end of that window. The history holds H = 1 + ⌊d/2⌋ orders, the others
 built to tempt a wrong choice: the same kind of item delivered too long ago, a lookalike
 (same kind, another colour or size) that is still returnable, final-sale items, an order
-not delivered yet. The full description fits exactly one line (the generator checks);
+not delivered yet. The target's place in the list is drawn uniformly first and every
+distractor is put on its side of it, so position says nothing (return-v2). The full
+description fits exactly one line (the generator checks);
 details left out of the opening (p_missing each) are told when the agent asks.
 
 With a probability rising with d (none below d = 2, where one lookup per turn leaves no room
@@ -130,9 +132,13 @@ def fitting_lines(desc: Description, orders: list[Order], lookup: Callable[[str]
 # --- the history ------------------------------------------------------------------------
 
 
-def _free_day(day: date, taken: set[date]) -> date:
-    while day in taken:
-        day -= timedelta(days=1)
+def _day_between(rng: random.Random, first: date, last: date, taken: set[date]) -> date | None:
+    """A free day in [first, last], drawn uniformly (None when there is none)."""
+    free = [first + timedelta(days=i) for i in range((last - first).days + 1)]
+    free = [day for day in free if day not in taken]
+    if not free:
+        return None
+    day = rng.choice(free)
     taken.add(day)
     return day
 
@@ -157,44 +163,72 @@ def _extras(rng: random.Random, catalog: CatalogReader, avoid: str, count: int) 
     return out
 
 
-def _distractor(kind: str, rng: random.Random, catalog: CatalogReader, today: date, target: Product,
-                policy: StorePolicy, taken: set[date]) -> Order:
+def _distractor(kind: str, newer: bool, rng: random.Random, catalog: CatalogReader, today: date, target: Product,
+                target_order: Order, policy: StorePolicy, taken: set[date]) -> Order | None:
+    """One tempting order placed after the target's (`newer`) or before it; None when the
+    kind cannot be placed on that side (the caller then tries another kind)."""
     window = window_days(policy, target.category_id)
     transit = timedelta(days=rng.randint(2, 6))
     extras = _extras(rng, catalog, target.category_id, rng.randint(0, 1))
-    if kind == "late":  # the same kind of item, delivered too long ago to return
-        delivered = today - timedelta(days=window + rng.randint(3, 45))
-        return make_order_with_status(rng, [_same_kind(rng, catalog, target), *extras],
-                                      _free_day(delivered - transit, taken), "delivered", delivered)
-    if kind == "lookalike":  # the same kind of item in another colour (or size ...), still returnable
-        delivered = today - timedelta(days=rng.randint(1, window))
+    after, before = target_order.placed_on + timedelta(days=1), target_order.placed_on - timedelta(days=1)
+    if kind == "undelivered":  # the same kind of item, not delivered yet: always the newest orders
+        placed = _day_between(rng, max(after, today - timedelta(days=4)), today, taken) if newer else None
+        if placed is None:
+            return None
+        return make_order_with_status(rng, [_same_kind(rng, catalog, target), *extras], placed,
+                                      rng.choice(("processing", "shipped", "in_transit")))
+    if kind == "late":  # the same kind of item, delivered too long ago to return: always older
+        last = min(before, today - timedelta(days=window + 3) - transit)
+        placed = None if newer else _day_between(rng, last - timedelta(days=45), last, taken)
+        product = _same_kind(rng, catalog, target)
+    elif kind == "lookalike":  # the same kind in another colour (or size ...), still returnable
+        first = today - timedelta(days=window) - transit
+        placed = (_day_between(rng, max(after, first), today - timedelta(days=1) - transit, taken) if newer
+                  else _day_between(rng, first, before, taken))
         product = _same_kind(rng, catalog, target, differ_on=described_attribute(target.category_id))
-        return make_order_with_status(rng, [product, *extras], _free_day(delivered - transit, taken), "delivered",
-                                      delivered)
-    if kind == "final_sale":  # socks or pillows, which cannot be returned
-        delivered = today - timedelta(days=rng.randint(1, 10))
+    elif kind == "final_sale":  # socks or pillows, which cannot be returned
+        first = today - timedelta(days=10) - transit
+        placed = (_day_between(rng, max(after, first), today - timedelta(days=1) - transit, taken) if newer
+                  else _day_between(rng, first - timedelta(days=60), min(before, today - timedelta(days=1) - transit),
+                                    taken))
         product = catalog.random_product(rng, allow=set(policy.final_sale_categories), in_stock=False)
-        return make_order_with_status(rng, [product, *extras], _free_day(delivered - transit, taken), "delivered",
-                                      delivered)
-    if kind == "undelivered":  # the same kind of item, not delivered yet
-        status = rng.choice(("processing", "shipped", "in_transit"))
-        placed = _free_day(today - timedelta(days=rng.randint(0, 4)), taken)
-        return make_order_with_status(rng, [_same_kind(rng, catalog, target), *extras], placed, status)
-    age = rng.randrange(120)
-    while today - timedelta(days=age) in taken:
-        age += 1
-    taken.add(today - timedelta(days=age))
-    return make_order(rng, catalog, today, age)
+    else:  # any other order of the household
+        placed = (_day_between(rng, after, today, taken) if newer
+                  else _day_between(rng, today - timedelta(days=119), before, taken))
+        if placed is None:
+            return None
+        return make_order(rng, catalog, today, (today - placed).days)
+    if placed is None:
+        return None
+    return make_order_with_status(rng, [product, *extras], placed, "delivered",
+                                  min(today - timedelta(days=1), placed + transit))
 
 
 def _history(rng: random.Random, catalog: CatalogReader, today: date, target: Product, target_order: Order,
              policy: StorePolicy, count: int) -> list[Order]:
+    """The target's order and `count` tempting others. The target's place in the list is drawn
+    uniformly first (return-v2; in v1 it sat in the middle: undelivered orders were always newer
+    and late ones older), then each distractor is placed on its side of the target: a kind that
+    cannot be (an undelivered order older than the target) gives way to one that can."""
     taken = {target_order.placed_on}
+    newer_count = rng.randrange(count + 1)
     kinds = list(DISTRACTORS)
     rng.shuffle(kinds)
     while len(kinds) < count:
         kinds.append(rng.choice((*DISTRACTORS, "other")))
-    orders = [target_order] + [_distractor(k, rng, catalog, today, target, policy, taken) for k in kinds[:count]]
+    sides = [True] * newer_count + [False] * (count - newer_count)
+    rng.shuffle(sides)
+    orders = [target_order]
+    for kind, newer in zip(kinds[:count], sides):
+        others = [k for k in (*rng.sample(DISTRACTORS, len(DISTRACTORS)), "other") if k != kind]
+        # A target placed only days ago leaves few newer days: then the order goes on the other side.
+        for fallback, side in [(k, newer) for k in (kind, *others)] + [(k, not newer) for k in (kind, *others)]:
+            order = _distractor(fallback, side, rng, catalog, today, target, target_order, policy, taken)
+            if order is not None:
+                orders.append(order)
+                break
+        else:
+            raise RuntimeError("no distractor fits beside the target")  # "other" fits any of 119 days
     return sorted(orders, key=lambda o: o.placed_on)
 
 
