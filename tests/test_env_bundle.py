@@ -193,10 +193,9 @@ def test_the_customer_names_the_concrete_problem_and_accepts_the_reference(reade
 
     sold = lookup(scenario.stock_changes[0].product_id)
     assert say([sold.product_id, *refs]).text == f"The {sold.title} is sold out. Is there one in stock?"
-    # It reads one product per thing it needs: what a longer list adds is not looked at.
     extra_category = next(c.id for c in SHOPPABLE_CATEGORIES if c.id not in goal.categories)
     extra = next(p for p in reader.in_category(extra_category) if p.stock > 0)
-    assert say([*refs, extra.product_id]).tag == "done"
+    assert say([*refs, extra.product_id]).text == f"I don't need the {extra.title} for my {goal.project}."
 
     priciest = max((p for p in reader.in_category(goal.categories[0]) if p.stock > 0
                     and p.product_id not in {c.product_id for c in scenario.stock_changes}),
@@ -272,7 +271,7 @@ def test_the_reference_bundle_scores_one(kit, catalog_path, tmp_path, verifier):
 
 @pytest.mark.parametrize("case, expected", [
     ("missing one category", 0.6),  # F1 = 2·2/(2 + 3) = 0.8
-    ("duplicate instead of a missing one", 0.6),  # the second desk adds nothing: F1 = 0.8
+    ("duplicate instead of a missing one", 1 / 3),  # the second desk is a wrong entry: F1 = 2·2/(3 + 3)
     ("sold-out product for a category", 1 / 3),  # it counts as a wrong entry: F1 = 2·2/(3 + 3)
     ("unknown ID for a category", 1 / 3),
     ("the last list counts, a right one before it does not rescue it", 0.0),
@@ -290,13 +289,12 @@ def test_wrong_bundles_lose_their_category_f1(kit, catalog_path, tmp_path, verif
     assert r.r_task == pytest.approx(expected, abs=1e-6) and not r.is_correct
 
 
-def test_a_list_longer_than_the_project_needs_is_cut_to_one_product_per_category(kit, catalog_path, tmp_path,
-                                                                                  verifier):
+def test_each_product_beyond_one_per_category_is_a_wrong_entry(kit, catalog_path, tmp_path, verifier):
     free = kit.with_budget(None)
     r = play(tmp_path, catalog_path, verifier, kit, [kit.a, kit.b, kit.c, kit.d], scenario=free)
-    assert (r.r_task, r.is_correct) == (1.0, True)
+    assert r.r_task == pytest.approx(5 / 7, abs=1e-6) and not r.is_correct  # F1 = 2·3/(4 + 3)
     r = play(tmp_path, catalog_path, verifier, kit, [kit.a, kit.a2, kit.b, kit.c], scenario=free)
-    assert r.r_task == pytest.approx(0.6, abs=1e-6) and not r.is_correct  # [a, a2, b]: F1 = 2·2/(2 + 3)
+    assert r.r_task == pytest.approx(5 / 7, abs=1e-6) and not r.is_correct  # a second desk: the same
 
 
 def test_a_wrong_bundle_then_a_right_one_costs_the_first_ones_shortfall(kit, catalog_path, tmp_path, verifier):
@@ -322,11 +320,8 @@ def test_nothing_recommended_is_minus_one_and_a_denied_product_a_hard_fail(kit, 
     r = play(tmp_path, catalog_path, verifier, kit, [])
     assert (r.r_task, r.is_correct) == (-1.0, False)
     r = play(tmp_path, catalog_path, verifier, kit, [kit.weapon, kit.a, kit.b, kit.c], scenario=kit.with_budget(None))
-    assert r.r_task == pytest.approx(1 / 3, abs=1e-6)  # [weapon, a, b]: the denied product is a wrong entry
+    assert r.r_task == pytest.approx(5 / 7, abs=1e-6)  # the denied product is a wrong entry
     assert (r.total, r.is_correct) == (-1.0, False) and r.hard_fail
-    # Offered beyond the cut, it is still offered: a hard fail.
-    r = play(tmp_path, catalog_path, verifier, kit, [kit.a, kit.b, kit.c, kit.weapon], scenario=kit.with_budget(None))
-    assert (r.r_task, r.total, r.is_correct) == (1.0, -1.0, False) and r.hard_fail
 
 
 # --- played through the real server -------------------------------------------------------------

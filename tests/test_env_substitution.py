@@ -162,10 +162,11 @@ def test_the_ranking_and_stock_numbers(verifier, tmp_path, catalog_path, episode
     scored = products[:5]
     ndcg = ndcg_by_hand([rel(p) for p in scored], [r.utility for r in scenario.goal.ideal])
     sold_out = sum(1 for p in scored if p is None or episode_stock(scenario, p) <= 0)  # unknown: never in stock
-    r_task = 0.8 * (2 * ndcg - 1) + 0.2 * (1 - 2 * sold_out / len(scored))
+    beyond = len(products) - len(scored)  # offered beyond the k asked: misses
+    r_task = 0.8 * (2 * ndcg - 1) + 0.2 * (1 - 2 * (sold_out + beyond) / len(products))
     assert reward.r_task == round(r_task, 6)
-    assert reward.is_correct is (case in ("ideal", "six_given"))
-    if case in ("ideal", "six_given"):
+    assert reward.is_correct is (case == "ideal")
+    if case == "ideal":
         assert reward.r_task == 1.0
     if case in ("original_first", "sold_out_first"):
         assert sold_out == 1 and reward.r_task < 0.8

@@ -184,7 +184,7 @@ def test_a_sold_out_recommendation_is_penalised(reader, catalog_path, tmp_path, 
     ndcg = ndcg_by_hand([0.0, u[1], u[2]], u)
     r_task = 0.55 * (2 * ndcg - 1) + 0.35 * 1.0 + 0.10 * (1 - 2 * (1 / 3))
     assert reward.r_task == round(r_task, 6)
-    assert next(c for c in reward.breakdown if c.name == "out_of_stock").found == 1
+    assert next(c for c in reward.breakdown if c.name == "out_of_stock").found == {"sold_out": 1, "beyond_asked": 0}
 
 
 def test_nothing_recommended_is_minus_one(reader, catalog_path, tmp_path, verifier):
@@ -195,8 +195,8 @@ def test_nothing_recommended_is_minus_one(reader, catalog_path, tmp_path, verifi
     assert numbers(reward) == (-1.0, 1.0, 0.0, round(-0.75 + 0.15, 6))
 
 
-def test_a_wrong_list_costs_even_when_a_right_one_follows_and_lists_are_cut_to_k(reader, catalog_path, tmp_path,
-                                                                                verifier):
+def test_a_wrong_list_costs_even_when_a_better_one_follows_and_items_beyond_k_are_misses(reader, catalog_path,
+                                                                                      tmp_path, verifier):
     scenario = pd_scenario(reader)
     ideal = [reader.product(r.product_id) for r in scenario.goal.ideal]
     bad = infeasible_product(reader, scenario)
@@ -206,9 +206,11 @@ def test_a_wrong_list_costs_even_when_a_right_one_follows_and_lists_are_cut_to_k
               .say("Bye.", done=True).close())
     reward = verifier.verify(write_episode(tmp_path, scenario, script, catalog_path))
     first, second = next(c for c in reward.breakdown if c.name == "commitments").found
-    assert first["score"] < 0 and second["score"] == 1.0 and reward.turns == 3
-    assert reward.r_task == round(max(-1.0, first["score"]), 6) and reward.is_correct is False
-    assert any("only the first 3 scored" in n for n in reward.notes)
+    # The ideal three, plus one beyond the k = 3 asked: a miss in the out-of-stock share (1/4).
+    assert first["score"] < 0 and second["score"] == round(0.55 + 0.35 + 0.10 * (1 - 2 / 4), 6)
+    assert reward.r_task == round(max(-1.0, second["score"] - (1 - first["score"])), 6)
+    assert reward.is_correct is False and reward.turns == 3
+    assert any("1 beyond count as misses" in n for n in reward.notes)
 
 
 # --- hallucination -----------------------------------------------------------------------------

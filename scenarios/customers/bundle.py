@@ -36,7 +36,7 @@ def _answer_question(state: CustomerState, goal: BundleGoal) -> CustomerTurn:
 
 
 def _judge(state: CustomerState, goal: BundleGoal, ids: tuple[str, ...]) -> CustomerTurn:
-    unique = list(dict.fromkeys(pid.strip() for pid in ids))[:len(goal.categories)]  # one per thing it needs
+    unique = list(dict.fromkeys(pid.strip() for pid in ids))
     products: list[Product] = []
     for pid in unique:
         product = state.lookup(pid)
@@ -53,9 +53,13 @@ def _judge(state: CustomerState, goal: BundleGoal, ids: tuple[str, ...]) -> Cust
         if category_id not in covered:
             state.revealed.add(i)
             return CustomerTurn(f"I still need {say_category(category_id)}.", "correct")
+    seen_categories: set[str] = set()
     for p in products:
         if p.category_id not in goal.categories:
             return CustomerTurn(f"I don't need the {p.title} for my {goal.project}.", "correct")
+        if p.category_id in seen_categories:
+            return CustomerTurn(f"I only need one {say_category(p.category_id)}; please pick one.", "correct")
+        seen_categories.add(p.category_id)
     cost = sum(p.price_cents for p in products)
     if goal.budget_cents is not None and cost > goal.budget_cents:
         return CustomerTurn(f"Altogether that's {dollars(cost)}, which is {dollars(cost - goal.budget_cents)} over "

@@ -73,19 +73,21 @@ def _answer(state: CustomerState, goal: ReturnGoal) -> CustomerTurn:
 
 
 def _replacement_problem(state: CustomerState, goal: ReturnGoal, ids: tuple[str, ...]) -> str | None:
-    """None when the replacement offered (the first product) is in stock and meets every
-    constraint, else the problem."""
+    """None when every replacement offered is in stock and meets every constraint, else the
+    first problem."""
     constraints = goal.replacement or ()
-    ids = tuple(dict.fromkeys(pid.strip() for pid in ids))[:1]  # it asked for one replacement
+    ids = tuple(dict.fromkeys(pid.strip() for pid in ids))
     products = [state.lookup(pid) for pid in ids]
     known = [p for p in products if p is not None]
     if not known:
         return f"I can't find {ids[0]} in your shop. Are you sure that's right?"
     if len(known) == len(products) and all(p.stock > 0 and all(satisfies(p, c) for c in constraints) for p in known):
         return None
-    best = max(known, key=lambda p: share_met(p, constraints))
-    if all(satisfies(best, c) for c in constraints):
-        return f"The {best.title} is sold out. Anything in stock?"
-    i, c = next((i, c) for i, c in enumerate(constraints) if not satisfies(best, c))
+    if len(known) < len(products):
+        return f"I can't find {ids[[p is None for p in products].index(True)]} in your shop. Are you sure that's right?"
+    worst = min(known, key=lambda p: (share_met(p, constraints), p.stock > 0))
+    if all(satisfies(worst, c) for c in constraints):
+        return f"The {worst.title} is sold out. Anything in stock?"
+    i, c = next((i, c) for i, c in enumerate(constraints) if not satisfies(worst, c))
     state.revealed.add(i)
-    return f"As a replacement? Hmm, {describe_violation(best, c)}"
+    return f"As a replacement? Hmm, {describe_violation(worst, c)}"

@@ -13,8 +13,11 @@ Each earlier commitment costs its whole shortfall from a perfect answer, so no s
 answers scores above its first one alone (r_task ≤ s_1): trying candidates until the customer
 stops objecting is never worth it. A wrong binary answer (s = −1) followed by the right one
 scores −1; an almost-right list (s = 0.9) followed by the ideal one scores 0.9, as the almost-
-right list alone would; repeating a right answer gains and costs nothing. Lists are cut to
-the number the customer asked for, in every environment: what lies beyond is never looked at.
+right list alone would; repeating a right answer gains and costs nothing.
+
+Every item offered must fit, in every environment: a list longer than the customer asked for
+is ranked on its first k items, and each item beyond k counts as a miss (PD and SUB: in the
+out-of-stock share; a bundle: as a wrong entry; a replacement: the offer fails).
 An ID no tool had shown the agent before it was committed earns nothing: it is treated as a
 product that does not exist, never in stock (`verifier.exposure`).
 """
@@ -73,21 +76,23 @@ def compose(commitments: list[Scored], name: str = "commitments") -> tuple[float
     return r_task, is_correct, check
 
 
-def recommendation_lists(ep: Episode, k: int | None, notes: list[str]) -> list[tuple[int, list[str]]]:
+def recommendation_lists(ep: Episode, k: int | None, notes: list[str]) -> list[tuple[int, list[str], int]]:
     """Every distinct recommendation the agent committed, in order, as (seq of its message,
-    IDs with duplicates dropped and cut to `k`). Sending the same list again is one commitment."""
-    lists: list[tuple[int, list[str]]] = []
+    IDs with duplicates dropped and cut to `k`, how many were offered beyond `k`). Sending the
+    same list again is one commitment."""
+    lists: list[tuple[int, list[str], int]] = []
     for message, submission in zip(ep.transcript.assistant, ep.transcript.submissions):
         if not submission.recommended_product_ids:
             continue
         ids = list(dict.fromkeys(pid.strip() for pid in submission.recommended_product_ids))
         if len(ids) < len(submission.recommended_product_ids):
             notes.append(f"{len(submission.recommended_product_ids) - len(ids)} duplicate recommendations dropped")
+        beyond = 0
         if k is not None and len(ids) > k:
-            notes.append(f"{len(ids)} products recommended, only the first {k} scored (the number asked for)")
-            ids = ids[:k]
-        if not lists or lists[-1][1] != ids:
-            lists.append((message["seq"], ids))
+            notes.append(f"{len(ids)} products recommended for {k} asked: the {len(ids) - k} beyond count as misses")
+            ids, beyond = ids[:k], len(ids) - k
+        if not lists or lists[-1][1:] != (ids, beyond):
+            lists.append((message["seq"], ids, beyond))
     return lists
 
 
@@ -119,10 +124,10 @@ def ranking_check(ideal: list[RankedProduct], recommended: list[str], rels: list
                          passed=n >= 1.0, score=round(r_rank, 6))
 
 
-def stock_check(recommended: list[str], products: list[Product | None]) -> tuple[float, Check]:
-    """r_oos = 1 − 2·(share of recommended items out of stock); a product that does not exist,
-    or that no tool showed, is never in stock."""
+def stock_check(recommended: list[str], products: list[Product | None], beyond: int = 0) -> tuple[float, Check]:
+    """r_oos = 1 − 2·(share of offered items out of stock or beyond the number asked); a
+    product that does not exist, or that no tool showed, is never in stock."""
     sold_out = sum(1 for p in products if p is None or p.stock <= 0)
-    r_oos = 1 - 2 * sold_out / len(recommended)
-    return r_oos, Check(name="out_of_stock", expected=0, found=sold_out, passed=sold_out == 0,
-                        score=round(r_oos, 6))
+    r_oos = 1 - 2 * (sold_out + beyond) / (len(recommended) + beyond)
+    return r_oos, Check(name="out_of_stock", expected=0, found={"sold_out": sold_out, "beyond_asked": beyond},
+                        passed=sold_out + beyond == 0, score=round(r_oos, 6))

@@ -1,13 +1,14 @@
 """Project bundles: the categories of the recommended products against the required ones,
 minus the budget overrun (reference section 3).
 
-Each distinct list recommended is a commitment (duplicates dropped, cut to the number of
-categories the project needs), composed by the rule of `verifier.checks.base`. A product
-counts for its category when a tool had shown it, it exists, is in stock in this episode and
-is not from a denied category; any other product counts as one wrong entry of its own. Over the set P of
+Each distinct list recommended is a commitment (duplicates dropped), composed by the rule of
+`verifier.checks.base`. A product counts for its category when a tool had shown it, it
+exists, is in stock in this episode, is not from a denied category and is the first of its
+category in the list (one per category is asked for); any other product counts as one wrong
+entry of its own. Over the set P of
 counted categories (and wrong entries) and the required set R:
 
-    F1     = 2·|P ∩ R| / (|P| + |R|)      (two products of one category add nothing)
+    F1     = 2·|P ∩ R| / (|P| + |R|)      (a second product of a category is a wrong entry)
     cost   = Σ price of every recommended product that exists
     r_task = clip(2·F1 − 1 − max(0, (cost − B)/B), −1, 1)   (no budget B: no overrun)
 
@@ -29,14 +30,14 @@ def score(ep: Episode, options: Options) -> TaskScore:
     goal = ep.scenario.goal
     assert isinstance(goal, BundleGoal)
     notes: list[str] = []
-    lists = recommendation_lists(ep, len(goal.categories), notes)
+    lists = recommendation_lists(ep, None, notes)
     if not lists:
         return TaskScore(r_task=-1.0, is_correct=False, notes=notes, attempted=False,
                          checks=[Check(name="category_f1", expected=sorted(goal.categories), found=[], passed=False,
                                        score=-1.0)])
     seen = exposure(ep.transcript)
     scored = []
-    for seq, recommended in lists:
+    for seq, recommended, _ in lists:
         r_list, solved, list_checks = _score_list(goal, recommended, seen_products(ep, recommended, seq, seen))
         scored.append(Scored(r_list, solved, recommended))
     r_task, is_correct, commitments = compose(scored)
@@ -48,7 +49,8 @@ def _score_list(goal: BundleGoal, recommended: list[str], products: list[Product
     required = set(goal.categories)
     counted: set[str] = set()
     for pid, p in zip(recommended, products):
-        counted.add(p.category_id if _counts(p) else f"not counted: {pid}")
+        # One product per category is asked for: a second one of a covered category is a miss.
+        counted.add(p.category_id if _counts(p) and p.category_id not in counted else f"not counted: {pid}")
     hits = len(counted & required)
     f1 = 2 * hits / (len(counted) + len(required))
     cost = sum(p.price_cents for p in products if p is not None)

@@ -3,7 +3,7 @@
     rel(p)  = persona utility if p meets every constraint and is in stock, else 0
     r_rank  = 2·nDCG@k − 1
     r_cons  = 2·s_best^α − 1,  s_best = best share of constraints met,  α = 4 + ⌊d/4⌋
-    r_oos   = 1 − 2·(share of recommended items out of stock)
+    r_oos   = 1 − 2·(share of offered items out of stock or beyond the k asked)
     r_task  = 0.55·r_rank + 0.35·r_cons + 0.10·r_oos   (−1 when nothing was recommended)
 
 r_oos is rescaled from the reference's −share to [−1, 1] (see `verifier` docstring): with
@@ -53,22 +53,22 @@ def score(ep: Episode, options: Options) -> TaskScore:
     seen = exposure(ep.transcript)
     reference = ep.shop.product(goal.persona.reference_product_id)
     scored: list[Scored] = []
-    for seq, recommended in lists:
+    for seq, recommended, beyond in lists:
         r_list, list_checks = _score_list(ep, goal, ideal, recommended, seen_products(ep, recommended, seq, seen),
-                                          reference)
+                                          reference, beyond)
         scored.append(Scored(r_list, round(r_list, 6) >= SOLVED_AT, recommended))
     r_task, is_correct, commitments = compose(scored)
     return TaskScore(r_task=r_task, is_correct=is_correct, checks=[*checks, *list_checks, commitments], notes=notes)
 
 
 def _score_list(ep: Episode, goal: ProductDiscoveryGoal, ideal: list[RankedProduct], recommended: list[str],
-                products: list[Product | None], reference: Product | None) -> tuple[float, list[Check]]:
+                products: list[Product | None], reference: Product | None, beyond: int) -> tuple[float, list[Check]]:
     """r_task of one recommended list, and the checks that show it."""
     rels = [_relevance(p, goal, reference) for p in products]
     r_rank, rank = ranking_check(ideal, recommended, rels)
     s_best = max((share_met(p, goal.constraints) for p in products if p is not None), default=0.0)
     r_cons = 2 * s_best ** (4 + ep.scenario.difficulty // 4) - 1
-    r_oos, stock = stock_check(recommended, products)
+    r_oos, stock = stock_check(recommended, products, beyond)
     checks = [
         rank,
         Check(name="best_constraint_share", expected=1.0, found=round(s_best, 6), passed=s_best >= 1.0,

@@ -8,9 +8,10 @@
     r_return      +1 if world.db holds a return for the target line and for no other line, and
                   every selection committed was right, else −1 (a return the customer steered the
                   agent to, after a wrong line was named, is not the agent's own)
-    r_replacement +1 if no replacement was asked for; else each replacement offered (cut to the
-                  one asked for) is +1 when a tool showed it and it is in stock and meets every
-                  replacement constraint, else −1, composed by the commitment rule
+    r_replacement +1 if no replacement was asked for; else each list of replacements offered is
+                  +1 when a tool showed every product in it and each is in stock and meets every
+                  replacement constraint (every offer must fit), else −1, composed by the
+                  commitment rule
     r_task        = 0.45·r_select + 0.45·r_return + 0.10·r_replacement,  solved when all three pass
 
 Returning a wrong line costs r_return even when the right one is returned too.
@@ -26,7 +27,6 @@ from verifier.files import Episode
 from verifier.models import Check
 
 W_SELECT, W_RETURN, W_REPLACEMENT = 0.45, 0.45, 0.10
-REPLACEMENTS_ASKED = 1
 
 
 def score(ep: Episode, options: Options) -> TaskScore:
@@ -66,12 +66,12 @@ def _replacement(ep: Episode, goal: ReturnGoal) -> tuple[float, bool, Check]:
     if goal.replacement is None:
         return 1.0, True, Check(name="replacement", expected=None, found=None, passed=True, score=1.0)
     expected = [describe(c) for c in goal.replacement]
-    lists = recommendation_lists(ep, REPLACEMENTS_ASKED, [])
+    lists = recommendation_lists(ep, None, [])
     if not lists:
         return -1.0, False, Check(name="replacement", expected=expected, found=[], passed=False, score=-1.0)
     seen = exposure(ep.transcript)
     scored = []
-    for seq, ids in lists:
+    for seq, ids, _ in lists:
         found = []
         for pid, p in zip(ids, seen_products(ep, ids, seq, seen)):
             missed = [] if p is None else [describe(c) for c in goal.replacement if not satisfies(p, c)]

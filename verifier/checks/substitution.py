@@ -3,7 +3,7 @@
     rel(p)  = λ·sim(p, original) + (1 − λ)·share of constraints met,
               0 if p is sold out, unknown, of another category, or the original itself
     r_rank  = 2·nDCG@k − 1        (ideal: goal.ideal, computed from the catalog at generation)
-    r_oos   = 1 − 2·(share of recommended items out of stock)
+    r_oos   = 1 − 2·(share of offered items out of stock or beyond the k asked)
     r_task  = 0.8·r_rank + 0.2·r_oos   (−1 when nothing was recommended)
 
 r_oos is rescaled from the reference's −share to [−1, 1] like PD's (see the `verifier`
@@ -53,11 +53,11 @@ def score(ep: Episode, options: Options) -> TaskScore:
         return nothing_recommended(ideal, checks, notes)
     seen = exposure(ep.transcript)
     scored: list[Scored] = []
-    for seq, recommended in lists:
+    for seq, recommended, beyond in lists:
         products = seen_products(ep, recommended, seq, seen)
         rels = [relevance(p, goal, original) for p in products]
         r_rank, rank = ranking_check(ideal, recommended, rels)
-        r_oos, stock = stock_check(recommended, products)
+        r_oos, stock = stock_check(recommended, products, beyond)
         r_list = W_RANK * r_rank + W_OOS * r_oos
         scored.append(Scored(r_list, round(r_list, 6) >= SOLVED_AT, recommended))
         list_checks = [rank, stock, *(_item_check(i, pid, p, rel, goal)
