@@ -58,7 +58,8 @@ def episode_folder(directory: Path) -> Iterator[int]:
     except FileNotFoundError:
         raise Incomplete("episode_missing", f"{directory} does not exist") from None
     except OSError as exc:
-        if exc.errno == errno.ELOOP:
+        # O_DIRECTORY | O_NOFOLLOW on a link fails with ENOTDIR on Linux, ELOOP elsewhere
+        if exc.errno == errno.ELOOP or (exc.errno == errno.ENOTDIR and os.path.islink(directory)):
             raise Unsafe("episode_not_a_directory", f"{directory} is a symbolic link; not followed") from None
         if exc.errno == errno.ENOTDIR:
             raise Incomplete("episode_missing", f"{directory} is not a directory") from None
