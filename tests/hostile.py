@@ -5,6 +5,7 @@ folder in place; the verifier and its sidecar must give it a verdict and carry o
 from __future__ import annotations
 
 import os
+import resource
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -44,6 +45,15 @@ def zero_transcript(directory: Path) -> None:
     """transcript.jsonl linked to /dev/zero: read to the end, it never ends."""
     (directory / "transcript.jsonl").unlink()
     (directory / "transcript.jsonl").symlink_to("/dev/zero")
+
+
+MEMORY_CAP_BYTES = 4 * 1024**3
+
+
+def memory_capped() -> None:
+    """preexec_fn for a subprocess given hostile files: a reader that never stops (/dev/zero)
+    must fail there with MemoryError, not take the machine's memory."""
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_CAP_BYTES, MEMORY_CAP_BYTES))
 
 
 def within(seconds: float, fn: Callable[[], T], what: str) -> T:

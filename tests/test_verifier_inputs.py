@@ -220,7 +220,7 @@ def _catalog_is_a_fifo(d: Path) -> None:
 
 LIMITS = Limits()
 HOSTILE: dict[str, tuple[Callable[[Path], None], str]] = {
-    "transcript linked to /dev/zero": (hostile.zero_transcript, "transcript_not_regular"),
+    # linked to /dev/zero: in test_hostile_episodes_in_a_batch..., a process with a memory cap
     "transcript is a FIFO": (hostile.fifo_transcript, "transcript_not_regular"),
     "transcript is a directory": (lambda d: ((d / "transcript.jsonl").unlink(), (d / "transcript.jsonl").mkdir()),
                                   "transcript_not_regular"),
@@ -306,7 +306,8 @@ def test_hostile_episodes_in_a_batch_get_their_own_verdicts_and_the_rest_are_sco
     try:  # a real process: a hang or a crash must show as such, not take the test runner with it
         done = subprocess.run([sys.executable, "-m", "verishop", "verify", str(runs), "--json", "--workers",
                                str(workers)], capture_output=True, text=True, timeout=120,
-                              env={**os.environ, "VERISHOP_HOME": str(tmp_path / "home")})
+                              env={**os.environ, "VERISHOP_HOME": str(tmp_path / "home")},
+                              preexec_fn=hostile.memory_capped)
     except subprocess.TimeoutExpired:
         pytest.fail("verishop verify did not finish within 120 s")
     assert done.returncode == 1, done.stderr
