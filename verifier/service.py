@@ -176,6 +176,8 @@ class VerifierService:
                 await self._watch_and_score(report)
                 why = "the watcher stopped"
             except Exception as exc:
+                while isinstance(exc, ExceptionGroup) and exc.exceptions:  # the task group's first error
+                    exc = exc.exceptions[0]
                 why = "".join(traceback.format_exception_only(type(exc), exc)).strip()[:500]
                 log.error("verifier watcher stopped: %s", why)
             self.watching = False
