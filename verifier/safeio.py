@@ -40,14 +40,14 @@ WRITE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXE
 @dataclass(frozen=True)
 class Limits:
     """Caps on what one episode's files may hold. Generous: a real episode stays far below each
-    (a d=12 journey's scenario is tens of KiB, its transcript a few MiB at most); they exist so
+    (at d=12: scenarios under 50 KiB, transcripts under 60 KiB, worlds under 100 KiB); they exist so
     that a hostile file costs a bounded amount of time and memory."""
 
     scenario_bytes: int = 8 * MiB
     transcript_bytes: int = 64 * MiB
     world_bytes: int = 256 * MiB  # world.db, and its -wal if the server died before checkpointing
     reward_bytes: int = 1 * MiB  # a reward.json the sidecar serves
-    json_depth: int = 64  # nesting of arrays and objects; the server writes at most about 8
+    json_depth: int = 64  # nesting of arrays and objects; real files reach 6 (all envs at d=12)
 
 
 @contextlib.contextmanager
