@@ -18,6 +18,7 @@ from test_verifier import pd_scenario, perfect_pd, write_episode
 from typer.testing import CliRunner
 
 from verifier.models import Reward
+from verifier import runner
 from verifier.runner import Settings, Verifier
 from verifier.safeio import Limits, json_depth_exceeds
 from verishop.cli import app
@@ -318,3 +319,21 @@ def test_hostile_episodes_in_a_batch_get_their_own_verdicts_and_the_rest_are_sco
         "ep_4_deep_line": ("incomplete", "transcript_too_deep"), "ep_5_good": ("scored", None)}
     assert rewards["ep_5_good"]["total"] == 1.0
     assert all((runs / name / "reward.json").is_file() for name in BATCH)
+
+
+def _die_on_marked_chunk(directories: list[Path]) -> list[Reward]:
+    if any(d.name == "ep_kill" for d in directories):
+        os._exit(1)  # a worker killed mid-chunk (OOM killer, a segfault in a library)
+    return runner._verify_chunk_unpatched(directories)
+
+
+def test_a_pool_worker_that_dies_costs_no_verdict(reader, catalog_path, tmp_path, monkeypatch):  # noqa: F811
+    scenario = pd_scenario(reader)
+    names = ["ep_a", "ep_kill", "ep_b", "ep_c"]
+    for name in names:
+        write_episode(tmp_path / "runs", scenario, perfect_pd(reader, scenario, name), catalog_path, episode_id=name)
+    # pool workers are forked, so they see the patched chunk function
+    monkeypatch.setattr(runner, "_verify_chunk_unpatched", runner._verify_chunk, raising=False)
+    monkeypatch.setattr(runner, "_verify_chunk", _die_on_marked_chunk)
+    rewards = list(runner.verify_many([tmp_path / "runs" / n for n in names], Settings(), workers=2))
+    assert [(r.episode_id, r.verdict, r.total) for r in rewards] == [(n, "scored", 1.0) for n in names]
