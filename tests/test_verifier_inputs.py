@@ -337,3 +337,15 @@ def test_a_pool_worker_that_dies_costs_no_verdict(reader, catalog_path, tmp_path
     monkeypatch.setattr(runner, "_verify_chunk", _die_on_marked_chunk)
     rewards = list(runner.verify_many([tmp_path / "runs" / n for n in names], Settings(), workers=2))
     assert [(r.episode_id, r.verdict, r.total) for r in rewards] == [(n, "scored", 1.0) for n in names]
+
+
+def test_a_folder_whose_name_is_not_utf8_gets_its_verdict_like_any_other(reader, catalog_path, tmp_path):  # noqa: F811
+    scenario = pd_scenario(reader)
+    runs = tmp_path / "runs"
+    write_episode(runs, scenario, perfect_pd(reader, scenario, "ep_a"), catalog_path, episode_id="ep_a")
+    odd = runs / os.fsdecode(b"ep_\xff")
+    shutil.copytree(runs / "ep_a", odd)
+    result = run_cli(str(runs), "--json")
+    verdicts = [(r["episode_id"], r["verdict"]) for r in map(json.loads, result.output.splitlines())]
+    assert ("ep_a", "scored") in verdicts and len(verdicts) == 2, result.output
+    assert (odd / "reward.json").is_file()

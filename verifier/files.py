@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -43,7 +44,14 @@ class Episode:
 
 
 def is_episode_dir(path: Path) -> bool:
-    return any((path / name).exists() for name in EPISODE_FILES)
+    """Whether `path` holds any episode file (a dangling link counts: it gets its verdict)."""
+    return any(os.path.lexists(path / name) for name in EPISODE_FILES)  # False on any OSError
+
+
+def episode_name(directory: Path) -> str:
+    """The folder's name as text that always encodes (a name that is not UTF-8 keeps its
+    bytes as backslash escapes), so a reward can always be written and printed."""
+    return os.fsencode(directory.name).decode("utf-8", "backslashreplace")
 
 
 def read_scenario(name: str, limits: Limits = Limits(), dir_fd: int | None = None) -> tuple[Scenario, bytes]:
@@ -94,7 +102,7 @@ def load_episode(directory: Path, catalogs: CatalogCache, catalog_override: Path
     if not catalog_path:
         raise Incomplete("catalog_missing", "world.db does not name its catalog; pass --catalog")
     catalog = catalogs.open(Path(catalog_path), scenario.catalog.content_hash)
-    return Episode(episode_id=directory.name, directory=directory, scenario=scenario, transcript=transcript,
+    return Episode(episode_id=episode_name(directory), directory=directory, scenario=scenario, transcript=transcript,
                    world=world, shop=Shop(catalog, world))
 
 

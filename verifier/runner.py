@@ -19,7 +19,7 @@ from verifier.catalogs import CatalogCache
 from verifier.checks import Options
 from verifier.errors import Incomplete, UsageError
 from verifier.safeio import Limits, episode_folder, json_depth_exceeds, read_regular, write_replacing
-from verifier.files import REWARD_FILE, SCENARIO_FILE, TRANSCRIPT_FILE, is_episode_dir, load_episode
+from verifier.files import REWARD_FILE, SCENARIO_FILE, TRANSCRIPT_FILE, episode_name, is_episode_dir, load_episode
 from verifier.models import Reward, Weights
 from verifier.reward import score_episode
 
@@ -71,7 +71,7 @@ class Verifier:
             write_reward(directory, reward)
         except Incomplete as exc:
             return incomplete(directory, exc.reason, f"reward.json not written: {exc.detail}", self.settings)
-        except OSError as exc:
+        except Exception as exc:  # the folder vanished, the disk is full ...: still a verdict
             return incomplete(directory, "reward_not_written", f"reward.json not written: {_describe(exc)}",
                               self.settings)
         return reward
@@ -93,7 +93,7 @@ def incomplete(directory: Path, reason: str, detail: str, settings: Settings = S
                         if isinstance(data.get(k), str if k == "env_id" else int)}
     except Exception:  # noqa: BLE001 - identity is a courtesy; the verdict stands without it
         pass
-    return Reward(episode_id=directory.name, verdict="incomplete", reason=reason, detail=detail,
+    return Reward(episode_id=episode_name(directory), verdict="incomplete", reason=reason, detail=detail,
                   weights=settings.weights, **identity)
 
 
@@ -106,17 +106,21 @@ def write_reward(directory: Path, reward: Reward) -> Path:
 
 def expand(paths: Iterable[Path]) -> list[Path]:
     """Episode directories named by `paths`: each is an episode, or a folder of episodes. A path
-    the caller names may be a link (it is resolved); an episode found inside a folder that is
-    a link is listed, and refused with its own verdict when scored."""
+    the caller names may be a link (it is resolved); an episode folder found inside one that
+    is a link is listed, and refused with its own verdict when scored."""
     found: list[Path] = []
     for path in paths:
         path = Path(path).resolve()
-        if not path.is_dir():
+        if not os.path.isdir(path):
             raise UsageError(f"{path} is not a directory")
         if is_episode_dir(path):
             found.append(path)
             continue
-        children = sorted(c for c in path.iterdir() if c.is_dir() and is_episode_dir(c))
+        try:
+            # os.path.isdir is False on any OSError, where Path.is_dir raises some (EACCES)
+            children = sorted(c for c in path.iterdir() if os.path.isdir(c) and is_episode_dir(c))
+        except OSError as exc:
+            raise UsageError(f"{path} cannot be listed: {exc.strerror}") from None
         if not children:
             raise UsageError(f"{path} is neither an episode directory nor a folder of them "
                              f"(no {SCENARIO_FILE} or {TRANSCRIPT_FILE} found)")

@@ -153,9 +153,10 @@ class VerifierService:
         return True
 
     async def scan(self) -> None:
-        """Score closed episodes that have no reward yet."""
+        """Score closed episodes that have no reward yet (one unreadable entry skips only itself)."""
         for directory in sorted(self.runs_dir.iterdir()):
-            if directory.is_dir() and is_episode_dir(directory) and not (directory / REWARD_FILE).exists():
+            if os.path.isdir(directory) and is_episode_dir(directory) \
+                    and not os.path.lexists(directory / REWARD_FILE):
                 await self.consider(directory.name)
 
     async def run(self, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
