@@ -196,7 +196,9 @@ def test_host_and_origin_are_matched_exactly(tmp_path):
 def test_with_a_token_every_route_but_health_needs_it(tmp_path, how):
     args, env = (["--token", "s3cret-token"], None) if how == "flag" else ([], {"VERISHOP_TOKEN": "s3cret-token"})
     with sidecar(tmp_path, *args, env=env) as server, httpx2.Client(base_url=server.base, timeout=5.0) as http:
-        assert http.get("/health").status_code == 200
+        health = http.get("/health")
+        assert health.status_code == 200 and "runs_dir" not in health.json()
+        assert "runs_dir" in http.get("/health", headers={"Authorization": "Bearer s3cret-token"}).json()
         for headers in ({}, {"Authorization": "Bearer wrong"}, {"Authorization": "s3cret-token"},
                         {"Authorization": "Basic s3cret-token"}):
             assert http.get("/rewards/ep_none", headers=headers).status_code == 401, headers

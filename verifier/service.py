@@ -171,25 +171,29 @@ class VerifierService:
                 task_status.started()
 
         stops_in_a_row = 0
-        while True:
-            began = time.monotonic()
-            try:
-                await self._watch_and_score(report)
-                why = "the watcher stopped"
-            except Exception as exc:
-                while isinstance(exc, ExceptionGroup) and exc.exceptions:  # the task group's first error
-                    exc = exc.exceptions[0]
-                why = "".join(traceback.format_exception_only(type(exc), exc)).strip()[:500]
-                log.error("verifier watcher stopped: %s", why)
+        try:
+            while True:
+                began = time.monotonic()
+                try:
+                    await self._watch_and_score(report)
+                    why = "the watcher stopped"
+                except Exception as exc:
+                    while isinstance(exc, ExceptionGroup) and exc.exceptions:  # the task group's first error
+                        exc = exc.exceptions[0]
+                    why = "".join(traceback.format_exception_only(type(exc), exc)).strip()[:500]
+                    log.error("verifier watcher stopped: %s", why)
+                if time.monotonic() - began >= HEALTHY_RUN_S:
+                    stops_in_a_row = 0
+                delay_s = self.restart_delays_s[min(stops_in_a_row, len(self.restart_delays_s) - 1)]
+                stops_in_a_row += 1
+                self.problem = f"not watching {self.runs_dir}: {why}; restarting in {delay_s:g} s"
+                self.watching = False
+                report()
+                await anyio.sleep(delay_s)
+                self.restarts += 1
+        finally:  # cancelled: the service is shutting down
             self.watching = False
-            if time.monotonic() - began >= HEALTHY_RUN_S:
-                stops_in_a_row = 0
-            delay_s = self.restart_delays_s[min(stops_in_a_row, len(self.restart_delays_s) - 1)]
-            stops_in_a_row += 1
-            self.problem = f"not watching {self.runs_dir}: {why}; restarting in {delay_s:g} s"
-            report()
-            await anyio.sleep(delay_s)
-            self.restarts += 1
+            self.problem = "the service is shutting down"
 
     async def _watch_and_score(self, report: Callable[[], None]) -> None:
         root = _identity(self.runs_dir)  # raises if the runs folder is not there
@@ -210,8 +214,7 @@ class VerifierService:
                 async with receive:
                     async for batch in receive:
                         await self._handle(batch, tg)
-            finally:
-                self.watching = False
+            finally:  # `watching` and `problem` change together, in run(), so /health is never half-told
                 stop.set()
                 tg.cancel_scope.cancel()
 
@@ -285,12 +288,16 @@ def _fingerprint(directory: Path) -> tuple[int, ...]:
 def create_app(service: VerifierService, access: Access) -> Starlette:
     """The sidecar's HTTP app; `access` says which Host, Origin and token it answers to."""
 
-    async def health(_: Request) -> Response:
+    async def health(request: Request) -> Response:
         ok = service.watching
-        body = {"status": "ok" if ok else "not ok", "runs_dir": str(service.runs_dir), "watching": ok,
-                "scored": service.scored, "restarts": service.restarts, "failed_episodes": service.failed_episodes}
+        body: dict[str, object] = {"status": "ok" if ok else "not ok", "watching": ok, "scored": service.scored,
+                                   "restarts": service.restarts, "failed_episodes": service.failed_episodes}
         if not ok:
             body["why"] = service.problem
+        if access.authorized(request.headers):  # paths only for those who may see them
+            body["runs_dir"] = str(service.runs_dir)
+        else:
+            body["why"] = body.get("why") and str(body["why"]).replace(str(service.runs_dir), "the runs folder")
         return JSONResponse(body, status_code=200 if ok else 503)
 
     async def get_reward(request: Request) -> Response:
