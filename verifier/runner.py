@@ -89,12 +89,18 @@ def incomplete(directory: Path, reason: str, detail: str, settings: Settings = S
             raw = read_regular(SCENARIO_FILE, "scenario", settings.limits.scenario_bytes, dir_fd)
         if not json_depth_exceeds(raw, settings.limits.json_depth):
             data = json.loads(raw)
-            identity = {k: data[k] for k in ("env_id", "difficulty", "seed")
-                        if isinstance(data.get(k), str if k == "env_id" else int)}
+            identity = {k: data[k] for k in ("env_id", "difficulty", "seed") if _plausible(k, data.get(k))}
     except Exception:  # noqa: BLE001 - identity is a courtesy; the verdict stands without it
         pass
     return Reward(episode_id=episode_name(directory), verdict="incomplete", reason=reason, detail=detail,
                   weights=settings.weights, **identity)
+
+
+def _plausible(key: str, value: object) -> bool:
+    """An identity field worth repeating in a reward (not a megabyte of text, not a 4,000-digit int)."""
+    if key == "env_id":
+        return isinstance(value, str) and len(value) <= 64
+    return type(value) is int and abs(value) < 2**63
 
 
 def write_reward(directory: Path, reward: Reward) -> Path:
