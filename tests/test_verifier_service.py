@@ -177,12 +177,15 @@ def test_the_sidecar_never_reads_or_writes_through_a_link(staged, tmp_path):
 
 
 def test_host_and_origin_are_matched_exactly(tmp_path):
-    with sidecar(tmp_path) as server, httpx2.Client(base_url=server.base, timeout=5.0) as http:
+    with sidecar(tmp_path, "--allowed-host", "shop.test", "--allowed-host", "proxy.test:8443") as server, \
+            httpx2.Client(base_url=server.base, timeout=5.0) as http:
         port = int(server.base.rsplit(":", 1)[1])
-        for host in (f"127.0.0.1:{port}", f"localhost:{port}", f"[::1]:{port}", f"LOCALHOST:{port}"):
+        for host in (f"127.0.0.1:{port}", f"localhost:{port}", f"[::1]:{port}", f"LOCALHOST:{port}",
+                     f"shop.test:{port}", "proxy.test:8443"):
             assert http.get("/rewards/ep_none", headers={"Host": host}).status_code == 404, host
         for host in ("127.0.0.1:evil", f"localhost:{port}@evil.com", f"evil.com:{port}", f"127.0.0.1:{port + 1}",
-                     "127.0.0.1", f"127.0.0.1:{port}.evil.com", f"127.0.0.1.evil.com:{port}", ""):
+                     "127.0.0.1", f"127.0.0.1:{port}.evil.com", f"127.0.0.1.evil.com:{port}", "", "shop.test",
+                     f"proxy.test:{port}", f"shop.test.evil.com:{port}"):
             response = http.get("/health", headers={"Host": host})
             assert response.status_code == 421, host
         for origin in (f"http://127.0.0.1:{port}", f"http://localhost:{port}"):
