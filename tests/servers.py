@@ -45,10 +45,12 @@ def started(args: list[str], log_path: Path, env: dict[str, str] | None = None, 
     """Start `python -m verishop ARGS --port P` on a free port, wait (bounded) until /health
     answers, yield it, and stop it on exit (SIGTERM, then SIGKILL)."""
     port = free_port()
+    # a token in the developer's shell must not leak into servers that the test did not give one
+    inherited = {k: v for k, v in os.environ.items() if k != "VERISHOP_TOKEN"}
     with open(log_path, "wb") as log:
         proc = subprocess.Popen([sys.executable, "-m", "verishop", *args, "--port", str(port)],
                                 stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, cwd=cwd,
-                                env={**os.environ, **(env or {})}, preexec_fn=preexec_fn)
+                                env={**inherited, **(env or {})}, preexec_fn=preexec_fn)
     server = Process(f"http://127.0.0.1:{port}", proc, log_path)
     try:
         deadline = time.monotonic() + deadline_s

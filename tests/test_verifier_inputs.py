@@ -4,17 +4,23 @@ specific reason (and null numbers), and `verishop verify` exits 1; usage errors 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import sqlite3
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
+import hostile
 import pytest
 from test_verifier import pd_scenario, perfect_pd, write_episode
 from typer.testing import CliRunner
 
 from verifier.models import Reward
+from verifier import runner
 from verifier.runner import Settings, Verifier
+from verifier.safeio import Limits, json_depth_exceeds
 from verishop.cli import app
 
 
@@ -180,3 +186,167 @@ def test_custom_weights_on_the_cli(good):
     assert result.exit_code == 0
     reward = json.loads(result.output)
     assert reward["total"] == 1.0 and reward["weights"] == {"task": 1.0, "eff": 0.0, "hall": 0.0}
+
+
+# Hostile files (issue 10): each is refused before it is read or parsed, with its own reason,
+# in bounded time and memory; the batch it is part of goes on.
+
+def _link_scenario(d: Path) -> None:
+    real = d.parent / "elsewhere.json"
+    (d / "scenario.json").rename(real)
+    (d / "scenario.json").symlink_to(real)
+
+
+def _fifo_world(d: Path) -> None:
+    (d / "world.db").unlink()
+    os.mkfifo(d / "world.db")
+
+
+def _linked_wal(d: Path) -> None:
+    (d / "world.db-wal").symlink_to("/dev/zero")
+
+
+def _sparse(d: Path, name: str, size: int) -> None:
+    with open(d / name, "r+b") as f:
+        f.truncate(size)
+
+
+def _catalog_is_a_fifo(d: Path) -> None:
+    os.mkfifo(d.parent / "catalog.fifo")
+    db = sqlite3.connect(d / "world.db")
+    db.execute("UPDATE meta SET value = ? WHERE key = 'catalog_path'", (str(d.parent / "catalog.fifo"),))
+    db.commit()
+    db.close()
+
+
+LIMITS = Limits()
+HOSTILE: dict[str, tuple[Callable[[Path], None], str]] = {
+    # linked to /dev/zero: in test_hostile_episodes_in_a_batch..., a process with a memory cap
+    "transcript is a FIFO": (hostile.fifo_transcript, "transcript_not_regular"),
+    "transcript is a directory": (lambda d: ((d / "transcript.jsonl").unlink(), (d / "transcript.jsonl").mkdir()),
+                                  "transcript_not_regular"),
+    "transcript over its cap": (lambda d: _sparse(d, "transcript.jsonl", LIMITS.transcript_bytes + 1),
+                                "transcript_too_large"),
+    "a 5,000-deep transcript line": (hostile.deep_transcript_line, "transcript_too_deep"),
+    "scenario is a link": (_link_scenario, "scenario_not_regular"),
+    "a 200,000-deep scenario": (hostile.deep_scenario, "scenario_too_deep"),
+    "scenario over its cap": (lambda d: _sparse(d, "scenario.json", LIMITS.scenario_bytes + 1),
+                              "scenario_too_large"),
+    "world.db is a FIFO": (_fifo_world, "world_not_regular"),
+    "world.db-wal linked to /dev/zero": (_linked_wal, "world_not_regular"),
+    "world.db over its cap": (lambda d: _sparse(d, "world.db", LIMITS.world_bytes + 1), "world_too_large"),
+    "the catalog world.db names is a FIFO": (_catalog_is_a_fifo, "catalog_missing"),
+}
+
+
+@pytest.mark.parametrize("case", list(HOSTILE))
+def test_a_hostile_file_is_refused_with_its_reason_without_blocking(good, verifier, case):  # noqa: F811
+    damage, reason = HOSTILE[case]
+    damage(good)
+    reward = hostile.within(30, lambda: verifier.verify(good), f"verifying an episode whose {case}")
+    assert (reward.verdict, reward.reason) == ("incomplete", reason), reward.detail
+    assert Reward.model_validate_json((good / "reward.json").read_text()) == reward
+    # the identity comes from scenario.json when it is readable, and only then
+    assert (reward.env_id is None) == ("scenario" in case), reward.env_id
+
+
+def test_an_episode_folder_that_is_a_link_is_refused_and_nothing_is_written_through_it(good, verifier, tmp_path):
+    link = tmp_path / "runs" / "ep_link"
+    link.symlink_to(good)
+    reward = verifier.verify(link)
+    assert (reward.verdict, reward.reason) == ("incomplete", "episode_not_a_directory")
+    assert not (good / "reward.json").exists()
+
+
+def test_a_linked_reward_json_is_refused_and_its_target_untouched(good, verifier, tmp_path):
+    target = tmp_path / "precious.txt"
+    target.write_text("keep me")
+    (good / "reward.json").symlink_to(target)
+    reward = verifier.verify(good)
+    assert (reward.verdict, reward.reason) == ("incomplete", "reward_not_regular")
+    assert target.read_text() == "keep me" and (good / "reward.json").is_symlink()
+
+
+def test_a_link_planted_at_the_partial_file_name_is_never_written_through(good, verifier, tmp_path):
+    target = tmp_path / "precious.txt"
+    target.write_text("keep me")
+    (good / f".reward.json.{os.getpid()}.partial").symlink_to(target)  # the name the old verifier used
+    reward = verifier.verify(good)
+    assert reward.verdict == "scored" and reward.total == 1.0
+    assert target.read_text() == "keep me"
+    assert not (good / "reward.json").is_symlink()
+    assert Reward.model_validate_json((good / "reward.json").read_text()) == reward
+
+
+def test_lower_caps_apply(good):
+    limits = Limits(transcript_bytes=100, json_depth=2)
+    with Verifier(Settings(limits=limits)) as v:
+        assert v.verify(good).reason == "transcript_too_large"
+    with Verifier(Settings(limits=Limits(json_depth=2))) as v:
+        assert v.verify(good).reason == "transcript_too_deep"
+
+
+def test_the_depth_scan_ignores_brackets_inside_strings():
+    text = json.dumps({"a": "[[[[[[[[", "b": ['\\"{{{{{{', [[1]]]}).encode()
+    assert not json_depth_exceeds(text, 4) and json_depth_exceeds(text, 3)  # {"b": [ .., [[1]] ]}
+    assert json_depth_exceeds(hostile.nested(200_000), 64) and not json_depth_exceeds(hostile.nested(64), 64)
+
+
+BATCH = {"ep_0_good": None, "ep_1_deep_scenario": hostile.deep_scenario, "ep_2_fifo": hostile.fifo_transcript,
+         "ep_3_zero": hostile.zero_transcript, "ep_4_deep_line": hostile.deep_transcript_line, "ep_5_good": None}
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_hostile_episodes_in_a_batch_get_their_own_verdicts_and_the_rest_are_scored(reader, catalog_path, tmp_path,
+                                                                                      workers):  # noqa: F811
+    scenario = pd_scenario(reader)
+    runs = tmp_path / "runs"
+    for name, damage in BATCH.items():
+        directory = write_episode(runs, scenario, perfect_pd(reader, scenario, name), catalog_path, episode_id=name)
+        if damage:
+            damage(directory)
+    try:  # a real process: a hang or a crash must show as such, not take the test runner with it
+        done = subprocess.run([sys.executable, "-m", "verishop", "verify", str(runs), "--json", "--workers",
+                               str(workers)], capture_output=True, text=True, timeout=120,
+                              env={**os.environ, "VERISHOP_HOME": str(tmp_path / "home")},
+                              preexec_fn=hostile.memory_capped)
+    except subprocess.TimeoutExpired:
+        pytest.fail("verishop verify did not finish within 120 s")
+    assert done.returncode == 1, done.stderr
+    rewards = {r["episode_id"]: r for r in map(json.loads, done.stdout.splitlines())}
+    assert {k: (r["verdict"], r["reason"]) for k, r in rewards.items()} == {
+        "ep_0_good": ("scored", None), "ep_1_deep_scenario": ("incomplete", "scenario_too_deep"),
+        "ep_2_fifo": ("incomplete", "transcript_not_regular"), "ep_3_zero": ("incomplete", "transcript_not_regular"),
+        "ep_4_deep_line": ("incomplete", "transcript_too_deep"), "ep_5_good": ("scored", None)}
+    assert rewards["ep_5_good"]["total"] == 1.0
+    assert all((runs / name / "reward.json").is_file() for name in BATCH)
+
+
+def _die_on_marked_chunk(directories: list[Path]) -> list[Reward]:
+    if any(d.name == "ep_kill" for d in directories):
+        os._exit(1)  # a worker killed mid-chunk (OOM killer, a segfault in a library)
+    return runner._verify_chunk_unpatched(directories)
+
+
+def test_a_pool_worker_that_dies_costs_no_verdict(reader, catalog_path, tmp_path, monkeypatch):  # noqa: F811
+    scenario = pd_scenario(reader)
+    names = ["ep_a", "ep_kill", "ep_b", "ep_c"]
+    for name in names:
+        write_episode(tmp_path / "runs", scenario, perfect_pd(reader, scenario, name), catalog_path, episode_id=name)
+    # pool workers are forked, so they see the patched chunk function
+    monkeypatch.setattr(runner, "_verify_chunk_unpatched", runner._verify_chunk, raising=False)
+    monkeypatch.setattr(runner, "_verify_chunk", _die_on_marked_chunk)
+    rewards = list(runner.verify_many([tmp_path / "runs" / n for n in names], Settings(), workers=2))
+    assert [(r.episode_id, r.verdict, r.total) for r in rewards] == [(n, "scored", 1.0) for n in names]
+
+
+def test_a_folder_whose_name_is_not_utf8_gets_its_verdict_like_any_other(reader, catalog_path, tmp_path):  # noqa: F811
+    scenario = pd_scenario(reader)
+    runs = tmp_path / "runs"
+    write_episode(runs, scenario, perfect_pd(reader, scenario, "ep_a"), catalog_path, episode_id="ep_a")
+    odd = runs / os.fsdecode(b"ep_\xff")
+    shutil.copytree(runs / "ep_a", odd)
+    result = run_cli(str(runs), "--json")
+    verdicts = [(r["episode_id"], r["verdict"]) for r in map(json.loads, result.output.splitlines())]
+    assert ("ep_a", "scored") in verdicts and len(verdicts) == 2, result.output
+    assert (odd / "reward.json").is_file()

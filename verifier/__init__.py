@@ -2,6 +2,7 @@
 nothing the server computed. It never imports `mcp_server`.
 
     files.py          load + cross-check scenario.json, transcript.jsonl, world.db, catalog
+      safeio.py       regular files only, size caps, JSON depth cap, no writes through links
       transcript.py   strict JSON Lines reading        world.py   read-only world.db
       catalogs.py     shared catalogs + per-episode product lookup
     checks/           r_task per goal kind (pd, cart; registry in checks/__init__.py)
@@ -9,12 +10,15 @@ nothing the server computed. It never imports `mcp_server`.
     safety.py         denied-category hard fail        reward.py  composition -> Reward
     runner.py         score directories, write reward.json, process pool
     cli.py            `verishop verify`, `verishop verifier serve`   service.py  the sidecar
+    access.py         the sidecar's exact Host/Origin matching and bearer token
 
 Exceptions (verifier.errors):
 
     VerifierError
     ├── Incomplete        an episode cannot be scored: reward.json with verdict "incomplete"
-    │   └── NotClosed     no episode_closed event (yet)
+    │   ├── NotClosed     no episode_closed event (yet)
+    │   └── Unsafe        a file refused unread: a link, FIFO or device, over its size cap,
+    │                     or JSON nested past the depth cap
     └── UsageError        bad input from the caller (no such directory, bad weights)
 
 Two deliberate departures from docs/ecomrlve-reference.md, both rescaling a penalty that

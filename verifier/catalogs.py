@@ -3,6 +3,8 @@ of one episode (catalog, plus that episode's own products and stock)."""
 
 from __future__ import annotations
 
+import os
+import stat
 from pathlib import Path
 
 from scenarios.catalog.reader import CatalogError, CatalogReader, Product
@@ -20,6 +22,7 @@ class CatalogCache:
         key = str(path)
         reader = self._readers.get(key)
         if reader is None:
+            _check_catalog_file(path)
             try:
                 reader = CatalogReader(key)
             except (CatalogError, KeyError, ValueError) as exc:
@@ -35,6 +38,18 @@ class CatalogCache:
         for reader in self._readers.values():
             reader.close()
         self._readers.clear()
+
+
+def _check_catalog_file(path: Path) -> None:
+    """world.db names its catalog, so the path is the episode's to choose: open nothing but a
+    regular file (a FIFO would block SQLite's open for ever). A link is fine: catalogs are
+    shared and often linked into place."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError as exc:
+        raise Incomplete("catalog_missing", f"cannot open the catalog {path}: {exc.strerror}") from None
+    if not stat.S_ISREG(mode):
+        raise Incomplete("catalog_missing", f"the catalog {path} is not a regular file")
 
 
 class Shop:

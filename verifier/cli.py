@@ -117,6 +117,13 @@ def serve(
     curriculum_checks: CurriculumChecks = None,
     curriculum_threshold: CurriculumThreshold = None,
     curriculum_width: CurriculumWidth = None,
+    token: Annotated[str | None, typer.Option(
+        envvar="VERISHOP_TOKEN", show_envvar=True,
+        help="Require 'Authorization: Bearer TOKEN' on every route but /health. "
+             "Needed to listen on anything but loopback.")] = None,
+    allowed_host: Annotated[list[str] | None, typer.Option(
+        "--allowed-host", help="Another Host this sidecar answers to: NAME (at --port) or NAME:PORT, "
+                               "e.g. the machine's DNS name when --host is 0.0.0.0. Repeatable.")] = None,
 ) -> None:
     """Score every closed episode under RUNS_DIR as it closes, feed the curriculum, and serve the rewards."""
     import logging
@@ -125,10 +132,21 @@ def serve(
 
     from scenarios.catalog.cache import verishop_home
     from scenarios.curriculum_cli import open_store
+    from verifier.access import Access, allowed_hosts, is_loopback
     from verifier.curriculum import CurriculumFeed
     from verifier.runner import Settings
     from verifier.service import VerifierService, create_app
 
+    token = token or None
+    if token is None and not is_loopback(host):
+        typer.echo(f"verishop verifier: refusing to listen on {host} without a token; "
+                   "pass --token or set VERISHOP_TOKEN", err=True)
+        raise typer.Exit(2)
+    try:
+        access = Access(allowed_hosts(host, port, tuple(allowed_host or ())), token)
+    except ValueError as exc:
+        typer.echo(f"verishop verifier: --allowed-host: {exc}", err=True)
+        raise typer.Exit(2) from None
     logging.basicConfig(level=logging.WARNING)
     runs = (runs_dir or verishop_home() / "runs").resolve()
     runs.mkdir(parents=True, exist_ok=True)
@@ -138,6 +156,6 @@ def serve(
     typer.echo(f"verishop verifier: watching {runs}; rewards at http://{host}:{port}/rewards/<episode_id>; "
                f"curriculum in {store.path}", err=True)
     try:
-        uvicorn.run(create_app(service), host=host, port=port, log_level="warning", lifespan="on")
+        uvicorn.run(create_app(service, access), host=host, port=port, log_level="warning", lifespan="on")
     finally:
         store.close()

@@ -2,7 +2,9 @@
 
     VerifierError
     ├── Incomplete        the episode's files cannot be scored; carries a stable `reason` code
-    │   └── NotClosed     the transcript has no `episode_closed` event (yet)
+    │   ├── NotClosed     the transcript has no `episode_closed` event (yet)
+    │   └── Unsafe        a file refused before it is parsed: a link, FIFO or device, over its
+    │                     size cap, or JSON nested past the cap (verifier.safeio)
     └── UsageError        the caller asked for something impossible (no such directory, bad weights)
 
 An `Incomplete` never escapes `verifier.runner`: it becomes a reward.json with verdict
@@ -31,6 +33,13 @@ class NotClosed(Incomplete):
 
     def __init__(self, detail: str):
         super().__init__("episode_not_closed", detail)
+
+
+class Unsafe(Incomplete):
+    """A file the verifier refuses to read or write: not a regular file (a symbolic link, FIFO,
+    device, directory), larger than its cap, or JSON nested deeper than the cap. The reason
+    code names the file and the problem: `transcript_not_regular`, `scenario_too_deep`,
+    `world_too_large`, `reward_not_regular` ..."""
 
 
 class UsageError(VerifierError):

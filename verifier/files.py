@@ -1,11 +1,13 @@
 """Loading one episode directory: scenario.json, transcript.jsonl, world.db and the catalog
 they name, each checked against the others. Every way a file can be missing or wrong
-becomes an `Incomplete` with a specific reason, never a crash."""
+becomes an `Incomplete` with a specific reason, never a crash. Files are read relative to
+the episode folder's descriptor through `verifier.safeio`: regular files only, capped."""
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -14,6 +16,7 @@ from pydantic import ValidationError
 from scenarios.models import SCENARIO_SCHEMA_VERSION, Scenario
 from verifier.catalogs import CatalogCache, Shop
 from verifier.errors import Incomplete
+from verifier.safeio import Limits, check_json_depth, episode_folder, read_regular
 from verifier.transcript import Transcript, read_transcript
 from verifier.world import World, read_world
 
@@ -41,18 +44,23 @@ class Episode:
 
 
 def is_episode_dir(path: Path) -> bool:
-    return any((path / name).exists() for name in EPISODE_FILES)
+    """Whether `path` holds any episode file (a dangling link counts: it gets its verdict)."""
+    return any(os.path.lexists(path / name) for name in EPISODE_FILES)  # False on any OSError
 
 
-def read_scenario(path: Path) -> tuple[Scenario, bytes]:
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise Incomplete("scenario_missing", f"{path.name} does not exist") from None
-    except OSError as exc:
-        raise Incomplete("scenario_missing", f"{path.name} cannot be read: {exc}") from None
+def episode_name(directory: Path) -> str:
+    """The folder's name as text that always encodes (a name that is not UTF-8 keeps its
+    bytes as backslash escapes), so a reward can always be written and printed."""
+    return os.fsencode(directory.name).decode("utf-8", "backslashreplace")
+
+
+def read_scenario(name: str, limits: Limits = Limits(), dir_fd: int | None = None) -> tuple[Scenario, bytes]:
+    """The scenario `name` (relative to the episode folder `dir_fd`, if given) and its bytes."""
+    path = Path(name)
+    raw = read_regular(name, "scenario", limits.scenario_bytes, dir_fd)
     if not raw.strip():
         raise Incomplete("scenario_invalid", f"{path.name} is empty")
+    check_json_depth(raw, path.name, "scenario", limits.json_depth)
     try:
         scenario = Scenario.model_validate_json(raw)
     except ValidationError as exc:
@@ -72,20 +80,20 @@ def read_scenario(path: Path) -> tuple[Scenario, bytes]:
 def _schema_version(raw: bytes) -> object:
     try:
         return json.loads(raw).get("schema_version")
-    except (ValueError, AttributeError):
+    except (ValueError, AttributeError, RecursionError):
         return None
 
 
-def load_episode(directory: Path, catalogs: CatalogCache, catalog_override: Path | None = None) -> Episode:
+def load_episode(directory: Path, catalogs: CatalogCache, catalog_override: Path | None = None,
+                 limits: Limits = Limits()) -> Episode:
     """Load and cross-check an episode directory. The transcript is read first: an episode
     that is not closed is reported as such whatever its other files look like."""
     directory = Path(directory)
-    if not directory.is_dir():
-        raise Incomplete("episode_missing", f"{directory} is not a directory")
-    transcript = read_transcript(directory / TRANSCRIPT_FILE)
-    scenario, raw = read_scenario(directory / SCENARIO_FILE)
-    _check_same_scenario(transcript, scenario, raw)
-    world = read_world(directory / WORLD_FILE)
+    with episode_folder(directory) as dir_fd:
+        transcript = read_transcript(TRANSCRIPT_FILE, limits, dir_fd)
+        scenario, raw = read_scenario(SCENARIO_FILE, limits, dir_fd)
+        _check_same_scenario(transcript, scenario, raw)
+        world = read_world(directory, WORLD_FILE, limits, dir_fd)
     world_hash = world.meta.get("catalog_content_hash")
     if world_hash is not None and world_hash != scenario.catalog.content_hash:
         raise Incomplete("catalog_mismatch", f"world.db was seeded for catalog {world_hash}, "
@@ -94,7 +102,7 @@ def load_episode(directory: Path, catalogs: CatalogCache, catalog_override: Path
     if not catalog_path:
         raise Incomplete("catalog_missing", "world.db does not name its catalog; pass --catalog")
     catalog = catalogs.open(Path(catalog_path), scenario.catalog.content_hash)
-    return Episode(episode_id=directory.name, directory=directory, scenario=scenario, transcript=transcript,
+    return Episode(episode_id=episode_name(directory), directory=directory, scenario=scenario, transcript=transcript,
                    world=world, shop=Shop(catalog, world))
 
 

@@ -1,5 +1,8 @@
 """Scoring episode directories: one at a time, or many over a process pool, each reward
-written atomically next to its episode as reward.json."""
+written atomically next to its episode as reward.json (never through a link).
+
+Every episode gets its own verdict: whatever one episode's files hold (or a verifier bug
+does with them) becomes that episode's "incomplete" reward, and the batch goes on."""
 
 from __future__ import annotations
 
@@ -8,13 +11,15 @@ import os
 import traceback
 from collections.abc import Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from verifier.catalogs import CatalogCache
 from verifier.checks import Options
 from verifier.errors import Incomplete, UsageError
-from verifier.files import REWARD_FILE, SCENARIO_FILE, TRANSCRIPT_FILE, is_episode_dir, load_episode
+from verifier.safeio import Limits, episode_folder, json_depth_exceeds, read_regular, write_replacing
+from verifier.files import REWARD_FILE, SCENARIO_FILE, TRANSCRIPT_FILE, episode_name, is_episode_dir, load_episode
 from verifier.models import Reward, Weights
 from verifier.reward import score_episode
 
@@ -27,6 +32,7 @@ class Settings:
     weights: Weights = field(default_factory=Weights)
     catalog: Path | None = None  # overrides the catalog path that world.db names
     options: Options = field(default_factory=Options)
+    limits: Limits = field(default_factory=Limits)  # caps on each episode's files
 
 
 class Verifier:
@@ -49,54 +55,78 @@ class Verifier:
         """The reward of one episode directory (verdict "incomplete" if it cannot be scored)."""
         directory = Path(directory)
         try:
-            episode = load_episode(directory, self.catalogs, self.settings.catalog)
+            episode = load_episode(directory, self.catalogs, self.settings.catalog, self.settings.limits)
             return score_episode(episode, self.settings.weights, self.settings.options)
         except Incomplete as exc:
-            return incomplete(directory, exc.reason, exc.detail, self.settings.weights)
+            return incomplete(directory, exc.reason, exc.detail, self.settings)
         except Exception as exc:  # a verifier bug must not sink a run of thousands of episodes
-            detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
-            return incomplete(directory, "verifier_error", detail, self.settings.weights)
+            return incomplete(directory, "verifier_error", _describe(exc), self.settings)
 
     def verify(self, directory: Path) -> Reward:
-        """Score one episode and write its reward.json."""
+        """Score one episode and write its reward.json. If reward.json cannot be written (it is
+        a link, the folder is gone), the reward says so and is returned unwritten."""
+        directory = Path(directory)
         reward = self.score(directory)
-        write_reward(Path(directory), reward)
+        try:
+            write_reward(directory, reward)
+        except Incomplete as exc:
+            return incomplete(directory, exc.reason, f"reward.json not written: {exc.detail}", self.settings)
+        except Exception as exc:  # the folder vanished, the disk is full ...: still a verdict
+            return incomplete(directory, "reward_not_written", f"reward.json not written: {_describe(exc)}",
+                              self.settings)
         return reward
 
 
-def incomplete(directory: Path, reason: str, detail: str, weights: Weights) -> Reward:
+def _describe(exc: BaseException) -> str:
+    return "".join(traceback.format_exception_only(type(exc), exc)).strip()[:2000]
+
+
+def incomplete(directory: Path, reason: str, detail: str, settings: Settings = Settings()) -> Reward:
     """A reward without numbers, with whatever identity the scenario file still gives."""
     identity: dict[str, object] = {}
     try:
-        raw = json.loads((directory / SCENARIO_FILE).read_bytes())
-        identity = {k: raw[k] for k in ("env_id", "difficulty", "seed")
-                    if isinstance(raw.get(k), str if k == "env_id" else int)}
-    except (OSError, ValueError, AttributeError):
+        with episode_folder(directory) as dir_fd:
+            raw = read_regular(SCENARIO_FILE, "scenario", settings.limits.scenario_bytes, dir_fd)
+        if not json_depth_exceeds(raw, settings.limits.json_depth):
+            data = json.loads(raw)
+            identity = {k: data[k] for k in ("env_id", "difficulty", "seed") if _plausible(k, data.get(k))}
+    except Exception:  # noqa: BLE001 - identity is a courtesy; the verdict stands without it
         pass
-    return Reward(episode_id=directory.name, verdict="incomplete", reason=reason, detail=detail, weights=weights,
-                  **identity)
+    return Reward(episode_id=episode_name(directory), verdict="incomplete", reason=reason, detail=detail,
+                  weights=settings.weights, **identity)
+
+
+def _plausible(key: str, value: object) -> bool:
+    """An identity field worth repeating in a reward (not a megabyte of text, not a 4,000-digit int)."""
+    if key == "env_id":
+        return isinstance(value, str) and len(value) <= 64
+    return type(value) is int and abs(value) < 2**63
 
 
 def write_reward(directory: Path, reward: Reward) -> Path:
-    """tmp + os.replace: a reader sees the old reward.json or the new one, never half of one."""
-    path = directory / REWARD_FILE
-    partial = directory / f".{REWARD_FILE}.{os.getpid()}.partial"
-    partial.write_text(reward.model_dump_json(indent=2) + "\n")
-    os.replace(partial, path)
-    return path
+    """A reader sees the old reward.json or the new one, never half of one; nothing is written
+    through a link (see `safeio.write_replacing`)."""
+    write_replacing(directory, REWARD_FILE, (reward.model_dump_json(indent=2) + "\n").encode())
+    return directory / REWARD_FILE
 
 
 def expand(paths: Iterable[Path]) -> list[Path]:
-    """Episode directories named by `paths`: each is an episode, or a folder of episodes."""
+    """Episode directories named by `paths`: each is an episode, or a folder of episodes. A path
+    the caller names may be a link (it is resolved); an episode folder found inside one that
+    is a link is listed, and refused with its own verdict when scored."""
     found: list[Path] = []
     for path in paths:
-        path = Path(path)
-        if not path.is_dir():
+        path = Path(path).resolve()
+        if not os.path.isdir(path):
             raise UsageError(f"{path} is not a directory")
         if is_episode_dir(path):
             found.append(path)
             continue
-        children = sorted(c for c in path.iterdir() if c.is_dir() and is_episode_dir(c))
+        try:
+            # os.path.isdir is False on any OSError, where Path.is_dir raises some (EACCES)
+            children = sorted(c for c in path.iterdir() if os.path.isdir(c) and is_episode_dir(c))
+        except OSError as exc:
+            raise UsageError(f"{path} cannot be listed: {exc.strerror}") from None
         if not children:
             raise UsageError(f"{path} is neither an episode directory nor a folder of them "
                              f"(no {SCENARIO_FILE} or {TRANSCRIPT_FILE} found)")
@@ -119,8 +149,20 @@ def verify_many(directories: list[Path], settings: Settings = Settings(), worker
     size = max(1, -(-len(directories) // (workers * 4)))
     chunks = [directories[i:i + size] for i in range(0, len(directories), size)]
     with ProcessPoolExecutor(workers, initializer=_start_worker, initargs=(settings,)) as pool:
-        for rewards in pool.map(_verify_chunk, chunks):
-            yield from rewards
+        futures = [pool.submit(_verify_chunk, chunk) for chunk in chunks]
+        fallback: Verifier | None = None
+        try:
+            for chunk, future in zip(chunks, futures):
+                try:
+                    yield from future.result()
+                except (BrokenProcessPool, OSError, RuntimeError):
+                    # A worker died (killed, out of memory): score what it held here instead,
+                    # so the batch still gives every episode a verdict.
+                    fallback = fallback or Verifier(settings)
+                    yield from (fallback.verify(d) for d in chunk)
+        finally:
+            if fallback is not None:
+                fallback.close()
 
 
 _worker: Verifier | None = None  # one per pool process, set by its initializer

@@ -7,16 +7,28 @@ folder (inotify, through `watchfiles.awatch`) and scores an episode when its tra
 loop. Subscribers (the curriculum) append to `on_scored`; they hear of every reward
 written, incomplete ones included (check `reward.verdict`).
 
-    GET  /health                  liveness and counters
-    GET  /rewards/{episode_id}    the reward.json (404 until scored)
+The watcher is supervised: one episode's files never stop it (each gets its own verdict),
+and if the watcher itself dies (the runs folder removed, inotify out of watches, a bug) it is
+restarted with a backoff, rescanning on the way; meanwhile /health answers 503 and says why.
+
+    GET  /health                  200 while watching, 503 and the reason while not; counters
+    GET  /rewards/{episode_id}    the reward.json (404 until scored; only a regular file inside
+                                  the runs folder is served, never through a link)
     POST /verify/{episode_id}     score now (404 unknown episode, 409 not closed yet)
+
+Every route checks Host and Origin, and with a token every route but /health needs it
+(verifier.access).
 """
 
 from __future__ import annotations
 
 import inspect
 import logging
+import os
 import re
+import stat
+import time
+import traceback
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -30,9 +42,12 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from watchfiles import Change, awatch
 
+from verifier.access import Access, AccessMiddleware
+from verifier.errors import Incomplete
 from verifier.files import EPISODE_FILES, REWARD_FILE, TRANSCRIPT_FILE, is_episode_dir
 from verifier.models import Reward
 from verifier.runner import Settings, Verifier
+from verifier.safeio import episode_folder, read_regular
 from verifier.transcript import is_closed
 
 log = logging.getLogger("verifier.service")
@@ -41,18 +56,34 @@ OnScored = Callable[[Reward], Awaitable[None] | None]
 _EPISODE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")
 # A directory copied in whole may be written before inotify watches it; look again a few times.
 SETTLE_DELAYS_S = (0.2, 0.5, 1.0, 2.0, 4.0)
+# Waits before restarting a watcher that stopped, by how many times in a row it has stopped.
+RESTART_DELAYS_S = (0.1, 0.5, 1.0, 2.0, 5.0)
+# A watcher that ran this long before stopping starts again from the first delay.
+HEALTHY_RUN_S = 30.0
+# How often the watcher checks that the runs folder is still the one it watches (inotify says
+# nothing when the folder is removed and made again, or moved away).
+ROOT_CHECK_INTERVAL_S = 1.0
+
+
+class WatcherLost(Exception):
+    """The watched folder is gone or replaced; the supervisor restarts the watcher."""
 
 
 MAX_FINGERPRINTS = 50_000
 
 
 class VerifierService:
-    def __init__(self, runs_dir: Path, settings: Settings = Settings()):
+    def __init__(self, runs_dir: Path, settings: Settings = Settings(), *,
+                 restart_delays_s: tuple[float, ...] = RESTART_DELAYS_S):
         self.runs_dir = Path(runs_dir).resolve()
         self.settings = settings
         self.on_scored: list[OnScored] = []
         self.scored = 0
         self.watching = False
+        self.problem: str | None = "starting"  # why the watcher is not watching, for /health
+        self.restarts = 0
+        self.failed_episodes = 0  # episodes whose scoring raised (each is logged)
+        self.restart_delays_s = restart_delays_s
         self._verifier = Verifier(settings)  # used from the one scoring thread only
         self._scoring = anyio.CapacityLimiter(1)
         # What each episode's files looked like when last scored: a change event that leaves
@@ -62,10 +93,22 @@ class VerifierService:
         self._fingerprints: OrderedDict[str, tuple[int, ...]] = OrderedDict()
 
     def episode_dir(self, episode_id: str) -> Path | None:
+        """The folder of `episode_id`: a real directory directly inside the runs folder (not a
+        link, whatever it points to), or None."""
         if not _EPISODE_ID.match(episode_id):
             return None
         directory = self.runs_dir / episode_id
-        return directory if directory.is_dir() else None
+        try:
+            if not stat.S_ISDIR(os.lstat(directory).st_mode) or directory.resolve().parent != self.runs_dir:
+                return None
+        except OSError:
+            return None
+        return directory
+
+    def read_reward(self, directory: Path) -> bytes:
+        """reward.json of an episode folder: a regular file, under the cap (Incomplete if not)."""
+        with episode_folder(directory) as dir_fd:
+            return read_regular(REWARD_FILE, "reward", self.settings.limits.reward_bytes, dir_fd)
 
     async def score(self, episode_id: str, *, force: bool = False) -> Reward | None:
         """Score one closed episode and tell the subscribers (None if unchanged since last time)."""
@@ -97,20 +140,63 @@ class VerifierService:
                 log.exception("on_scored hook %r failed for %s", hook, reward.episode_id)
 
     async def consider(self, episode_id: str) -> bool:
-        """Score the episode if it is closed; whether it is."""
+        """Score the episode if it is closed; whether it is. Never raises for one episode's
+        sake: a failure is logged and counted, and the watcher goes on."""
         directory = self.episode_dir(episode_id)
         if directory is None or not is_closed(directory / TRANSCRIPT_FILE):
             return False
-        await self.score(episode_id)
+        try:
+            await self.score(episode_id)
+        except Exception:
+            self.failed_episodes += 1
+            log.exception("scoring %s failed", episode_id)
         return True
 
     async def scan(self) -> None:
-        """Score closed episodes that have no reward yet."""
+        """Score closed episodes that have no reward yet (one unreadable entry skips only itself)."""
         for directory in sorted(self.runs_dir.iterdir()):
-            if directory.is_dir() and is_episode_dir(directory) and not (directory / REWARD_FILE).exists():
+            if os.path.isdir(directory) and is_episode_dir(directory) \
+                    and not os.path.lexists(directory / REWARD_FILE):
                 await self.consider(directory.name)
 
     async def run(self, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
+        """Watch and score until cancelled, restarting the watcher whenever it stops.
+        `task_status` is reported once the first watcher watches, or has failed to."""
+        reported = False
+
+        def report() -> None:
+            nonlocal reported
+            if not reported:
+                reported = True
+                task_status.started()
+
+        stops_in_a_row = 0
+        try:
+            while True:
+                began = time.monotonic()
+                try:
+                    await self._watch_and_score(report)
+                    why = "the watcher stopped"
+                except Exception as exc:
+                    while isinstance(exc, ExceptionGroup) and exc.exceptions:  # the task group's first error
+                        exc = exc.exceptions[0]
+                    why = "".join(traceback.format_exception_only(type(exc), exc)).strip()[:500]
+                    log.error("verifier watcher stopped: %s", why)
+                if time.monotonic() - began >= HEALTHY_RUN_S:
+                    stops_in_a_row = 0
+                delay_s = self.restart_delays_s[min(stops_in_a_row, len(self.restart_delays_s) - 1)]
+                stops_in_a_row += 1
+                self.problem = f"not watching {self.runs_dir}: {why}; restarting in {delay_s:g} s"
+                self.watching = False
+                report()
+                await anyio.sleep(delay_s)
+                self.restarts += 1
+        finally:  # cancelled: the service is shutting down
+            self.watching = False
+            self.problem = "the service is shutting down"
+
+    async def _watch_and_score(self, report: Callable[[], None]) -> None:
+        root = _identity(self.runs_dir)  # raises if the runs folder is not there
         stop = anyio.Event()
         async with anyio.create_task_group() as tg:
             send, receive = anyio.create_memory_object_stream[set[tuple[Change, str]]](16)
@@ -119,15 +205,16 @@ class VerifierService:
             # task just started runs before this sleep returns: nothing closing after the scan
             # below can be missed.
             await anyio.sleep(0)
+            tg.start_soon(self._check_root, root)
             self.watching = True
-            task_status.started()
+            self.problem = None
+            report()
             try:
                 await self.scan()
                 async with receive:
                     async for batch in receive:
                         await self._handle(batch, tg)
-            finally:
-                self.watching = False
+            finally:  # `watching` and `problem` change together, in run(), so /health is never half-told
                 stop.set()
                 tg.cancel_scope.cancel()
 
@@ -136,8 +223,20 @@ class VerifierService:
             async for batch in awatch(self.runs_dir, watch_filter=self._relevant, stop_event=stop, step=50):
                 await send.send(batch)
 
+    async def _check_root(self, root: tuple[int, int]) -> None:
+        while True:
+            await anyio.sleep(ROOT_CHECK_INTERVAL_S)
+            try:
+                same = _identity(self.runs_dir) == root
+            except OSError:
+                same = False
+            if not same:
+                raise WatcherLost(f"{self.runs_dir} was removed or replaced")
+
     def _relevant(self, change: Change, path: str) -> bool:
         p = Path(path)
+        if p == self.runs_dir:  # the folder itself removed: the watch is dead
+            return True
         if p.parent == self.runs_dir:  # a new episode folder (not a file such as curriculum.db)
             return change == Change.added and not p.name.startswith(".") and not p.is_file()
         return p.name in EPISODE_FILES and p.parent.parent == self.runs_dir
@@ -145,8 +244,10 @@ class VerifierService:
     async def _handle(self, batch: set[tuple[Change, str]], tg: TaskGroup) -> None:
         touched: set[str] = set()
         arrived: set[str] = set()
-        for _change, path in batch:
+        for change, path in batch:
             p = Path(path)
+            if p == self.runs_dir:
+                raise WatcherLost(f"{self.runs_dir} was {change.name}")
             if p.parent == self.runs_dir:
                 arrived.add(p.name)
                 touched.add(p.name)
@@ -166,38 +267,59 @@ class VerifierService:
         self._verifier.close()
 
 
+def _identity(path: Path) -> tuple[int, int]:
+    st = os.stat(path)
+    if not stat.S_ISDIR(st.st_mode):
+        raise NotADirectoryError(f"{path} is not a directory")
+    return st.st_dev, st.st_ino
+
+
 def _fingerprint(directory: Path) -> tuple[int, ...]:
     stamp: list[int] = []
     for name in EPISODE_FILES:
         try:
-            st = (directory / name).stat()
+            st = os.lstat(directory / name)
             stamp += [st.st_size, st.st_mtime_ns]
         except OSError:
             stamp += [-1, -1]
     return tuple(stamp)
 
 
-def create_app(service: VerifierService) -> Starlette:
-    async def health(_: Request) -> Response:
-        return JSONResponse({"status": "ok", "runs_dir": str(service.runs_dir), "watching": service.watching,
-                             "scored": service.scored})
+def create_app(service: VerifierService, access: Access) -> Starlette:
+    """The sidecar's HTTP app; `access` says which Host, Origin and token it answers to."""
+
+    async def health(request: Request) -> Response:
+        ok = service.watching
+        body: dict[str, object] = {"status": "ok" if ok else "not ok", "watching": ok, "scored": service.scored,
+                                   "restarts": service.restarts, "failed_episodes": service.failed_episodes}
+        if not ok:
+            body["why"] = service.problem
+        if access.authorized(request.headers):  # paths only for those who may see them
+            body["runs_dir"] = str(service.runs_dir)
+        else:
+            body["why"] = body.get("why") and str(body["why"]).replace(str(service.runs_dir), "the runs folder")
+        return JSONResponse(body, status_code=200 if ok else 503)
 
     async def get_reward(request: Request) -> Response:
         episode_id = request.path_params["episode_id"]
         directory = service.episode_dir(episode_id)
         if directory is None:
-            return JSONResponse({"error": f"no episode {episode_id!r} in {service.runs_dir}"}, status_code=404)
+            return JSONResponse({"error": f"no episode {_short(episode_id)!r} in {service.runs_dir}"},
+                                status_code=404)
         try:
-            body = (directory / REWARD_FILE).read_bytes()
-        except FileNotFoundError:
-            return JSONResponse({"error": f"episode {episode_id} is not scored yet"}, status_code=404)
+            body = service.read_reward(directory)
+        except Incomplete as exc:
+            if exc.reason in ("reward_missing", "episode_missing"):
+                return JSONResponse({"error": f"episode {episode_id} is not scored yet"}, status_code=404)
+            return JSONResponse({"error": f"episode {episode_id}: {exc.detail}; not served"}, status_code=403)
         return Response(body, media_type="application/json")
 
     async def post_verify(request: Request) -> Response:
         episode_id = request.path_params["episode_id"]
         directory = service.episode_dir(episode_id)
         if directory is None:
-            return JSONResponse({"error": f"no episode {episode_id!r} in {service.runs_dir}"}, status_code=404)
+            return JSONResponse({"error": f"no episode {_short(episode_id)!r} in {service.runs_dir}"},
+                                status_code=404)
         if not is_closed(directory / TRANSCRIPT_FILE):
             return JSONResponse({"error": f"episode {episode_id} is not closed yet"}, status_code=409)
         reward = await service.score(episode_id, force=True)
@@ -214,8 +336,15 @@ def create_app(service: VerifierService) -> Starlette:
         finally:
             service.close()
 
-    return Starlette(routes=[
+    app = Starlette(routes=[
         Route("/health", health),
         Route("/rewards/{episode_id}", get_reward),
         Route("/verify/{episode_id}", post_verify, methods=["POST"]),
     ], lifespan=lifespan)
+    app.add_middleware(AccessMiddleware, access=access)
+    return app
+
+
+def _short(text: str) -> str:
+    return text if len(text) <= 80 else text[:80] + "..."
+

@@ -1,5 +1,8 @@
 """Reading `transcript.jsonl` strictly: the events in order, or the reason they cannot be trusted.
 
+The file is read through `verifier.safeio` (a regular file, under its size cap) and each
+line's nesting is checked before it is parsed.
+
 Tolerated (and noted): a last line cut short without its newline, which is what a server
 killed mid-write leaves. Everything else that breaks the contract makes the episode
 incomplete: an unreadable line elsewhere, a sequence number that is not the previous one
@@ -16,7 +19,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from scenarios.models import Submission
-from verifier.errors import Incomplete, NotClosed
+from verifier.errors import Incomplete, NotClosed, Unsafe
+from verifier.safeio import Limits, check_json_depth, json_depth_exceeds, read_regular, read_tail
 
 Event = dict[str, Any]
 # Conversational tools are not shop work and do not count against the per-turn tool budget.
@@ -38,19 +42,15 @@ class Transcript:
     notes: list[str] = field(default_factory=list)
 
 
-def read_transcript(path: Path) -> Transcript:
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise Incomplete("transcript_missing", f"{path.name} does not exist") from None
-    except OSError as exc:
-        raise Incomplete("transcript_missing", f"{path.name} cannot be read: {exc}") from None
+def read_transcript(name: str, limits: Limits = Limits(), dir_fd: int | None = None) -> Transcript:
+    """Read the transcript `name` (relative to the episode folder `dir_fd`, if given)."""
+    raw = read_regular(name, "transcript", limits.transcript_bytes, dir_fd)
     if not raw.strip():
-        raise Incomplete("transcript_empty", f"{path.name} is empty")
-    return parse_transcript(raw)
+        raise Incomplete("transcript_empty", f"{Path(name).name} is empty")
+    return parse_transcript(raw, limits.json_depth)
 
 
-def parse_transcript(raw: bytes) -> Transcript:
+def parse_transcript(raw: bytes, max_depth: int = Limits.json_depth) -> Transcript:
     lines = raw.split(b"\n")
     ends_with_newline = lines[-1] == b""
     if ends_with_newline:
@@ -59,6 +59,7 @@ def parse_transcript(raw: bytes) -> Transcript:
     events: list[Event] = []
     for number, line in enumerate(lines, start=1):
         is_last = number == len(lines)
+        check_json_depth(line, f"transcript line {number}", "transcript", max_depth)
         try:
             event = json.loads(line)
             if not isinstance(event, dict) or not isinstance(event.get("event"), str) \
@@ -129,20 +130,23 @@ def turn_of(event: Event) -> int:
 
 def is_closed(path: Path, tail_bytes: int = 16_384) -> bool:
     """Whether the transcript ends with `episode_closed`, reading only its tail (cheap enough
-    to ask on every change of a live episode)."""
+    to ask on every change of a live episode). Never blocks and never raises. A link, FIFO or
+    device counts as closed: the server never makes one, nothing will change it, and scoring
+    refuses it with its reason, so whoever waits for the reward gets that verdict."""
     try:
-        with open(path, "rb") as f:
-            size = f.seek(0, 2)
-            f.seek(max(0, size - tail_bytes))
-            tail = f.read()
-    except OSError:
+        tail = read_tail(path, tail_bytes)
+    except Unsafe:
+        return True
+    except Incomplete:
         return False
     for line in reversed(tail.split(b"\n")):
         if not line.strip():
             continue
         try:
+            if json_depth_exceeds(line, Limits.json_depth):
+                raise ValueError("nested too deep")
             event = json.loads(line)
-        except ValueError:
-            continue  # a line cut short by a killed server, or the tail's partial first line
+        except (ValueError, RecursionError):
+            continue  # a line cut short by a killed server, the tail's partial first line, garbage
         return isinstance(event, dict) and event.get("event") == "episode_closed"
     return False

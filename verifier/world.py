@@ -1,5 +1,9 @@
 """Reading an episode's `world.db` read-only: the final cart, returns, per-episode stock and
-products, and where its catalog is."""
+products, and where its catalog is.
+
+SQLite opens files by path, so world.db and its -wal and -shm companions are first checked
+through `verifier.safeio` (regular files, not links; under the cap). What remains is a race
+only someone who can write into the episode folder while it is being scored could run."""
 
 from __future__ import annotations
 
@@ -12,6 +16,7 @@ from urllib.parse import quote
 
 from scenarios.catalog.reader import PRODUCT_COLUMNS, Product
 from verifier.errors import Incomplete
+from verifier.safeio import Limits, check_regular
 
 
 @dataclass(frozen=True)
@@ -23,13 +28,21 @@ class World:
     returns: tuple[tuple[str, str], ...]  # (order ID, line ID) of every return started
 
 
-def read_world(path: Path) -> World:
-    if not path.is_file():
-        raise Incomplete("world_missing", f"{path.name} does not exist")
+def read_world(directory: Path, name: str, limits: Limits = Limits(), dir_fd: int | None = None) -> World:
+    """The world `directory/name`; `dir_fd`, if given, is that directory's descriptor."""
+    path = Path(directory) / name
+
+    def checked(file_name: str, missing_ok: bool = False) -> bool:
+        where = file_name if dir_fd is not None else str(path.parent / file_name)
+        return check_regular(where, "world", limits.world_bytes, dir_fd, missing_ok=missing_ok)
+
+    checked(name)
     # A closed episode's world never changes again, so it may be opened immutable (no locks,
     # no -shm file); a leftover -wal means the server died before checkpointing, so read it
-    # the ordinary read-only way, which applies the WAL.
-    immutable = "" if path.with_name(path.name + "-wal").exists() else "&immutable=1"
+    # the ordinary read-only way, which applies the WAL (and opens the -shm).
+    has_wal = checked(name + "-wal", missing_ok=True)
+    checked(name + "-shm", missing_ok=True)
+    immutable = "" if has_wal else "&immutable=1"
     try:
         db = sqlite3.connect(f"file:{quote(os.path.abspath(path))}?mode=ro{immutable}", uri=True)
     except sqlite3.Error as exc:
