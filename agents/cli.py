@@ -15,7 +15,8 @@ from rich.console import Console
 
 from scenarios.models import Scenario
 
-console = Console()
+# Piped output (`| tee`, CI logs) keeps whole table rows instead of rich's 80-column default.
+console = Console(width=None if sys.stdout.isatty() else 200)
 
 DEMO_EPISODES = (("pd", 1, 11, "oracle"), ("pd", 4, 12, "greedy"), ("cart", 6, 13, "oracle"),
                  ("return", 3, 5, "oracle"), ("journey", 4, 2, "oracle"))
@@ -182,10 +183,15 @@ def evaluate(
     api_key: Annotated[str | None, typer.Option(help="openai agent: bearer token, if the endpoint wants one.")]
     = None,
     max_steps: Annotated[int, typer.Option(min=1, help="openai agent: model calls per episode.")] = 24,
+    trials: Annotated[int, typer.Option(min=1, help="Play each (env, difficulty, seed) this many times; "
+                                                    "above 1, pass^k is reported.")] = 1,
+    fail_under: Annotated[float | None, typer.Option(min=0, max=1, help="CI gate: exit 1 when the overall "
+                                                                        "solved share is below this (0-1).")]
+    = None,
+    junit: Annotated[Path | None, typer.Option(help="CI: write JUnit XML here, one testcase per episode.")] = None,
 ) -> None:
     """Play seeded episodes with a scripted agent, score them with the verifier, summarise."""
     from rich.progress import Progress
-    from rich.table import Table
 
     from agents.evaluate import RUNNERS, Plan, new_eval_dir, summarize, verify
     from agents.scripted import AGENTS
@@ -198,7 +204,7 @@ def evaluate(
         if not base_url or not model:
             raise typer.BadParameter("the openai agent needs --base-url and --model", param_hint="--agent")
         options = dict(base_url=base_url, model=model, api_key=api_key, max_steps=max_steps)
-    plan = Plan(agent, _env_list(env), _difficulty_range(difficulty), episodes, seed, options)
+    plan = Plan(agent, _env_list(env), _difficulty_range(difficulty), episodes, seed, options, trials=trials)
     catalog_file = resolve_catalog(catalog)
     run_root = new_eval_dir(runs_dir, agent)
     total = len(plan.episodes_to_play())
@@ -210,9 +216,37 @@ def evaluate(
         rewards = verify(run_root, catalog_file)
         progress.update(verifying, total=1, completed=1)
     rows = summarize(rewards)
+    pass_k = _pass_k_rows(rewards, trials)
     if as_json:
-        typer.echo(json.dumps({"agent": agent, "run_dir": str(run_root), "rows": rows}))
-        return
+        typer.echo(json.dumps({"agent": agent, "run_dir": str(run_root), "rows": rows,
+                               **({"pass_k": pass_k} if pass_k else {})}))
+    else:
+        _print_tables(agent, run_root, rows, pass_k)
+    _ci_gates(rewards, junit, fail_under, f"verishop eval · agent {agent} · {run_root.name}")
+
+
+def _pass_k_rows(rewards: list[dict[str, Any]], trials: int) -> list[dict[str, Any]]:
+    from agents.passk import pass_k_rows
+
+    return pass_k_rows(rewards, range(1, trials + 1)) if trials > 1 else []
+
+
+def _ci_gates(rewards: list[dict[str, Any]], junit: Path | None, fail_under: float | None, name: str) -> None:
+    from agents.evaluate import solved_share
+    from agents.junit import write_junit
+    from scenarios.console import err
+
+    if junit is not None:
+        write_junit(rewards, junit, name)
+    share = solved_share(rewards)
+    if fail_under is not None and share < fail_under:
+        err.print(f"error: solved share {share:.1%} is below --fail-under {fail_under:.1%}")
+        raise typer.Exit(1)
+
+
+def _print_tables(agent: str, run_root: Path, rows: list[dict[str, Any]], pass_k: list[dict[str, Any]]) -> None:
+    from rich.table import Table
+
     table = Table(title=f"verishop eval · agent {agent} · {run_root}")
     for column in ("env", "d", "episodes", "solved", "total", "r_task", "r_eff", "r_hall", "turns", "tool calls"):
         table.add_column(column, justify="left" if column == "env" else "right")
@@ -223,3 +257,12 @@ def evaluate(
                       *(fmt(row[k]) for k in ("total", "r_task", "r_eff", "r_hall", "turns", "tool_calls")),
                       style=style)
     console.print(table)
+    if pass_k:
+        ks = [k for k in pass_k[0] if k.startswith("pass^")]
+        table = Table(title="pass^k: the chance that all k trials of a task succeed (tau-bench's estimate)")
+        for column in ("env", "d", "tasks", "trials", *ks):
+            table.add_column(column, justify="left" if column == "env" else "right")
+        for row in pass_k:
+            table.add_row(row["env_id"], str(row["difficulty"]), str(row["tasks"]), str(row["trials"]),
+                          *(fmt(row[k]) for k in ks), style="bold" if row["difficulty"] == "all" else None)
+        console.print(table)

@@ -212,3 +212,11 @@ def summarize(rewards: list[dict[str, Any]]) -> list[dict[str, Any]]:
             "turns": mean("turns"), "tool_calls": mean("tool_calls"),
         })
     return rows
+
+
+def solved_share(rewards: list[dict[str, Any]]) -> float:
+    """Solved episodes over all episodes played (an unscored episode counts as unsolved): the
+    number `--fail-under` compares."""
+    if not rewards:
+        return 0.0
+    return sum(r.get("verdict") == "scored" and bool(r.get("is_correct")) for r in rewards) / len(rewards)
