@@ -15,8 +15,7 @@ from rich.console import Console
 
 from scenarios.models import Scenario
 
-# Piped output (`| tee`, CI logs) keeps whole table rows instead of rich's 80-column default.
-console = Console(width=None if sys.stdout.isatty() else 200)
+console = Console()
 
 DEMO_EPISODES = (("pd", 1, 11, "oracle"), ("pd", 4, 12, "greedy"), ("cart", 6, 13, "oracle"),
                  ("return", 3, 5, "oracle"), ("journey", 4, 2, "oracle"))
@@ -72,6 +71,7 @@ async def _play_memory(catalog: Path, runs: Path) -> None:
     from mcp_server.tools import create_server
 
     hub = EpisodeHub(catalog, runs)
+    rewards = []
     try:
         for env, difficulty, seed, agent_name in DEMO_EPISODES:
             scenario = hub.generate(env, difficulty, seed)
@@ -81,9 +81,10 @@ async def _play_memory(catalog: Path, runs: Path) -> None:
                 await _agent(agent_name, scenario).play(_session(client))
             if episode.episode_id in hub.episodes:
                 await hub.close(episode.episode_id, "agent_stopped")
-            _footer(episode.directory)
+            rewards.append(_footer(episode.directory))
     finally:
         await hub.aclose()
+    _summary(rewards, runs)
 
 
 async def _play_stdio(catalog: Path, runs: Path) -> None:
@@ -95,6 +96,7 @@ async def _play_stdio(catalog: Path, runs: Path) -> None:
     with CatalogReader(catalog) as reader:
         scenarios = [(generate(e, d, s, reader), a) for e, d, s, a in DEMO_EPISODES]
     runs.mkdir(parents=True, exist_ok=True)
+    rewards = []
     for scenario, agent_name in scenarios:
         spec = runs / f".demo-{scenario.env_id}-{scenario.difficulty}-{scenario.seed}.json"
         spec.write_text(scenario.to_json())
@@ -102,9 +104,12 @@ async def _play_stdio(catalog: Path, runs: Path) -> None:
             "-m", "verishop", "serve", "--transport", "stdio", "--scenario", str(spec),
             "--catalog", str(catalog), "--runs-dir", str(runs)])
         _header(scenario, agent_name, None)
+        before = set(runs.iterdir())
         async with Client(params) as client:
             await _agent(agent_name, scenario).play(_session(client))
         spec.unlink()
+        rewards.extend(_footer(d) for d in set(runs.iterdir()) - before if (d / "transcript.jsonl").is_file())
+    _summary(rewards, runs)
 
 
 def _header(scenario: Scenario, agent: str, directory: Path | None) -> None:
@@ -112,9 +117,33 @@ def _header(scenario: Scenario, agent: str, directory: Path | None) -> None:
     console.print(f"  [bold cyan]customer[/]: {scenario.opening_message}")
 
 
-def _footer(directory: Path) -> None:
+def _footer(directory: Path) -> dict[str, Any]:
+    """The closing, then the verifier's reward for the episode (scored here, from its files)."""
+    from rich.markup import escape
+
+    from verifier.runner import Verifier
+
     closed = [json.loads(line) for line in (directory / "transcript.jsonl").read_text().splitlines()][-1]
     console.print(f"  [dim]episode closed: {closed.get('reason')} · files in {directory}[/]")
+    with Verifier() as verifier:
+        reward = verifier.verify(directory).model_dump(mode="json")
+    if reward["verdict"] != "scored":
+        console.print(f"  [bold red]reward: {reward['verdict']}[/] ({escape(str(reward.get('detail')))})")
+        return reward
+    failed = ", ".join(c["name"] for c in reward["breakdown"] if c.get("passed") is False)
+    verdict = "[bold green]solved[/]" if reward["is_correct"] else "[bold red]not solved[/]"
+    console.print(f"  reward: total [bold]{reward['total']:+.3f}[/] · {verdict} · r_task {reward['r_task']:+.3f}, "
+                  f"r_eff {reward['r_eff']:+.3f}, r_hall {reward['r_hall']:+.3f}"
+                  + (f" [dim]· failed checks: {escape(failed)}[/]" if failed else ""))
+    return reward
+
+
+def _summary(rewards: list[dict[str, Any]], runs: Path) -> None:
+    scored = [r for r in rewards if r["verdict"] == "scored"]
+    mean = sum(r["total"] for r in scored) / len(scored) if scored else 0.0
+    console.rule()
+    console.print(f"[bold]{sum(bool(r.get('is_correct')) for r in scored)} of {len(rewards)} episodes solved · "
+                  f"mean total {mean:+.3f}[/] (scored by the verifier; files in {runs})")
 
 
 def demo(
@@ -251,12 +280,14 @@ def _print_tables(agent: str, run_root: Path, rows: list[dict[str, Any]], pass_k
     for column in ("env", "d", "episodes", "solved", "total", "r_task", "r_eff", "r_hall", "turns", "tool calls"):
         table.add_column(column, justify="left" if column == "env" else "right")
     fmt = lambda v: "—" if v is None else f"{v:.3f}" if isinstance(v, float) else str(v)  # noqa: E731
+    # Piped (`| tee`, CI logs), rich would cut rows at 80 columns; a table only takes the width it needs.
+    out = console if console.is_terminal else Console(width=200)
     for row in rows:
         style = "bold" if row["difficulty"] == "all" else None
         table.add_row(row["env_id"], str(row["difficulty"]), str(row["episodes"]), f"{row['solved_share']:.0%}",
                       *(fmt(row[k]) for k in ("total", "r_task", "r_eff", "r_hall", "turns", "tool_calls")),
                       style=style)
-    console.print(table)
+    out.print(table)
     if pass_k:
         ks = [k for k in pass_k[0] if k.startswith("pass^")]
         table = Table(title="pass^k: the chance that all k trials of a task succeed (tau-bench's estimate)")
@@ -265,4 +296,4 @@ def _print_tables(agent: str, run_root: Path, rows: list[dict[str, Any]], pass_k
         for row in pass_k:
             table.add_row(row["env_id"], str(row["difficulty"]), str(row["tasks"]), str(row["trials"]),
                           *(fmt(row[k]) for k in ks), style="bold" if row["difficulty"] == "all" else None)
-        console.print(table)
+        out.print(table)
