@@ -251,7 +251,7 @@ def evaluate(
                                **({"pass_k": pass_k} if pass_k else {})}))
     else:
         _print_tables(agent, run_root, rows, pass_k)
-    _ci_gates(rewards, junit, fail_under, f"verishop eval · agent {agent} · {run_root.name}")
+    _ci_gates(rewards, run_root, junit, fail_under, f"verishop eval · agent {agent} · {run_root.name}")
 
 
 def _pass_k_rows(rewards: list[dict[str, Any]], trials: int) -> list[dict[str, Any]]:
@@ -260,14 +260,23 @@ def _pass_k_rows(rewards: list[dict[str, Any]], trials: int) -> list[dict[str, A
     return pass_k_rows(rewards, range(1, trials + 1)) if trials > 1 else []
 
 
-def _ci_gates(rewards: list[dict[str, Any]], junit: Path | None, fail_under: float | None, name: str) -> None:
+def _failed_episodes(run_root: Path) -> list[dict[str, Any]]:
+    """Episodes that could not be played, as the runner records them (one JSON object a line)."""
+    path = run_root / "failures.jsonl"
+    lines = path.read_text().splitlines() if path.is_file() else []
+    return [record for line in lines if line.strip() and isinstance(record := json.loads(line), dict)]
+
+
+def _ci_gates(rewards: list[dict[str, Any]], run_root: Path, junit: Path | None, fail_under: float | None,
+              name: str) -> None:
     from agents.evaluate import solved_share
     from agents.junit import write_junit
     from scenarios.console import err
 
+    failed = _failed_episodes(run_root)
     if junit is not None:
-        write_junit(rewards, junit, name)
-    share = solved_share(rewards)
+        write_junit(rewards, junit, name, failed)
+    share = solved_share(rewards, failed)
     if fail_under is not None and share < fail_under:
         err.print(f"error: solved share {share:.1%} is below --fail-under {fail_under:.1%}")
         raise typer.Exit(1)

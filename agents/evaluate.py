@@ -214,9 +214,9 @@ def summarize(rewards: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return rows
 
 
-def solved_share(rewards: list[dict[str, Any]]) -> float:
-    """Solved episodes over all episodes played (an unscored episode counts as unsolved): the
-    number `--fail-under` compares."""
-    if not rewards:
-        return 0.0
-    return sum(r.get("verdict") == "scored" and bool(r.get("is_correct")) for r in rewards) / len(rewards)
+def solved_share(rewards: list[dict[str, Any]], failed: list[dict[str, Any]] = ()) -> float:
+    """Solved episodes over all episodes played, an unscored episode and one that failed to run
+    (`failed`) counting as unsolved: the number `--fail-under` compares."""
+    played = len(rewards) + len(failed)
+    solved = sum(r.get("verdict") == "scored" and bool(r.get("is_correct")) for r in rewards)
+    return solved / played if played else 0.0

@@ -24,10 +24,16 @@ def _failed_checks(reward: dict[str, Any]) -> list[dict[str, Any]]:
     return [c for c in breakdown if isinstance(c, dict) and c.get("passed") is False]
 
 
-def junit_xml(rewards: list[dict[str, Any]], name: str = "verishop eval") -> ET.ElementTree:
+def junit_xml(rewards: list[dict[str, Any]], name: str = "verishop eval",
+              failed: list[dict[str, Any]] = ()) -> ET.ElementTree:
+    """`failed`: episodes that could not be played ({env_id, difficulty, seed, kind, message}),
+    reported as errors."""
     suites: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for r in rewards:
         suites[str(r.get("env_id", "?"))].append(r)
+    for f in failed:
+        suites[str(f.get("env_id", "?"))].append({**f, "verdict": "failed to run", "reason": f.get("kind"),
+                                                  "detail": f.get("message")})
     root = ET.Element("testsuites", name=_clean(name))
     totals: Counter[str] = Counter()
     for env_id, items in sorted(suites.items()):
@@ -61,5 +67,6 @@ def junit_xml(rewards: list[dict[str, Any]], name: str = "verishop eval") -> ET.
     return ET.ElementTree(root)
 
 
-def write_junit(rewards: list[dict[str, Any]], path: Path, name: str = "verishop eval") -> None:
-    junit_xml(rewards, name).write(path, encoding="utf-8", xml_declaration=True)
+def write_junit(rewards: list[dict[str, Any]], path: Path, name: str = "verishop eval",
+                failed: list[dict[str, Any]] = ()) -> None:
+    junit_xml(rewards, name, failed).write(path, encoding="utf-8", xml_declaration=True)

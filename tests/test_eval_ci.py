@@ -54,9 +54,12 @@ def test_junit_marks_unscored_episodes_as_errors_and_survives_hostile_text():
                {"env_id": "pd-v2", "difficulty": 0, "seed": 1, "verdict": "incomplete", "reason": "transcript_empty",
                 "detail": hostile},
                {"env_id": "cart-v1", "difficulty": 2, "seed": 3, "verdict": "scored", "is_correct": True}]
-    text = ET.tostring(junit_xml(rewards, name=hostile).getroot(), encoding="unicode")
+    crashed = [{"env_id": "cart-v1", "difficulty": 1, "seed": 4, "kind": "RuntimeError", "message": "server died"}]
+    text = ET.tostring(junit_xml(rewards, hostile, crashed).getroot(), encoding="unicode")
     root = ET.fromstring(text)
-    assert (root.get("tests"), root.get("failures"), root.get("errors")) == ("3", "1", "1")
+    assert (root.get("tests"), root.get("failures"), root.get("errors")) == ("4", "1", "2")
+    assert root.find(".//error[@type='failed to run']").text == "server died"
     assert root.find(".//failure").get("message").startswith('unsolved: total -1; failed checks: ab</failure><x y="1">&')
-    assert root.find(".//error").get("type") == "incomplete"
+    assert root.find("./testsuite[@name='pd-v2']//error").get("type") == "incomplete"
     assert solved_share(rewards) == 1 / 3
+    assert solved_share(rewards, crashed) == 1 / 4

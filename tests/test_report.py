@@ -147,8 +147,11 @@ def test_an_unverified_episode_and_a_broken_transcript_line_are_shown_not_fatal(
     (first / "reward.json").unlink()
     with (second / "transcript.jsonl").open("a") as f:
         f.write("{not json\n")
+    (copy / "failures.jsonl").write_text(json.dumps({"env_id": "cart-v1", "difficulty": 2, "seed": 9,
+                                                     "kind": "RuntimeError", "message": "server died"}) + "\n")
     text = render_report([load_run(copy)])
     assert "missing" in text and "not JSON; skipped" in text
+    assert "1 cart-v1 d=2 seed=9: RuntimeError" in text
 
 
 def test_the_command_refuses_a_folder_without_episodes_and_mismatched_labels(tmp_path, runs):

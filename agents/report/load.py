@@ -34,6 +34,8 @@ class Run:
     label: str
     path: Path
     episodes: list[EpisodeRecord]
+    # Episodes the runner could not play (`failures.jsonl`: env_id, difficulty, seed, kind, message).
+    failures: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def rewards(self) -> list[dict[str, Any]]:
@@ -54,7 +56,8 @@ def load_run(path: Path, label: str | None = None) -> Run:
         directories = sorted(p for p in path.iterdir() if not p.name.startswith(".") and is_episode_dir(p))
     if not directories:
         raise FileNotFoundError(f"{path} holds no episode folder (one with transcript.jsonl or scenario.json)")
-    return Run(label or path.resolve().name, path, [load_episode(d) for d in directories])
+    failures = _read_events(path / "failures.jsonl", []) if (path / "failures.jsonl").is_file() else []
+    return Run(label or path.resolve().name, path, [load_episode(d) for d in directories], failures)
 
 
 def load_episode(directory: Path) -> EpisodeRecord:

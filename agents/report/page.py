@@ -41,9 +41,13 @@ def _runs_table(runs: list[Run]) -> str:
     body = []
     for run in runs:
         o = stats.overall(run)
+        failed = "; ".join(f"{f.get('env_id')} d={f.get('difficulty')} seed={f.get('seed')}: {f.get('kind')}"
+                           for f in run.failures[:5]) + (" …" if len(run.failures) > 5 else "")
         body.append([escape(run.label), f"<code>{escape(str(run.path))}</code>", str(o["episodes"]), str(o["scored"]),
-                     _fmt(o["solved_share"], True), _fmt(o["total"]), str(o["trials"])])
-    return _table(["run", "folder", "episodes", "scored", "solved", "mean total", "trials per task"], body)
+                     _fmt(o["solved_share"], True), _fmt(o["total"]), str(o["trials"]),
+                     f"{len(run.failures)} {escape(failed)}".strip()])
+    return _table(["run", "folder", "episodes", "scored", "solved", "mean total", "trials per task",
+                   "failed to run"], body)
 
 
 def _side_by_side(runs: list[Run], rows: dict[str, list[dict]]) -> str:
