@@ -222,7 +222,9 @@ def evaluate(
     """Play seeded episodes with a scripted agent, score them with the verifier, summarise."""
     from rich.progress import Progress
 
+    from agents.eval_output import ci_gates, print_tables
     from agents.evaluate import RUNNERS, Plan, new_eval_dir, summarize, verify
+    from agents.passk import pass_k_rows
     from agents.scripted import AGENTS
     from scenarios.console import err, resolve_catalog
 
@@ -245,64 +247,10 @@ def evaluate(
         rewards = verify(run_root, catalog_file)
         progress.update(verifying, total=1, completed=1)
     rows = summarize(rewards)
-    pass_k = _pass_k_rows(rewards, trials)
+    pass_k = pass_k_rows(rewards, range(1, trials + 1)) if trials > 1 else []
     if as_json:
         typer.echo(json.dumps({"agent": agent, "run_dir": str(run_root), "rows": rows,
                                **({"pass_k": pass_k} if pass_k else {})}))
     else:
-        _print_tables(agent, run_root, rows, pass_k)
-    _ci_gates(rewards, run_root, junit, fail_under, f"verishop eval · agent {agent} · {run_root.name}")
-
-
-def _pass_k_rows(rewards: list[dict[str, Any]], trials: int) -> list[dict[str, Any]]:
-    from agents.passk import pass_k_rows
-
-    return pass_k_rows(rewards, range(1, trials + 1)) if trials > 1 else []
-
-
-def _failed_episodes(run_root: Path) -> list[dict[str, Any]]:
-    """Episodes that could not be played, as the runner records them (one JSON object a line)."""
-    path = run_root / "failures.jsonl"
-    lines = path.read_text().splitlines() if path.is_file() else []
-    return [record for line in lines if line.strip() and isinstance(record := json.loads(line), dict)]
-
-
-def _ci_gates(rewards: list[dict[str, Any]], run_root: Path, junit: Path | None, fail_under: float | None,
-              name: str) -> None:
-    from agents.evaluate import solved_share
-    from agents.junit import write_junit
-    from scenarios.console import err
-
-    failed = _failed_episodes(run_root)
-    if junit is not None:
-        write_junit(rewards, junit, name, failed)
-    share = solved_share(rewards, failed)
-    if fail_under is not None and share < fail_under:
-        err.print(f"error: solved share {share:.1%} is below --fail-under {fail_under:.1%}")
-        raise typer.Exit(1)
-
-
-def _print_tables(agent: str, run_root: Path, rows: list[dict[str, Any]], pass_k: list[dict[str, Any]]) -> None:
-    from rich.table import Table
-
-    table = Table(title=f"verishop eval · agent {agent} · {run_root}")
-    for column in ("env", "d", "episodes", "solved", "total", "r_task", "r_eff", "r_hall", "turns", "tool calls"):
-        table.add_column(column, justify="left" if column == "env" else "right")
-    fmt = lambda v: "—" if v is None else f"{v:.3f}" if isinstance(v, float) else str(v)  # noqa: E731
-    # Piped (`| tee`, CI logs), rich would cut rows at 80 columns; a table only takes the width it needs.
-    out = console if console.is_terminal else Console(width=200)
-    for row in rows:
-        style = "bold" if row["difficulty"] == "all" else None
-        table.add_row(row["env_id"], str(row["difficulty"]), str(row["episodes"]), f"{row['solved_share']:.0%}",
-                      *(fmt(row[k]) for k in ("total", "r_task", "r_eff", "r_hall", "turns", "tool_calls")),
-                      style=style)
-    out.print(table)
-    if pass_k:
-        ks = [k for k in pass_k[0] if k.startswith("pass^")]
-        table = Table(title="pass^k: the chance that all k trials of a task succeed (tau-bench's estimate)")
-        for column in ("env", "d", "tasks", "trials", *ks):
-            table.add_column(column, justify="left" if column == "env" else "right")
-        for row in pass_k:
-            table.add_row(row["env_id"], str(row["difficulty"]), str(row["tasks"]), str(row["trials"]),
-                          *(fmt(row[k]) for k in ks), style="bold" if row["difficulty"] == "all" else None)
-        out.print(table)
+        print_tables(console, agent, run_root, rows, pass_k)
+    ci_gates(rewards, run_root, junit, fail_under, f"verishop eval · agent {agent} · {run_root.name}")

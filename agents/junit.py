@@ -53,8 +53,9 @@ def junit_xml(rewards: list[dict[str, Any]], name: str = "verishop eval",
             elif not r.get("is_correct"):
                 counts["failures"] += 1
                 failed = _failed_checks(r)
-                failure = ET.SubElement(case, "failure", type="unsolved", message=_clean(
-                    f"unsolved: total {r.get('total')}; failed checks: {', '.join(str(c.get('name')) for c in failed)}"))
+                names = ", ".join(str(c.get("name")) for c in failed)
+                failure = ET.SubElement(case, "failure", type="unsolved",
+                                        message=_clean(f"unsolved: total {r.get('total')}; failed checks: {names}"))
                 failure.text = _clean("\n".join(f"{c.get('name')}: expected {_clean(c.get('expected'))}, "
                                                 f"found {_clean(c.get('found'))}" for c in failed))
             out = ET.SubElement(case, "system-out")

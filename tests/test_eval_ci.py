@@ -59,7 +59,8 @@ def test_junit_marks_unscored_episodes_as_errors_and_survives_hostile_text():
     root = ET.fromstring(text)
     assert (root.get("tests"), root.get("failures"), root.get("errors")) == ("4", "1", "2")
     assert root.find(".//error[@type='failed to run']").text == "server died"
-    assert root.find(".//failure").get("message").startswith('unsolved: total -1; failed checks: ab</failure><x y="1">&')
+    message = root.find(".//failure").get("message")
+    assert message.startswith('unsolved: total -1; failed checks: ab</failure><x y="1">&')
     assert root.find("./testsuite[@name='pd-v2']//error").get("type") == "incomplete"
     assert solved_share(rewards) == 1 / 3
     assert solved_share(rewards, crashed) == 1 / 4
