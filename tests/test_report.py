@@ -109,6 +109,16 @@ def test_an_episode_page_shows_every_tool_call_submission_and_check(runs, report
     assert "expected" in text and "found" in text and " ms<" in text  # durations
 
 
+def test_pages_can_be_limited_to_unsolved_episodes_without_dangling_links(runs):
+    loaded = [load_run(path, label) for label, path in runs.items()]
+    unsolved = sum(not e.solved for run in loaded for e in run.episodes)
+    page = Parsed(render_report(loaded, pages="unsolved"))
+    assert 0 < len(page.all("article", "episode")) == unsolved
+    assert {a["href"][1:] for a in page.all("a")} <= page.ids
+    none = Parsed(render_report(loaded, pages="none"))
+    assert none.all("article") == [] and {a["href"][1:] for a in none.all("a")} <= none.ids
+
+
 def test_runs_are_compared_side_by_side_with_pass_k_for_repeated_tasks(report):
     text = report.read_text()
     assert "greedy: solved · total" in text and "oracle: solved · total" in text

@@ -16,6 +16,8 @@ from agents.report.load import Run
 from agents.report.style import CSS
 
 CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
+PLOT_ALT = "solved share, mean total, tool calls and turns by difficulty; mean reward parts"
+PAGES = ("all", "unsolved", "none")
 
 
 def _fmt(value: Any, percent: bool = False) -> str:
@@ -33,8 +35,15 @@ def _table(head: list[str], body: list[list[str]], cls: str = "") -> str:
     return f'<table class="{cls}"><thead><tr>{header}</tr></thead><tbody>{rows}</tbody></table>'
 
 
-def _anchors(runs: list[Run]) -> dict[int, str]:
-    return {id(e): f"ep-r{i}-e{j}" for i, run in enumerate(runs) for j, e in enumerate(run.episodes)}
+def _anchors(runs: list[Run], pages: str) -> dict[int, str]:
+    """The anchor of each episode that gets a page (`pages`: all, unsolved or none)."""
+    return {id(e): f"ep-r{i}-e{j}" for i, run in enumerate(runs) for j, e in enumerate(run.episodes)
+            if pages == "all" or (pages == "unsolved" and not e.solved)}
+
+
+def _link(episode, anchors: dict[int, str]) -> str:
+    name = escape(episode.episode_id)
+    return f'<a href="#{anchors[id(episode)]}">{name}</a>' if id(episode) in anchors else name
 
 
 def _runs_table(runs: list[Run]) -> str:
@@ -73,13 +82,13 @@ def _env_section(env: str, runs: list[Run], rows: dict[str, list[dict]], failing
     table = _table(["run", "d", "episodes", "solved", "total", "r_task", "r_eff", "r_hall", "turns", "tool calls"],
                    body, "numbers")
     checks = [[escape(run.label), f"<code>{escape(f.family)}</code>", f"{f.failed} of {f.episodes}",
-               f'<a href="#{anchors[id(f.example)]}">{escape(f.example.episode_id)}</a>']
+               _link(f.example, anchors)]
               for run in runs for f in failing[run.label] if f.env_id == env]
     failing_html = (_table(["run", "check", "failed in (episodes)", "example"], checks) if checks
                     else "<p>No check failed.</p>")
     return (f'<section class="env" id="env-{escape(env)}"><h2>{escape(env)}</h2>'
-            f'<img class="plot" alt="{escape(env)}: solved share and mean total by difficulty, reward parts" '
-            f'src="{figure}"><h3>by difficulty</h3>{table}<h3>checks that fail most</h3>{failing_html}</section>')
+            f'<img class="plot" alt="{escape(env)}: {PLOT_ALT}" src="{figure}"><h3>by difficulty</h3>{table}'
+            f"<h3>checks that fail most</h3>{failing_html}</section>")
 
 
 def _pass_k_section(runs: list[Run]) -> str:
@@ -105,7 +114,7 @@ def _episode_index(runs: list[Run], anchors: dict[int, str]) -> str:
     for run in runs:
         ordered = sorted(run.episodes, key=lambda e: (str(e.reward.get("env_id")), str(e.reward.get("difficulty")),
                                                       str(e.reward.get("seed")), e.episode_id))
-        body = [[f'<a href="#{anchors[id(e)]}">{escape(e.episode_id)}</a>', escape(str(e.reward.get("env_id"))),
+        body = [[_link(e, anchors), escape(str(e.reward.get("env_id"))),
                  _fmt(e.reward.get("difficulty")), _fmt(e.reward.get("seed")),
                  '<span class="yes">✓</span>' if e.solved else '<span class="no">✗</span>',
                  _fmt(e.reward.get("total")), _fmt(e.reward.get("turns")), _fmt(e.reward.get("tool_calls")),
@@ -116,10 +125,10 @@ def _episode_index(runs: list[Run], anchors: dict[int, str]) -> str:
     return f'<section id="episodes"><h2>episodes</h2>{"".join(parts)}</section>'
 
 
-def render_report(runs: list[Run], title: str = "verishop report") -> str:
+def render_report(runs: list[Run], title: str = "verishop report", pages: str = "all") -> str:
     rows = {run.label: stats.summary_rows(run) for run in runs}
     failing = {run.label: stats.failing_checks(run) for run in runs}
-    anchors = _anchors(runs)
+    anchors = _anchors(runs, pages)
     envs = sorted({r["env_id"] for run_rows in rows.values() for r in run_rows})
     overview = plots.overview_figure(runs, rows)
     main = (f'<main class="overview"><h1>{escape(title)}</h1>{_runs_table(runs)}'
@@ -127,7 +136,8 @@ def render_report(runs: list[Run], title: str = "verishop report") -> str:
             f"<h2>side by side</h2>{_side_by_side(runs, rows)}"
             f'{"".join(_env_section(env, runs, rows, failing, anchors) for env in envs)}'
             f"{_pass_k_section(runs)}{_episode_index(runs, anchors)}</main>")
-    episodes = "".join(render_episode(e, anchors[id(e)], run.label) for run in runs for e in run.episodes)
+    episodes = "".join(render_episode(e, anchors[id(e)], run.label) for run in runs for e in run.episodes
+                       if id(e) in anchors)
     return (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
             f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
             f'<meta name="viewport" content="width=device-width, initial-scale=1"><title>{escape(title)}</title>'

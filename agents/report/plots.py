@@ -43,22 +43,30 @@ def _per_difficulty(rows: list[dict[str, Any]], key: str) -> tuple[list[int], li
 
 
 def env_figure(series: dict[str, list[dict[str, Any]]]) -> str:
-    """Solved share and mean total against difficulty (one line per run), and the mean reward
-    parts of each run."""
+    """Solved share, mean total, and turns and tool calls against difficulty (one colour per
+    run), and the mean reward parts of each run."""
     with plt.rc_context(RC):
-        fig, (solved, total, parts) = plt.subplots(1, 3, figsize=(11, 2.9), width_ratios=(1, 1, 0.8))
-        for label, rows in series.items():
-            solved.plot(*_per_difficulty(rows, "solved_share"), marker="o", markersize=3, label=_text(label))
-            total.plot(*_per_difficulty(rows, "total"), marker="o", markersize=3, label=_text(label))
+        fig, (solved, total, work, parts) = plt.subplots(1, 4, figsize=(12, 2.9), width_ratios=(1, 1, 1, 0.8),
+                                                     layout="constrained")
+        for index, (label, rows) in enumerate(series.items()):
+            colour = f"C{index % 10}"
+            solved.plot(*_per_difficulty(rows, "solved_share"), marker="o", markersize=3, color=colour,
+                        label=_text(label))
+            total.plot(*_per_difficulty(rows, "total"), marker="o", markersize=3, color=colour)
+            work.plot(*_per_difficulty(rows, "tool_calls"), marker="o", markersize=3, color=colour)
+            work.plot(*_per_difficulty(rows, "turns"), linestyle="--", marker="o", markersize=3, color=colour)
         solved.set(title="solved share", xlabel="difficulty", ylim=(-0.03, 1.03))
         solved.yaxis.set_major_formatter(matplotlib.ticker.PercentFormatter(1.0))
         total.set(title="mean total", xlabel="difficulty", ylim=(-1.05, 1.05))
         total.axhline(0, color="grey", linewidth=0.6)
+        work.set(title="tool calls (solid), turns (dashed)", xlabel="difficulty")
+        work.set_ylim(bottom=0)
         width = 0.8 / max(1, len(series))
         for i, (label, rows) in enumerate(series.items()):
             everything = next((r for r in rows if r["difficulty"] == "all"), None)
             values = [(everything or {}).get(p) or 0.0 for p in PARTS]
-            parts.bar([x + i * width for x in range(len(PARTS))], values, width=width, label=_text(label))
+            parts.bar([x + i * width for x in range(len(PARTS))], values, width=width, color=f"C{i % 10}",
+                      label=_text(label))
         parts.set_xticks([x + width * (len(series) - 1) / 2 for x in range(len(PARTS))], PARTS)
         parts.set(title="mean reward parts", ylim=(-1.05, 1.05))
         parts.axhline(0, color="grey", linewidth=0.6)
@@ -71,7 +79,7 @@ def overview_figure(runs: list[Run], rows: dict[str, list[dict[str, Any]]]) -> s
     """Solved share per environment, one bar per run."""
     envs = sorted({r["env_id"] for run_rows in rows.values() for r in run_rows})
     with plt.rc_context(RC):
-        fig, ax = plt.subplots(figsize=(11, 0.6 + 0.2 * len(envs) * max(1, len(runs))))
+        fig, ax = plt.subplots(figsize=(11, 0.6 + 0.2 * len(envs) * max(1, len(runs))), layout="constrained")
         height = 0.8 / max(1, len(runs))
         for i, run in enumerate(runs):
             share = {r["env_id"]: r["solved_share"] for r in rows[run.label] if r["difficulty"] == "all"}

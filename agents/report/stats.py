@@ -59,7 +59,9 @@ def _checks(episode: EpisodeRecord) -> list[dict[str, Any]]:
 
 
 def summary_rows(run: Run) -> list[dict[str, Any]]:
-    return summarize(run.rewards)
+    """`verishop eval`'s rows; an episode whose difficulty cannot be read (no opening event, no
+    scenario) is listed at d = -1 rather than breaking the ordering."""
+    return summarize([r if isinstance(r.get("difficulty"), int) else {**r, "difficulty": -1} for r in run.rewards])
 
 
 def overall(run: Run) -> dict[str, Any]:
