@@ -1,5 +1,5 @@
-"""Plots as self-contained SVG data URIs (matplotlib, rendered offline, glyphs drawn as paths so
-no font is needed to view them). An <img> keeps each SVG's ids apart from the page's and runs
+"""Plots as self-contained SVG data URIs (matplotlib's object API, no pyplot and so no global
+figure state; rendered offline, glyphs drawn as paths so no font is needed to view them). An <img> keeps each SVG's ids apart from the page's and runs
 none of its content."""
 
 from __future__ import annotations
@@ -11,11 +11,9 @@ from typing import Any
 from agents.report.load import Run
 
 try:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    from matplotlib import pyplot as plt
+    from matplotlib import rc_context
     from matplotlib.figure import Figure
+    from matplotlib.ticker import PercentFormatter
 except ImportError as exc:  # pragma: no cover - the message says how to fix it
     raise ImportError("`verishop report` needs matplotlib: pip install 'verishop[report]'") from exc
 
@@ -33,7 +31,6 @@ def _text(label: str) -> str:
 def _data_uri(fig: Figure) -> str:
     buffer = io.BytesIO()
     fig.savefig(buffer, format="svg", metadata={"Date": None}, bbox_inches="tight")
-    plt.close(fig)
     return "data:image/svg+xml;base64," + base64.b64encode(buffer.getvalue()).decode()
 
 
@@ -45,9 +42,9 @@ def _per_difficulty(rows: list[dict[str, Any]], key: str) -> tuple[list[int], li
 def env_figure(series: dict[str, list[dict[str, Any]]]) -> str:
     """Solved share, mean total, and turns and tool calls against difficulty (one colour per
     run), and the mean reward parts of each run."""
-    with plt.rc_context(RC):
-        fig, (solved, total, work, parts) = plt.subplots(1, 4, figsize=(12, 2.9), width_ratios=(1, 1, 1, 0.8),
-                                                     layout="constrained")
+    with rc_context(RC):
+        fig = Figure(figsize=(12, 2.9), layout="constrained")
+        solved, total, work, parts = fig.subplots(1, 4, width_ratios=(1, 1, 1, 0.8))
         for index, (label, rows) in enumerate(series.items()):
             colour = f"C{index % 10}"
             solved.plot(*_per_difficulty(rows, "solved_share"), marker="o", markersize=3, color=colour,
@@ -56,7 +53,7 @@ def env_figure(series: dict[str, list[dict[str, Any]]]) -> str:
             work.plot(*_per_difficulty(rows, "tool_calls"), marker="o", markersize=3, color=colour)
             work.plot(*_per_difficulty(rows, "turns"), linestyle="--", marker="o", markersize=3, color=colour)
         solved.set(title="solved share", xlabel="difficulty", ylim=(-0.03, 1.03))
-        solved.yaxis.set_major_formatter(matplotlib.ticker.PercentFormatter(1.0))
+        solved.yaxis.set_major_formatter(PercentFormatter(1.0))
         total.set(title="mean total", xlabel="difficulty", ylim=(-1.05, 1.05))
         total.axhline(0, color="grey", linewidth=0.6)
         work.set(title="tool calls (solid), turns (dashed)", xlabel="difficulty")
@@ -78,8 +75,9 @@ def env_figure(series: dict[str, list[dict[str, Any]]]) -> str:
 def overview_figure(runs: list[Run], rows: dict[str, list[dict[str, Any]]]) -> str:
     """Solved share per environment, one bar per run."""
     envs = sorted({r["env_id"] for run_rows in rows.values() for r in run_rows})
-    with plt.rc_context(RC):
-        fig, ax = plt.subplots(figsize=(11, 0.6 + 0.2 * len(envs) * max(1, len(runs))), layout="constrained")
+    with rc_context(RC):
+        fig = Figure(figsize=(11, 0.6 + 0.2 * len(envs) * max(1, len(runs))), layout="constrained")
+        ax = fig.subplots()
         height = 0.8 / max(1, len(runs))
         for i, run in enumerate(runs):
             share = {r["env_id"]: r["solved_share"] for r in rows[run.label] if r["difficulty"] == "all"}
@@ -88,7 +86,7 @@ def overview_figure(runs: list[Run], rows: dict[str, list[dict[str, Any]]]) -> s
         ax.set_yticks([y + height * (len(runs) - 1) / 2 for y in range(len(envs))], [_text(e) for e in envs])
         ax.invert_yaxis()
         ax.set(xlim=(0, 1), title="solved share per environment (all difficulties)")
-        ax.xaxis.set_major_formatter(matplotlib.ticker.PercentFormatter(1.0))
+        ax.xaxis.set_major_formatter(PercentFormatter(1.0))
         if len(runs) > 1:
             ax.legend(fontsize=7, loc="lower right")
         return _data_uri(fig)
