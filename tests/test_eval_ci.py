@@ -10,6 +10,7 @@ import xml.etree.ElementTree as ET
 
 from agents.evaluate import Plan, solved_share
 from agents.junit import junit_xml
+from scenarios.envs import get_env
 
 
 def run_eval(catalog_path, tmp_path, *args: str) -> subprocess.CompletedProcess:
@@ -35,7 +36,7 @@ def test_a_run_below_the_gate_exits_1_and_reports_pass_k_and_junit(catalog_path,
     root = ET.parse(junit).getroot()
     cases = root.findall("./testsuite/testcase")
     assert len(cases) == int(root.get("tests")) == 12
-    assert {s.get("name") for s in root.findall("testsuite")} == {"pd-v2", "return-v1"}
+    assert {s.get("name") for s in root.findall("testsuite")} == {get_env("pd").env_id, get_env("return").env_id}
     assert int(root.get("failures")) == sum(1 for c in cases if c.find("failure") is not None) > 0
     assert sum(1 for c in cases if "trial 2" in c.get("name")) == 6
 
