@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test test-llm bench serve clean
+.PHONY: run test test-report test-llm bench serve clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -20,6 +20,12 @@ serve: $(STAMP)  ## the shop over Streamable HTTP on 127.0.0.1:8000
 
 test: $(STAMP)
 	$(BIN)/pytest -q
+
+# Opt-in: the HTML report in headless Chromium (no console error, every plot shown). Needs Debian's
+# chromium: `apt-get update && apt-get install -y chromium`.
+test-report: $(STAMP)
+	@command -v chromium >/dev/null || { echo "chromium is missing: apt-get update && apt-get install -y chromium"; exit 1; }
+	$(BIN)/pytest -q -m browser tests/test_report_browser.py
 
 LLM_PORT ?= 8765
 # Opt-in, not part of `make test`: builds llama-cpp-python from source (minutes) and lets Gemma 3

@@ -71,6 +71,7 @@ async def _play_memory(catalog: Path, runs: Path) -> None:
     from mcp_server.tools import create_server
 
     hub = EpisodeHub(catalog, runs)
+    rewards = []
     try:
         for env, difficulty, seed, agent_name in DEMO_EPISODES:
             scenario = hub.generate(env, difficulty, seed)
@@ -80,9 +81,10 @@ async def _play_memory(catalog: Path, runs: Path) -> None:
                 await _agent(agent_name, scenario).play(_session(client))
             if episode.episode_id in hub.episodes:
                 await hub.close(episode.episode_id, "agent_stopped")
-            _footer(episode.directory)
+            rewards.append(_footer(episode.directory))
     finally:
         await hub.aclose()
+    _summary(rewards, runs)
 
 
 async def _play_stdio(catalog: Path, runs: Path) -> None:
@@ -94,6 +96,7 @@ async def _play_stdio(catalog: Path, runs: Path) -> None:
     with CatalogReader(catalog) as reader:
         scenarios = [(generate(e, d, s, reader), a) for e, d, s, a in DEMO_EPISODES]
     runs.mkdir(parents=True, exist_ok=True)
+    rewards = []
     for scenario, agent_name in scenarios:
         spec = runs / f".demo-{scenario.env_id}-{scenario.difficulty}-{scenario.seed}.json"
         spec.write_text(scenario.to_json())
@@ -101,9 +104,12 @@ async def _play_stdio(catalog: Path, runs: Path) -> None:
             "-m", "verishop", "serve", "--transport", "stdio", "--scenario", str(spec),
             "--catalog", str(catalog), "--runs-dir", str(runs)])
         _header(scenario, agent_name, None)
+        before = set(runs.iterdir())
         async with Client(params) as client:
             await _agent(agent_name, scenario).play(_session(client))
         spec.unlink()
+        rewards.extend(_footer(d) for d in set(runs.iterdir()) - before if (d / "transcript.jsonl").is_file())
+    _summary(rewards, runs)
 
 
 def _header(scenario: Scenario, agent: str, directory: Path | None) -> None:
@@ -111,9 +117,33 @@ def _header(scenario: Scenario, agent: str, directory: Path | None) -> None:
     console.print(f"  [bold cyan]customer[/]: {scenario.opening_message}")
 
 
-def _footer(directory: Path) -> None:
+def _footer(directory: Path) -> dict[str, Any]:
+    """The closing, then the verifier's reward for the episode (scored here, from its files)."""
+    from rich.markup import escape
+
+    from verifier.runner import Verifier
+
     closed = [json.loads(line) for line in (directory / "transcript.jsonl").read_text().splitlines()][-1]
     console.print(f"  [dim]episode closed: {closed.get('reason')} · files in {directory}[/]")
+    with Verifier() as verifier:
+        reward = verifier.verify(directory).model_dump(mode="json")
+    if reward["verdict"] != "scored":
+        console.print(f"  [bold red]reward: {reward['verdict']}[/] ({escape(str(reward.get('detail')))})")
+        return reward
+    failed = ", ".join(c["name"] for c in reward["breakdown"] if c.get("passed") is False)
+    verdict = "[bold green]solved[/]" if reward["is_correct"] else "[bold red]not solved[/]"
+    console.print(f"  reward: total [bold]{reward['total']:+.3f}[/] · {verdict} · r_task {reward['r_task']:+.3f}, "
+                  f"r_eff {reward['r_eff']:+.3f}, r_hall {reward['r_hall']:+.3f}"
+                  + (f" [dim]· failed checks: {escape(failed)}[/]" if failed else ""))
+    return reward
+
+
+def _summary(rewards: list[dict[str, Any]], runs: Path) -> None:
+    scored = [r for r in rewards if r["verdict"] == "scored"]
+    mean = sum(r["total"] for r in scored) / len(scored) if scored else 0.0
+    console.rule()
+    console.print(f"[bold]{sum(bool(r.get('is_correct')) for r in scored)} of {len(rewards)} episodes solved · "
+                  f"mean total {mean:+.3f}[/] (scored by the verifier; files in {runs})")
 
 
 def demo(
@@ -184,12 +214,19 @@ def evaluate(
     api_key: Annotated[str | None, typer.Option(help="openai agent: bearer token, if the endpoint wants one.")]
     = None,
     max_steps: Annotated[int, typer.Option(min=1, help="openai agent: model calls per episode.")] = 24,
+    trials: Annotated[int, typer.Option(min=1, help="Play each (env, difficulty, seed) this many times; "
+                                                    "above 1, pass^k is reported.")] = 1,
+    fail_under: Annotated[float | None, typer.Option(min=0, max=1, help="CI gate: exit 1 when the overall "
+                                                                        "solved share is below this (0-1).")]
+    = None,
+    junit: Annotated[Path | None, typer.Option(help="CI: write JUnit XML here, one testcase per episode.")] = None,
 ) -> None:
     """Play seeded episodes with a scripted agent, score them with the verifier, summarise."""
     from rich.progress import Progress
-    from rich.table import Table
 
+    from agents.eval_output import ci_gates, print_tables
     from agents.evaluate import RUNNERS, Plan, new_eval_dir, summarize, verify
+    from agents.passk import pass_k_rows
     from agents.scripted import AGENTS
     from scenarios.console import err, resolve_catalog
 
@@ -200,7 +237,7 @@ def evaluate(
         if not base_url or not model:
             raise typer.BadParameter("the openai agent needs --base-url and --model", param_hint="--agent")
         options = dict(base_url=base_url, model=model, api_key=api_key, max_steps=max_steps)
-    plan = Plan(agent, _env_list(env), _difficulty_range(difficulty), episodes, seed, options)
+    plan = Plan(agent, _env_list(env), _difficulty_range(difficulty), episodes, seed, options, trials=trials)
     catalog_file = resolve_catalog(catalog)
     run_root = new_eval_dir(runs_dir, agent)
     total = len(plan.episodes_to_play())
@@ -212,16 +249,10 @@ def evaluate(
         rewards = verify(run_root, catalog_file)
         progress.update(verifying, total=1, completed=1)
     rows = summarize(rewards)
+    pass_k = pass_k_rows(rewards, range(1, trials + 1)) if trials > 1 else []
     if as_json:
-        typer.echo(json.dumps({"agent": agent, "run_dir": str(run_root), "rows": rows}))
-        return
-    table = Table(title=f"verishop eval · agent {agent} · {run_root}")
-    for column in ("env", "d", "episodes", "solved", "total", "r_task", "r_eff", "r_hall", "turns", "tool calls"):
-        table.add_column(column, justify="left" if column == "env" else "right")
-    fmt = lambda v: "—" if v is None else f"{v:.3f}" if isinstance(v, float) else str(v)  # noqa: E731
-    for row in rows:
-        style = "bold" if row["difficulty"] == "all" else None
-        table.add_row(row["env_id"], str(row["difficulty"]), str(row["episodes"]), f"{row['solved_share']:.0%}",
-                      *(fmt(row[k]) for k in ("total", "r_task", "r_eff", "r_hall", "turns", "tool_calls")),
-                      style=style)
-    console.print(table)
+        typer.echo(json.dumps({"agent": agent, "run_dir": str(run_root), "rows": rows,
+                               **({"pass_k": pass_k} if pass_k else {})}))
+    else:
+        print_tables(console, agent, run_root, rows, pass_k)
+    ci_gates(rewards, run_root, junit, fail_under, f"verishop eval · agent {agent} · {run_root.name}")

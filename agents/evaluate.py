@@ -36,11 +36,13 @@ class Plan:
     episodes: int
     seed: int
     agent_options: dict[str, Any] = field(default_factory=dict)  # e.g. the openai agent's endpoint
+    trials: int = 1  # each (env, difficulty, seed) is played this many times: pass^k needs several
 
     def episodes_to_play(self) -> list[tuple[str, int, int]]:
-        """(env, difficulty, seed) for each episode: difficulties cycle, seeds count up."""
+        """(env, difficulty, seed) for each episode: difficulties cycle, seeds count up, each
+        task repeated `trials` times."""
         return [(env, self.difficulties[i % len(self.difficulties)], self.seed + i)
-                for env in self.envs for i in range(self.episodes)]
+                for env in self.envs for i in range(self.episodes) for _ in range(self.trials)]
 
 
 async def _play(plan: Plan, scenario: Scenario, client) -> None:
@@ -210,3 +212,11 @@ def summarize(rewards: list[dict[str, Any]]) -> list[dict[str, Any]]:
             "turns": mean("turns"), "tool_calls": mean("tool_calls"),
         })
     return rows
+
+
+def solved_share(rewards: list[dict[str, Any]], failed: list[dict[str, Any]] = ()) -> float:
+    """Solved episodes over all episodes played, an unscored episode and one that failed to run
+    (`failed`) counting as unsolved: the number `--fail-under` compares."""
+    played = len(rewards) + len(failed)
+    solved = sum(r.get("verdict") == "scored" and bool(r.get("is_correct")) for r in rewards)
+    return solved / played if played else 0.0

@@ -21,3 +21,13 @@ def play_and_verify(agent: str, env_ids: tuple[str, ...], difficulties: tuple[in
     assert len(rewards) == len(plan.episodes_to_play())
     assert all(r["verdict"] == "scored" for r in rewards), [r.get("detail") for r in rewards]
     return rewards
+
+
+def play_run(agent: str, env_ids: tuple[str, ...], difficulties: tuple[int, ...], episodes: int, seed: int,
+             catalog_path: Path, runs: Path, *, trials: int = 1) -> Path:
+    """Play and verify like `verishop eval`; returns the run folder (a folder of episode folders)."""
+    plan = Plan(agent, tuple(env_ids), tuple(difficulties), episodes, seed, trials=trials)
+    root = new_eval_dir(runs, agent)
+    anyio.run(RUNNERS["memory"], plan, catalog_path, root, 4, lambda: None)
+    verify(root, catalog_path)
+    return root

@@ -7,6 +7,7 @@ import typer
 
 from agents.cli import demo, evaluate
 from agents.export import export
+from agents.report.cli import report
 from mcp_server.cli import serve
 from scenarios.cli import catalog_app, generate
 from scenarios.curriculum_cli import curriculum_app
@@ -22,6 +23,7 @@ app.command("verify")(verify)
 app.add_typer(verifier_app, name="verifier")
 app.command("eval")(evaluate)
 app.command("export")(export)
+app.command("report")(report)
 app.add_typer(curriculum_app, name="curriculum")
 
 

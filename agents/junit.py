@@ -1,0 +1,73 @@
+"""JUnit XML for CI pipelines: one testcase per episode, grouped in one testsuite per
+environment; an unsolved episode is a failure (its failed checks in the message), an episode
+the verifier could not score is an error. Text from rewards is agent-influenced: ElementTree
+escapes it, and characters XML 1.0 cannot carry are dropped."""
+
+from __future__ import annotations
+
+import json
+import re
+import xml.etree.ElementTree as ET
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Any
+
+_NOT_XML = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+
+
+def _clean(value: Any) -> str:
+    return _NOT_XML.sub("", value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str))
+
+
+def _failed_checks(reward: dict[str, Any]) -> list[dict[str, Any]]:
+    breakdown = reward.get("breakdown") if isinstance(reward.get("breakdown"), list) else []
+    return [c for c in breakdown if isinstance(c, dict) and c.get("passed") is False]
+
+
+def junit_xml(rewards: list[dict[str, Any]], name: str = "verishop eval",
+              failed: list[dict[str, Any]] = ()) -> ET.ElementTree:
+    """`failed`: episodes that could not be played ({env_id, difficulty, seed, kind, message}),
+    reported as errors."""
+    suites: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for r in rewards:
+        suites[str(r.get("env_id", "?"))].append(r)
+    for f in failed:
+        suites[str(f.get("env_id", "?"))].append({**f, "verdict": "failed to run", "reason": f.get("kind"),
+                                                  "detail": f.get("message")})
+    root = ET.Element("testsuites", name=_clean(name))
+    totals: Counter[str] = Counter()
+    for env_id, items in sorted(suites.items()):
+        suite = ET.SubElement(root, "testsuite", name=_clean(env_id))
+        counts: Counter[str] = Counter(tests=len(items))
+        trial: Counter[tuple] = Counter()
+        for r in sorted(items, key=lambda r: (str(r.get("difficulty")).zfill(4), str(r.get("seed")).zfill(12))):
+            task = (r.get("difficulty"), r.get("seed"))
+            trial[task] += 1
+            case = ET.SubElement(suite, "testcase", classname=_clean(f"verishop.{env_id}"),
+                                 name=_clean(f"d{task[0]} seed {task[1]} trial {trial[task]} ({r.get('episode_id')})"))
+            if r.get("verdict") != "scored":
+                counts["errors"] += 1
+                error = ET.SubElement(case, "error", type=_clean(r.get("verdict", "missing")),
+                                      message=_clean(f"{r.get('verdict', 'missing')}: {r.get('reason') or ''}"))
+                error.text = _clean(r.get("detail") or "")
+            elif not r.get("is_correct"):
+                counts["failures"] += 1
+                failed = _failed_checks(r)
+                names = ", ".join(str(c.get("name")) for c in failed)
+                failure = ET.SubElement(case, "failure", type="unsolved",
+                                        message=_clean(f"unsolved: total {r.get('total')}; failed checks: {names}"))
+                failure.text = _clean("\n".join(f"{c.get('name')}: expected {_clean(c.get('expected'))}, "
+                                                f"found {_clean(c.get('found'))}" for c in failed))
+            out = ET.SubElement(case, "system-out")
+            out.text = _clean({k: r.get(k) for k in ("total", "r_task", "r_eff", "r_hall", "turns", "tool_calls",
+                                                     "close_reason")})
+        suite.attrib.update({k: str(counts[k]) for k in ("tests", "failures", "errors")})
+        totals.update(counts)
+    root.attrib.update({k: str(totals[k]) for k in ("tests", "failures", "errors")})
+    ET.indent(root)
+    return ET.ElementTree(root)
+
+
+def write_junit(rewards: list[dict[str, Any]], path: Path, name: str = "verishop eval",
+                failed: list[dict[str, Any]] = ()) -> None:
+    junit_xml(rewards, name, failed).write(path, encoding="utf-8", xml_declaration=True)
