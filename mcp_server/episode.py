@@ -7,6 +7,7 @@ result or error and duration.
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -17,7 +18,7 @@ import aiosqlite
 import anyio
 from pydantic import BaseModel
 
-from mcp_server.errors import BudgetSpent, EpisodeClosed, ShopError
+from mcp_server.errors import BudgetSpent, EpisodeClosed, InternalError, ShopError
 from scenarios.budget import BUDGET_ERROR, LOOKUP_TOOLS
 from mcp_server.transcript import Transcript
 from scenarios.catalog.reader import CatalogReader, Product
@@ -25,6 +26,10 @@ from scenarios.customers import SimulatedCustomer, WorldView
 from scenarios.models import Scenario, Submission
 
 T = TypeVar("T", bound=BaseModel)
+
+log = logging.getLogger(__name__)
+# How a call the shop failed on (not the agent) reads, to the agent and in the transcript.
+INTERNAL_ERROR = "internal error"
 
 # Why an episode ends (`close_reason`): agent_done, customer_done, customer_quit, turn_budget
 # (truncation, kept apart from the terminations), closed_by_client, idle_timeout, server_stopped.
@@ -94,10 +99,18 @@ class Episode:
                 self.lookups_this_turn += 1
             try:
                 result = await body()
+                outcome = result.model_dump(mode="json")
             except ShopError as exc:
                 self._record(name, arguments, started, error=str(exc))
                 raise
-            self._record(name, arguments, started, result=result.model_dump(mode="json"))
+            except Exception as exc:
+                # A bug, not the agent's mistake: the call still happened (it may have spent a
+                # lookup), so it is recorded like any other; the traceback goes to the log only.
+                log.exception("episode %s: %s crashed", self.episode_id, name)
+                self._record(name, arguments, started, error=f"{INTERNAL_ERROR} ({type(exc).__name__})")
+                raise InternalError(f"{INTERNAL_ERROR}: the shop could not complete this {name} call. It was "
+                                    f"recorded; try other arguments or another tool") from None
+            self._record(name, arguments, started, result=outcome)
             return result
 
     def _record(self, name: str, arguments: dict[str, Any], started: float, **outcome: Any) -> None:

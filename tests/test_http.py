@@ -261,3 +261,30 @@ async def test_a_collection_picks_one_of_its_environments_by_seed(server: Server
         assert r.status_code == 400 and "unknown collection" in r.json()["error"]
         r = await http.post("/episodes", json={"collection": "C1", "env": "pd"})
         assert r.status_code == 400 and "either env or collection" in r.json()["error"]
+
+
+def strict_json_lines(path: Path) -> list[dict]:
+    def refuse(token: str):
+        raise ValueError(f"non-JSON token {token}")
+
+    return [json.loads(line, parse_constant=refuse) for line in path.read_text().splitlines()]
+
+
+@pytest.mark.parametrize("number", ["Infinity", "-Infinity", "NaN", "1e30", "1e400"])
+async def test_a_non_finite_or_huge_price_is_a_clear_tool_error(server: Server, number: str) -> None:
+    """Raw JSON-RPC (the tokens a Python or JavaScript client can emit), over the real server:
+    refused at the schema with the field named, never an OverflowError, transcript strict JSON."""
+    ep = await create_episode(server, env="pd", difficulty=12, seed=7)
+    body = ('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search_catalog",'
+            '"arguments":{"query":"charger","max_price_usd":%s}}}' % number)
+    headers = {**JSON, "accept": "application/json, text/event-stream", "mcp-protocol-version": "2025-11-25"}
+    async with control(server) as http:
+        r = await http.post(ep["mcp_url"], content=body, headers=headers)
+        assert r.status_code == 200, r.text
+        data = next(json.loads(line[5:]) for line in r.text.splitlines() if line.startswith("data:"))
+        result = data["result"]
+        assert result["isError"] is True
+        assert "max_price_usd" in result["content"][0]["text"], result
+        assert (await http.get("/health")).status_code == 200
+    events = strict_json_lines(Path(ep["run_dir"]) / "transcript.jsonl")
+    assert not [e for e in events if e["event"] == "tool_call"]  # refused before the shop ran: no lookup spent

@@ -313,3 +313,59 @@ async def test_both_protocol_eras_work(hub):
     for mode in ("auto", "legacy"):
         async with Client(create_server(hub), mode=mode) as client:
             assert ok(await client.call_tool("get_current_date", {}))["weekday"]
+
+
+def strict_lines(path) -> list[dict]:
+    """The file's JSON lines, refusing the NaN and Infinity tokens that only Python accepts."""
+    import json
+
+    def refuse(token: str):
+        raise ValueError(f"non-JSON token {token}")
+
+    return [json.loads(line, parse_constant=refuse) for line in path.read_text().splitlines()]
+
+
+async def test_numbers_out_of_range_are_refused_at_the_schema(hub):
+    episode = await open_default(hub)
+    async with Client(create_server(hub)) as client:
+        for args, field in (({"max_price_usd": 1e30}, "max_price_usd"), ({"min_price_usd": 1e300}, "min_price_usd"),
+                            ({"min_rating": 7.5}, "min_rating"), ({"limit": 10**30}, "limit"),
+                            ({"attributes": {f"a{i}": "x" for i in range(50)}}, "attributes")):
+            text = error_text(await client.call_tool("search_catalog", args))
+            assert "validation error" in text and field in text, text
+        schema = {t.name: t for t in (await client.list_tools()).tools}["search_catalog"].input_schema
+        assert schema["properties"]["max_price_usd"]["anyOf"][0]["maximum"] == 1_000_000
+        ok(await client.call_tool("search_catalog", {"max_price_usd": 40}))
+    strict_lines(episode.directory / "transcript.jsonl")
+
+
+async def test_a_crash_inside_a_tool_is_an_internal_error_recorded_and_counted(hub, monkeypatch):
+    from mcp_server.shop import catalog
+
+    episode = await open_default(hub, budget=2)
+
+    async def crash(*args, **kwargs):
+        raise OverflowError("cannot convert float infinity to integer")
+
+    async with Client(create_server(hub)) as client:
+        with monkeypatch.context() as patch:
+            patch.setattr(catalog, "search_catalog", crash)
+            text = error_text(await client.call_tool("search_catalog", {"query": "charger"}))
+        assert "internal error" in text and "OverflowError" not in text and "infinity" not in text
+        ok(await client.call_tool("search_catalog", {"query": "charger"}))
+        # Two lookups per turn: the crashed call spent one, as the transcript shows.
+        assert "budget" in error_text(await client.call_tool("search_catalog", {"query": "charger"}))
+    calls = [e for e in strict_lines(episode.directory / "transcript.jsonl") if e["event"] == "tool_call"]
+    assert [(c["tool"], c.get("error", "")[:14]) for c in calls if c["tool"] == "search_catalog"] == [
+        ("search_catalog", "internal error"), ("search_catalog", ""), ("search_catalog", "tool budget sp")]
+    assert "OverflowError" in calls[0]["error"]
+
+
+def test_the_transcript_writes_strict_json_even_for_non_finite_numbers(tmp_path):
+    from mcp_server.transcript import Transcript
+
+    transcript = Transcript(tmp_path / "transcript.jsonl")
+    transcript.write("tool_call", arguments={"max_price_usd": float("inf"), "x": [float("nan"), 1.5]})
+    transcript.close()
+    (event,) = strict_lines(tmp_path / "transcript.jsonl")
+    assert event["arguments"] == {"max_price_usd": "inf", "x": ["nan", 1.5]}
