@@ -183,11 +183,12 @@ def evaluate(
     = None,
     max_steps: Annotated[int, typer.Option(min=1, help="openai agent: model calls per episode.")] = 24,
 ) -> None:
-    """Play seeded episodes with a scripted agent, score them with the verifier, summarise."""
+    """Play seeded episodes with a scripted agent, score them with the verifier, summarise.
+    An episode that fails is recorded and the rest go on; any failure makes the exit code 1."""
     from rich.progress import Progress
     from rich.table import Table
 
-    from agents.evaluate import RUNNERS, Plan, new_eval_dir, summarize, verify
+    from agents.evaluate import RUNNERS, Plan, failures, new_eval_dir, summarize, verify
     from agents.scripted import AGENTS
     from scenarios.console import err, resolve_catalog
 
@@ -209,17 +210,28 @@ def evaluate(
         verifying = progress.add_task("verifying", total=None)
         rewards = verify(run_root, catalog_file)
         progress.update(verifying, total=1, completed=1)
-    rows = summarize(rewards)
+    failed = failures(run_root)
+    rows = summarize(rewards, failed)
     if as_json:
-        typer.echo(json.dumps({"agent": agent, "run_dir": str(run_root), "rows": rows}))
+        typer.echo(json.dumps({"agent": agent, "run_dir": str(run_root), "rows": rows, "failures": failed}))
+        if failed:
+            raise typer.Exit(1)
         return
     table = Table(title=f"verishop eval · agent {agent} · {run_root}")
-    for column in ("env", "d", "episodes", "solved", "total", "r_task", "r_eff", "r_hall", "turns", "tool calls"):
+    for column in ("env", "d", "episodes", "failed", "solved", "total", "r_task", "r_eff", "r_hall", "turns",
+                   "tool calls"):
         table.add_column(column, justify="left" if column == "env" else "right")
     fmt = lambda v: "—" if v is None else f"{v:.3f}" if isinstance(v, float) else str(v)  # noqa: E731
     for row in rows:
         style = "bold" if row["difficulty"] == "all" else None
-        table.add_row(row["env_id"], str(row["difficulty"]), str(row["episodes"]), f"{row['solved_share']:.0%}",
+        table.add_row(row["env_id"], str(row["difficulty"]), str(row["episodes"]), str(row["failed"]),
+                      f"{row['solved_share']:.0%}",
                       *(fmt(row[k]) for k in ("total", "r_task", "r_eff", "r_hall", "turns", "tool_calls")),
                       style=style)
     console.print(table)
+    if failed:
+        err.print(f"[bold red]{len(failed)} episode(s) failed[/] (details in {run_root / 'failures.jsonl'}):")
+        for f in failed[:20]:
+            err.print(f"  {f['env_id']} d={f['difficulty']} seed={f['seed']}: {f['kind']}: {f['message'][:200]}",
+                      markup=False, highlight=False)
+        raise typer.Exit(1)
