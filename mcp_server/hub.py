@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import secrets
+import shutil
 import threading
 from pathlib import Path
 
@@ -73,19 +74,25 @@ class EpisodeHub:
         episode_id = "ep_" + secrets.token_hex(12)
         directory = self.runs_dir / episode_id
         directory.mkdir(parents=True)
-        write_atomically(directory / "scenario.json", scenario.to_json())
-        world = directory / "world.db"
-        await anyio.to_thread.run_sync(
-            lambda: create_world(world, scenario, episode_id=episode_id, catalog_path=self.catalog_path))
-        db = await aiosqlite.connect(world, isolation_level=None, uri=True)
+        db = None
         try:
+            write_atomically(directory / "scenario.json", scenario.to_json())
+            world = directory / "world.db"
+            await anyio.to_thread.run_sync(
+                lambda: create_world(world, scenario, episode_id=episode_id, catalog_path=self.catalog_path))
+            db = await aiosqlite.connect(world, isolation_level=None, uri=True)
             await db.execute("PRAGMA synchronous=NORMAL")
             await db.execute("ATTACH DATABASE ? AS cat", (readonly_uri(self.catalog_path),))
             await db.execute(SHOP_PRODUCTS_VIEW)
+            transcript = Transcript(directory / "transcript.jsonl")
         except BaseException:
-            await db.close()
+            # Nothing half-made stays behind: no folder without a transcript for the verifier
+            # or the sidecar to wait on (out of file descriptors, a disk full ...).
+            with anyio.CancelScope(shield=True):
+                if db is not None:
+                    await db.close()
+                await anyio.to_thread.run_sync(lambda: shutil.rmtree(directory, ignore_errors=True))
             raise
-        transcript = Transcript(directory / "transcript.jsonl")
         transcript.write("episode_opened", transcript_version=TRANSCRIPT_VERSION, episode_id=episode_id,
                          env_id=scenario.env_id, difficulty=scenario.difficulty, seed=scenario.seed,
                          scenario_sha256=scenario.sha256(), catalog_content_hash=scenario.catalog.content_hash,

@@ -26,6 +26,10 @@ CLOSED_IN_MEMORY = 4096
 # Each open episode holds world.db, its -wal and -shm, the attached catalog and the transcript,
 # plus a socket per client: the usual soft limit of 1024 runs out near 150 episodes.
 WANTED_OPEN_FILES = 65536
+# What `--max-episodes` defaults to: the open-file limit, less a reserve for the server itself,
+# divided among episodes at this many descriptors each (the five files above, two sockets, one spare).
+FILES_PER_EPISODE = 8
+RESERVED_FILES = 64
 _EPISODE_ID = re.compile(r"^ep_[0-9a-f]{24}$")
 _TAIL_BYTES = 4096
 
@@ -112,3 +116,11 @@ def raise_open_file_limit(wanted: int = WANTED_OPEN_FILES) -> tuple[int, int]:
         except (ValueError, OSError):
             pass  # some sandboxes refuse; the server still runs, with fewer episodes at once
     return soft, resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+
+
+def default_max_episodes() -> int:
+    """How many episodes fit the current open-file limit (see FILES_PER_EPISODE)."""
+    soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    if soft == resource.RLIM_INFINITY:
+        soft = WANTED_OPEN_FILES
+    return max(1, (soft - RESERVED_FILES) // FILES_PER_EPISODE)
