@@ -154,3 +154,14 @@ def test_an_unwritable_home_names_the_path_and_what_to_set(tmp_path: Path, trans
     message = " ".join(out.stderr.split())
     assert str(home) in message and "VERISHOP_HOME" in message, out.stderr
     assert "Traceback" not in out.stderr
+
+
+async def test_the_shop_client_sends_its_token(guarded: Process) -> None:
+    from agents.client import ShopClient, ShopClientError
+
+    async with ShopClient(guarded.base, token=TOKEN) as shop:
+        info = await shop.create(env="pd", difficulty=1, seed=4)
+        assert info.episode_id
+    async with ShopClient(guarded.base) as shop:
+        with pytest.raises(ShopClientError, match="401"):
+            await shop.create(env="pd", difficulty=1, seed=4)
