@@ -105,6 +105,20 @@ def serve(
     err.print("server stopped")
 
 
+def _recover(hub) -> None:
+    """Close what a crashed server left open in this runs dir, and say so."""
+    from scenarios.console import err
+
+    found = hub.recover()
+    if found.crashed:
+        err.print(f"verishop: closed {len(found.crashed)} episode(s) left open by a crashed server (reason "
+                  f"server_crashed): {', '.join(found.crashed[:5])}{' ...' if len(found.crashed) > 5 else ''}",
+                  markup=False, highlight=False, soft_wrap=True)
+    for episode_id in found.interrupted:
+        err.print(f"verishop: episode {episode_id} was interrupted while its world was created; closed with "
+                  f"reason creation_interrupted", markup=False, highlight=False, soft_wrap=True)
+
+
 async def _open_default(hub, chosen: Scenario | None, env: str, difficulty: int, seed: int):
     from mcp_server.errors import ShopError
     from scenarios.console import err
@@ -129,6 +143,7 @@ async def _serve_stdio(catalog: Path, runs: Path, chosen: Scenario | None, env: 
     from scenarios.console import err
 
     hub = EpisodeHub(catalog, runs)
+    _recover(hub)
     episode = await _open_default(hub, chosen, env, difficulty, seed)
     err.print(f"verishop: episode {episode.episode_id} ({episode.scenario.env_id}, d={episode.scenario.difficulty}, "
               f"seed={episode.scenario.seed}) in {episode.directory}")
@@ -174,6 +189,7 @@ async def _serve_http(catalog: Path, runs: Path, chosen: Scenario | None, env: s
     if after > before:
         err.print(f"verishop: open-file limit raised from {before} to {after} (several files per episode)")
     hub = EpisodeHub(catalog, runs)
+    _recover(hub)
     shown = "127.0.0.1" if host in ("0.0.0.0", "::", "[::]") else host
     base = (control.public_url or f"http://{shown}:{port}").rstrip("/")
     try:

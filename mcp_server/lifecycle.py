@@ -34,6 +34,11 @@ _EPISODE_ID = re.compile(r"^ep_[0-9a-f]{24}$")
 _TAIL_BYTES = 4096
 
 
+def is_episode_id(name: str) -> bool:
+    """Whether `name` is an id the hub could have made (only such a name may name a path)."""
+    return _EPISODE_ID.fullmatch(name) is not None
+
+
 class ClosedEpisodes:
     """Why each closed episode closed, by id: the most recent `capacity` in memory, older ones
     read back from the `episode_closed` event at the end of their transcript. Behaves like the
@@ -72,7 +77,7 @@ class ClosedEpisodes:
 
     def _from_disk(self, episode_id: str) -> str | None:
         # The id comes from a URL: only a well-formed one may name a path.
-        if not _EPISODE_ID.match(episode_id):
+        if not is_episode_id(episode_id):
             return None
         try:
             with open(self.runs_dir / episode_id / "transcript.jsonl", "rb") as f:

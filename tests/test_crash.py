@@ -5,7 +5,10 @@ the cart as the agent last saw it."""
 from __future__ import annotations
 
 import json
+import os
 import signal
+import subprocess
+import sys
 import sqlite3
 from pathlib import Path
 
@@ -77,3 +80,81 @@ async def test_sigkill_keeps_transcript_and_world(catalog_path: Path, tmp_path: 
             db.execute("DELETE FROM cart")
     finally:
         db.close()
+
+
+def _serve_args(catalog_path: Path, runs: Path) -> list[str]:
+    return ["serve", "--transport", "http", "--catalog", str(catalog_path), "--runs-dir", str(runs),
+            "--no-default-episode"]
+
+
+def _events(run_dir: Path) -> list[dict]:
+    return [json.loads(line) for line in (run_dir / "transcript.jsonl").read_text().splitlines()]
+
+
+async def test_a_restart_closes_what_a_killed_server_left_open(catalog_path: Path, tmp_path: Path) -> None:
+    """kill -9, then a new server on the same runs dir: the orphaned episode is closed with
+    reason server_crashed (GET, DELETE and its MCP URL answer 'closed', not 404), its world is
+    one self-contained file, and an episode whose creation was interrupted is closed and named.
+    An episode of another live server on the same runs dir is left alone."""
+    runs = tmp_path / "runs"
+    env = {"VERISHOP_HOME": str(tmp_path / "home")}
+    with started(_serve_args(catalog_path, runs), tmp_path / "live.log", env) as live:
+        async with httpx2.AsyncClient(base_url=live.base, timeout=30.0) as http:
+            alive = (await http.post("/episodes", json={"env": "pd", "difficulty": 2, "seed": 1})).json()
+
+        with started(_serve_args(catalog_path, runs), tmp_path / "first.log", env) as first:
+            async with httpx2.AsyncClient(base_url=first.base, timeout=30.0) as http:
+                ep = (await http.post("/episodes", json={"env": "cart", "difficulty": 3, "seed": 2})).json()
+            with anyio.fail_after(60):
+                async with httpx2.AsyncClient(timeout=30.0) as mcp_http:
+                    async with Client(streamable_http_client(ep["mcp_url"], http_client=mcp_http)) as client:
+                        found = await client.call_tool("search_catalog", {"category_id": "cookware",
+                                                                          "in_stock_only": True})
+                        product = found.structured_content["results"][0]["product_id"]
+                        assert not (await client.call_tool("add_to_cart", {"product_id": product})).is_error
+            first.proc.send_signal(signal.SIGKILL)
+            first.proc.wait(timeout=10)
+        run_dir = Path(ep["run_dir"])
+        assert (run_dir / "world.db-wal").exists() and _events(run_dir)[-1]["event"] != "episode_closed"
+
+        # A creation killed before the transcript existed: a folder with a scenario and half a world.
+        interrupted = runs / ("ep_" + "ab" * 12)
+        interrupted.mkdir()
+        (interrupted / "scenario.json").write_text((run_dir / "scenario.json").read_text())
+        (interrupted / "world.db").write_bytes(b"SQLite format 3\x00" + b"\x00" * 100)
+
+        with started(_serve_args(catalog_path, runs), tmp_path / "second.log", env) as second:
+            assert "crashed server" in second.log() and interrupted.name in second.log()
+            closing = _events(run_dir)[-1]
+            assert (closing["event"], closing["reason"]) == ("episode_closed", "server_crashed")
+            assert [e["seq"] for e in _events(run_dir)] == list(range(1, len(_events(run_dir)) + 1))
+            assert not (run_dir / "world.db-wal").exists()
+            assert _events(interrupted) == [{"seq": 1, "event": "episode_closed", "elapsed_ms": 0,
+                                             "reason": "creation_interrupted", "turns": 0}]
+            async with httpx2.AsyncClient(base_url=second.base, timeout=30.0) as http:
+                for method in ("GET", "DELETE"):
+                    r = await http.request(method, f"/episodes/{ep['episode_id']}")
+                    assert r.status_code == 200 and r.json()["close_reason"] == "server_crashed", r.text
+            with anyio.fail_after(60):
+                async with httpx2.AsyncClient(timeout=30.0) as mcp_http:
+                    url = f"{second.base}/episodes/{ep['episode_id']}/mcp"
+                    async with Client(streamable_http_client(url, http_client=mcp_http)) as client:
+                        r = await client.call_tool("view_cart", {})
+                        assert r.is_error and "closed" in r.content[0].text
+
+        # The live server's episode was not touched, and it still serves it.
+        assert all(e["event"] != "episode_closed" for e in _events(Path(alive["run_dir"])))
+        async with httpx2.AsyncClient(base_url=live.base, timeout=30.0) as http:
+            assert (await http.get(f"/episodes/{alive['episode_id']}")).json()["status"] == "open"
+
+    db = sqlite3.connect(f"file:{run_dir / 'world.db'}?mode=ro", uri=True)
+    try:
+        assert db.execute("SELECT product_id, quantity FROM cart").fetchall() == [(product, 1)]
+    finally:
+        db.close()
+
+    # The verifier now scores it (before: episode_not_closed, forever).
+    subprocess.run([sys.executable, "-m", "verishop", "verify", "--json", "--catalog", str(catalog_path),
+                    str(run_dir)], capture_output=True, timeout=120, env={**os.environ, **env})
+    reward = json.loads((run_dir / "reward.json").read_text())
+    assert reward["verdict"] == "scored", reward
