@@ -165,3 +165,15 @@ async def test_the_shop_client_sends_its_token(guarded: Process) -> None:
     async with ShopClient(guarded.base) as shop:
         with pytest.raises(ShopClientError, match="401"):
             await shop.create(env="pd", difficulty=1, seed=4)
+
+
+def test_the_listening_socket_is_tcp_so_responses_are_not_delayed() -> None:
+    """asyncio sets TCP_NODELAY only on sockets whose protocol says TCP; a socket made with
+    protocol 0 made every small response wait out a 40 ms delayed ACK."""
+    from mcp_server.cli import _listen
+
+    sock = _listen("127.0.0.1", 0)
+    try:
+        assert sock.proto == socket.IPPROTO_TCP
+    finally:
+        sock.close()
