@@ -12,6 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from mcp_server.admission import check_scenario
 from scenarios.catalog.build import build_catalog
 from scenarios.catalog.cache import DEFAULT_SEED, DEFAULT_SIZE
 from scenarios.catalog.reader import CatalogReader
@@ -59,6 +60,7 @@ def test_every_seed_yields_a_scenario_on_a_small_catalog(small: CatalogReader, e
     def holds(difficulty: int, seed: int) -> None:
         scenario = generate(env, difficulty, seed, small)
         assert (scenario.env_id, scenario.difficulty, scenario.seed) == (env, difficulty, seed)
+        check_scenario(scenario, small)  # what a client's scenario must pass, a generated one does
         if env.startswith("journey"):
             check_journey(scenario)
 
