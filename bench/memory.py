@@ -58,6 +58,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--cycles", type=int, default=2000)
     parser.add_argument("--warmup", type=int, default=10)
+    parser.add_argument("--burst", type=int, default=0, help="then open this many episodes at once and close "
+                                                            "them all (the high-water mark)")
     parser.add_argument("--size", type=int, default=10_000, help="catalog size")
     parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE)
     args = parser.parse_args()
@@ -85,18 +87,29 @@ def main() -> None:
                         samples.append((seed - args.warmup + 1, rss_mib(proc.pid)))
                 wall_s = time.perf_counter() - started
                 after = rss_mib(proc.pid)
+                burst_peak = burst_after = None
+                if args.burst:
+                    opened = [http.post("/episodes", json={"env": "pd", "difficulty": s % 13, "seed": s}).json()
+                              for s in range(args.burst)]
+                    burst_peak = rss_mib(proc.pid)
+                    for episode in opened:
+                        http.delete(f"/episodes/{episode['episode_id']}").raise_for_status()
+                    burst_after = rss_mib(proc.pid)
         finally:
             proc.terminate()
             proc.wait(timeout=30)
     ratio = after / baseline
     print_table(f"server RSS (MiB), catalog {args.size:,}", ["point", "RSS MiB"],
                 [["fresh", fresh], [f"after {args.warmup} cycles (baseline)", baseline],
-                 *[[f"after {n} more", mib] for n, mib in samples], [f"after {args.cycles} more", after]])
+                 *[[f"after {n} more", mib] for n, mib in samples[:-1]], [f"after {args.cycles} more", after],
+                 *([[f"{args.burst} open at once", burst_peak], [f"{args.burst} closed", burst_after]]
+                   if args.burst else [])])
     console.print(f"{args.cycles} open/call/close cycles in {wall_s:.1f}s; RSS ratio to baseline: "
                   + verdict(ratio, TARGET_RATIO))
     write_json("memory", {"cycles": args.cycles, "warmup": args.warmup, "catalog_size": args.size,
                           "fresh_mib": fresh, "baseline_mib": baseline, "after_mib": after, "ratio": ratio,
-                          "samples": samples, "wall_s": wall_s})
+                          "samples": samples, "wall_s": wall_s, "burst": args.burst,
+                          "burst_peak_mib": burst_peak, "burst_after_mib": burst_after})
 
 
 if __name__ == "__main__":

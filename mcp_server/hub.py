@@ -18,7 +18,7 @@ import anyio
 
 from mcp_server.episode import Episode
 from mcp_server.errors import EpisodeClosed, NotFound, ShopError
-from mcp_server.lifecycle import ClosedEpisodes, is_episode_id
+from mcp_server.lifecycle import TRIM_EVERY_CLOSINGS, ClosedEpisodes, give_memory_back, is_episode_id
 from mcp_server.recovery import Recovered, lock_directory, recover, release
 from mcp_server.transcript import TRANSCRIPT_VERSION, Transcript
 from scenarios.catalog.reader import CatalogReader, readonly_uri
@@ -56,6 +56,7 @@ class EpisodeHub:
         self._generating = threading.Lock()
         self._generation_catalog = CatalogReader(self.catalog_path)
         self._locks: dict[str, int | None] = {}  # episode id -> the fd locking its directory
+        self._closings = 0
 
     def recover(self) -> Recovered:
         """Close the episodes a crashed server left open in this runs dir (mcp_server.recovery).
@@ -152,6 +153,9 @@ class EpisodeHub:
                 await episode.finalize(reason)
             finally:
                 release(self._locks.pop(episode.episode_id, None))
+        self._closings += 1
+        if not self.episodes or self._closings % TRIM_EVERY_CLOSINGS == 0:
+            give_memory_back()
 
     async def close_all(self, reason: str) -> None:
         for episode in list(self.episodes.values()):
