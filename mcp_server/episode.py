@@ -30,6 +30,8 @@ T = TypeVar("T", bound=BaseModel)
 log = logging.getLogger(__name__)
 # How a call the shop failed on (not the agent) reads, to the agent and in the transcript.
 INTERNAL_ERROR = "internal error"
+# The tools that change world.db (each in one transaction, committed after its event is written).
+WRITE_TOOLS = frozenset({"add_to_cart", "update_cart_item", "remove_from_cart", "initiate_return"})
 
 # Why an episode ends (`close_reason`): agent_done, customer_done, customer_quit, turn_budget
 # (truncation, kept apart from the terminations), closed_by_client, idle_timeout, server_stopped.
@@ -97,20 +99,34 @@ class Episode:
                     self._record(name, arguments, started, error=error)
                     raise BudgetSpent(error)
                 self.lookups_this_turn += 1
+            # A write commits only after its transcript event is on disk: whatever reached
+            # world.db is in the transcript, even when the process is killed in between.
+            writes = name in WRITE_TOOLS
+            if writes:
+                await self.db.execute("BEGIN IMMEDIATE")
             try:
-                result = await body()
-                outcome = result.model_dump(mode="json")
-            except ShopError as exc:
-                self._record(name, arguments, started, error=str(exc))
+                try:
+                    result = await body()
+                    outcome = result.model_dump(mode="json")
+                except ShopError as exc:
+                    self._record(name, arguments, started, error=str(exc))
+                    raise
+                except Exception as exc:
+                    # A bug, not the agent's mistake: the call still happened (it may have spent a
+                    # lookup), so it is recorded like any other; the traceback goes to the log only.
+                    log.exception("episode %s: %s crashed", self.episode_id, name)
+                    self._record(name, arguments, started, error=f"{INTERNAL_ERROR} ({type(exc).__name__})")
+                    raise InternalError(f"{INTERNAL_ERROR}: the shop could not complete this {name} call. It "
+                                        f"was recorded; try other arguments or another tool") from None
+                self._record(name, arguments, started, result=outcome)
+            except BaseException:
+                if writes:
+                    with anyio.CancelScope(shield=True):
+                        if self.db.in_transaction:
+                            await self.db.execute("ROLLBACK")
                 raise
-            except Exception as exc:
-                # A bug, not the agent's mistake: the call still happened (it may have spent a
-                # lookup), so it is recorded like any other; the traceback goes to the log only.
-                log.exception("episode %s: %s crashed", self.episode_id, name)
-                self._record(name, arguments, started, error=f"{INTERNAL_ERROR} ({type(exc).__name__})")
-                raise InternalError(f"{INTERNAL_ERROR}: the shop could not complete this {name} call. It was "
-                                    f"recorded; try other arguments or another tool") from None
-            self._record(name, arguments, started, result=outcome)
+            if writes:
+                await self.db.execute("COMMIT")
             return result
 
     def _record(self, name: str, arguments: dict[str, Any], started: float, **outcome: Any) -> None:

@@ -369,3 +369,33 @@ def test_the_transcript_writes_strict_json_even_for_non_finite_numbers(tmp_path)
     transcript.close()
     (event,) = strict_lines(tmp_path / "transcript.jsonl")
     assert event["arguments"] == {"max_price_usd": "inf", "x": ["nan", 1.5]}
+
+
+async def test_a_write_reaches_the_world_only_after_its_transcript_event(hub, monkeypatch):
+    """The process dies between the shop's write and its transcript event (simulated here by
+    the event's write never returning): the world must not hold a write the transcript lacks."""
+    from mcp_server.shop import cart
+
+    episode = await open_default(hub)
+    async with episode.db.execute("SELECT product_id FROM temp.shop_products WHERE stock > 5 LIMIT 1") as cur:
+        (product_id,) = await cur.fetchone()
+
+    class Killed(BaseException):
+        pass
+
+    real_write = episode.transcript.write
+
+    def dies_on_the_event(event, **fields):
+        if event == "tool_call":
+            raise Killed
+        return real_write(event, **fields)
+
+    monkeypatch.setattr(episode.transcript, "write", dies_on_the_event)
+    with pytest.raises(Killed):
+        await episode.call("add_to_cart", {"product_id": product_id, "quantity": 1},
+                           lambda: cart.add_to_cart(episode, product_id=product_id, quantity=1))
+    monkeypatch.undo()
+    async with episode.db.execute("SELECT count(*) FROM cart") as cur:
+        assert (await cur.fetchone())[0] == 0
+    async with Client(create_server(hub)) as client:  # and the episode goes on normally
+        assert ok(await client.call_tool("add_to_cart", {"product_id": product_id}))["item_count"] == 1
