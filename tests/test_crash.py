@@ -158,3 +158,60 @@ async def test_a_restart_closes_what_a_killed_server_left_open(catalog_path: Pat
                     str(run_dir)], capture_output=True, timeout=120, env={**os.environ, **env})
     reward = json.loads((run_dir / "reward.json").read_text())
     assert reward["verdict"] == "scored", reward
+
+
+async def _kill_mid_cart(catalog_path: Path, root: Path) -> tuple[int, int]:
+    """Fire eight add_to_cart calls at one episode and kill -9 the server as the first answer
+    arrives. Returns (units in world.db's cart, successful add_to_cart events in the transcript)."""
+    rpc_headers = {"content-type": "application/json", "accept": "application/json, text/event-stream",
+                   "mcp-protocol-version": "2025-11-25"}
+    with started(_serve_args(catalog_path, root / "runs"), root / "server.log",
+                 {"VERISHOP_HOME": str(root / "home")}) as server:
+        async with httpx2.AsyncClient(base_url=server.base, timeout=30.0) as http:
+            ep = (await http.post("/episodes", json={"env": "cart", "difficulty": 0, "seed": 1})).json()
+            found = await http.post(ep["mcp_url"], headers=rpc_headers, json={
+                "jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                "params": {"name": "search_catalog", "arguments": {"category_id": "cookware", "in_stock_only": True}}})
+            data = next(json.loads(line[5:]) for line in found.text.splitlines() if line.startswith("data:"))
+            product = data["result"]["structuredContent"]["results"][0]["product_id"]
+            first_answer = anyio.Event()
+
+            async def add(i: int) -> None:
+                body = {"jsonrpc": "2.0", "id": 10 + i, "method": "tools/call",
+                        "params": {"name": "add_to_cart", "arguments": {"product_id": product}}}
+                try:
+                    await http.post(ep["mcp_url"], headers=rpc_headers, json=body)
+                    first_answer.set()
+                except httpx2.TransportError:
+                    pass  # the server is gone
+
+            with anyio.fail_after(60):
+                async with anyio.create_task_group() as tg:
+                    for i in range(8):
+                        tg.start_soon(add, i)
+                    await first_answer.wait()
+                    server.proc.send_signal(signal.SIGKILL)
+                    server.proc.wait(timeout=10)
+    run_dir = Path(ep["run_dir"])
+    events = [json.loads(line) for line in (run_dir / "transcript.jsonl").read_text().splitlines()]
+    added = sum(1 for e in events if e["event"] == "tool_call" and e["tool"] == "add_to_cart" and "error" not in e)
+    db = sqlite3.connect(f"file:{run_dir / 'world.db'}?mode=ro", uri=True)
+    try:
+        units = db.execute("SELECT coalesce(sum(quantity), 0) FROM cart").fetchone()[0]
+    finally:
+        db.close()
+    return units, added
+
+
+@pytest.mark.parametrize("round_", range(2))
+async def test_a_kill_never_leaves_a_write_in_the_world_that_the_transcript_lacks(catalog_path: Path, tmp_path: Path,
+                                                                                 round_: int) -> None:
+    units, added = await _kill_mid_cart(catalog_path, tmp_path)
+    assert added - 1 <= units <= added, (units, added)
+
+
+@pytest.mark.slow
+async def test_many_kills_never_leave_a_write_the_transcript_lacks(catalog_path: Path, tmp_path: Path) -> None:
+    for round_ in range(40):
+        units, added = await _kill_mid_cart(catalog_path, tmp_path / str(round_))
+        assert added - 1 <= units <= added, (round_, units, added)
