@@ -170,7 +170,8 @@ def first_problem(exc: ValidationError) -> tuple[str, bool]:
     a client's scenario."""
     error = exc.errors(include_url=False, include_input=False, include_context=False)[0]
     where = ".".join(short(str(part), 40) for part in error["loc"])
-    return short(f"{where}: {error['msg']}" if where else error["msg"]), bool(error["loc"]) and error["loc"][0] == "scenario"
+    in_scenario = bool(error["loc"]) and error["loc"][0] == "scenario"
+    return short(f"{where}: {error['msg']}" if where else error["msg"]), in_scenario
 
 
 async def read_capped(request: Request, limit: int) -> bytes | None:

@@ -124,7 +124,8 @@ def _register_catalog_tools(mcp: MCPServer) -> None:
                                                   description="Minimum average stars.")] = None,
         max_ship_days: Annotated[int | None, Field(ge=1, le=60, description="Latest delivery, in days.")] = None,
         attributes: Annotated[dict[AttributeName, AttributeValue] | None, Field(
-            max_length=MAX_ATTRIBUTES, description="Exact attribute values, e.g. {\"connector\": \"USB-C\", \"color\": \"Black\"}. "
+            max_length=MAX_ATTRIBUTES,
+            description="Exact attribute values, e.g. {\"connector\": \"USB-C\", \"color\": \"Black\"}. "
                         "get_product shows a product's attributes.")] = None,
         in_stock_only: Annotated[bool, Field(description="Hide sold-out products.")] = False,
         limit: Annotated[int, Field(ge=1, le=catalog.MAX_LIMIT, description="How many results.")] = 10,
