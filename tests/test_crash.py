@@ -213,5 +213,6 @@ async def test_a_kill_never_leaves_a_write_in_the_world_that_the_transcript_lack
 @pytest.mark.slow
 async def test_many_kills_never_leave_a_write_the_transcript_lacks(catalog_path: Path, tmp_path: Path) -> None:
     for round_ in range(40):
+        (tmp_path / str(round_)).mkdir()
         units, added = await _kill_mid_cart(catalog_path, tmp_path / str(round_))
         assert added - 1 <= units <= added, (round_, units, added)
