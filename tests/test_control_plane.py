@@ -177,3 +177,22 @@ def test_the_listening_socket_is_tcp_so_responses_are_not_delayed() -> None:
         assert sock.proto == socket.IPPROTO_TCP
     finally:
         sock.close()
+
+
+def test_a_crafted_scenario_file_is_refused_at_start(catalog_path: Path, tmp_path: Path) -> None:
+    """`verishop serve --scenario FILE` (stdio, one episode) checks the file like a client's."""
+    import json
+
+    from scenarios.catalog.reader import CatalogReader
+    from scenarios.envs import generate
+
+    with CatalogReader(catalog_path) as reader:
+        scenario = json.loads(generate("return", 6, 1, reader).to_json())
+    scenario["today"] = "9999-12-31"
+    path = tmp_path / "scenario.json"
+    path.write_text(json.dumps(scenario))
+    out = run_serve(["--scenario", str(path), "--catalog", str(catalog_path), "--runs-dir", str(tmp_path / "runs")],
+                    {"VERISHOP_HOME": str(tmp_path)})
+    assert out.returncode == 2, out.stderr
+    assert "invalid scenario: today = 9999-12-31" in " ".join(out.stderr.split())
+    assert not list((tmp_path / "runs").iterdir())
