@@ -196,3 +196,28 @@ def test_a_crafted_scenario_file_is_refused_at_start(catalog_path: Path, tmp_pat
     assert out.returncode == 2, out.stderr
     assert "invalid scenario: today = 9999-12-31" in " ".join(out.stderr.split())
     assert not list((tmp_path / "runs").iterdir())
+
+
+def test_under_a_256_file_limit_the_server_refuses_what_it_cannot_hold(catalog_path: Path, tmp_path: Path) -> None:
+    """The old server, limited to 256 open files, answered 24 of 2,000 creations with HTTP 500
+    and left folders without a transcript: now the limit sizes --max-episodes, and beyond it
+    creation is 503, every folder is a whole episode, and the open ones keep working."""
+    import resource
+
+    def limit_files() -> None:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (256, 256))
+
+    root = tmp_path
+    with started(["serve", "--transport", "http", "--no-default-episode", "--catalog", str(catalog_path),
+                  "--runs-dir", str(root / "runs")], root / "server.log", {"VERISHOP_HOME": str(root / "home")},
+                 preexec_fn=limit_files) as server:
+        with httpx2.Client(base_url=server.base, timeout=30) as http:
+            most = http.get("/health").json()["max_episodes"]
+            assert most == (256 - 64) // 8
+            codes = [http.post("/episodes", json={"env": "pd", "difficulty": 1, "seed": s}).status_code
+                     for s in range(most + 3)]
+            assert codes == [201] * most + [503] * 3
+            assert http.get("/health").status_code == 200
+    folders = list((root / "runs").iterdir())
+    assert len([f for f in folders if f.name.startswith("ep_")]) == most
+    assert all((f / "transcript.jsonl").is_file() for f in folders if f.name.startswith("ep_"))

@@ -354,6 +354,11 @@ def _crafted(catalog_path: Path, case: str) -> dict:
     elif case == "unknown-category":
         s = _scenario(catalog_path, "return", 6, 1)
         s["orders"][0]["lines"][0]["category_id"] = "spaceships"
+    elif case == "unknown-category-of-an-extra-product":
+        s = _scenario(catalog_path, "pd", 2, 1)
+        s["extra_products"] = [{"product_id": "P99999991", "group_id": "G1", "title": "A spaceship", "brand": "Acme",
+                                "category_id": "spaceships", "price_cents": 100, "rating": 4.0, "rating_count": 3,
+                                "ship_days": 2, "stock": 5, "attrs": {}}]
     elif case == "today-9999":
         s = _scenario(catalog_path, "return", 6, 1)
         s["today"] = "9999-12-31"
@@ -381,7 +386,7 @@ def _crafted(catalog_path: Path, case: str) -> dict:
 
 
 @pytest.mark.parametrize("case", ["duplicate-order-ids", "duplicate-stock-changes", "huge-quantity",
-                                  "unknown-category", "today-9999", "journey-without-tasks", "huge-browsing-history",
+                                  "unknown-category", "unknown-category-of-an-extra-product", "today-9999", "journey-without-tasks", "huge-browsing-history",
                                   "made-up-env", "long-opening", "goal-order-not-in-orders", "infinite-axis"])
 async def test_a_crafted_client_scenario_is_refused_with_422_and_nothing_written(server: Server, catalog_path: Path,
                                                                               case: str) -> None:
