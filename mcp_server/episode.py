@@ -30,6 +30,7 @@ T = TypeVar("T", bound=BaseModel)
 log = logging.getLogger(__name__)
 # How a call the shop failed on (not the agent) reads, to the agent and in the transcript.
 INTERNAL_ERROR = "internal error"
+CANCELLED_ERROR = "cancelled: the client stopped waiting for this call"
 # The tools that change world.db (each in one transaction, committed after its event is written).
 WRITE_TOOLS = frozenset({"add_to_cart", "update_cart_item", "remove_from_cart", "initiate_return"})
 
@@ -104,22 +105,29 @@ class Episode:
             writes = name in WRITE_TOOLS
             if writes:
                 await self.db.execute("BEGIN IMMEDIATE")
+            recorded = False  # set before each attempt: a record that failed is not tried twice
             try:
                 try:
                     result = await body()
                     outcome = result.model_dump(mode="json")
                 except ShopError as exc:
+                    recorded = True
                     self._record(name, arguments, started, error=str(exc))
                     raise
                 except Exception as exc:
                     # A bug, not the agent's mistake: the call still happened (it may have spent a
                     # lookup), so it is recorded like any other; the traceback goes to the log only.
                     log.exception("episode %s: %s crashed", self.episode_id, name)
+                    recorded = True
                     self._record(name, arguments, started, error=f"{INTERNAL_ERROR} ({type(exc).__name__})")
                     raise InternalError(f"{INTERNAL_ERROR}: the shop could not complete this {name} call. It "
                                         f"was recorded; try other arguments or another tool") from None
+                recorded = True
                 self._record(name, arguments, started, result=outcome)
             except BaseException:
+                if not recorded:  # cancelled midway (the client went away): the budget counted it
+                    recorded = True
+                    self._record(name, arguments, started, error=CANCELLED_ERROR)
                 if writes:
                     with anyio.CancelScope(shield=True):
                         if self.db.in_transaction:

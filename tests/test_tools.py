@@ -399,3 +399,26 @@ async def test_a_write_reaches_the_world_only_after_its_transcript_event(hub, mo
         assert (await cur.fetchone())[0] == 0
     async with Client(create_server(hub)) as client:  # and the episode goes on normally
         assert ok(await client.call_tool("add_to_cart", {"product_id": product_id}))["item_count"] == 1
+
+
+async def test_a_call_cancelled_midway_is_recorded_like_the_lookup_it_spent(hub):
+    import anyio
+
+    episode = await open_default(hub, budget=2)
+    started = anyio.Event()
+
+    async def never_answers():
+        started.set()
+        await anyio.Event().wait()
+
+    async with anyio.create_task_group() as tg:
+        async def call() -> None:
+            await episode.call("search_catalog", {"query": "x"}, never_answers)
+
+        tg.start_soon(call)
+        with anyio.fail_after(10):
+            await started.wait()
+        tg.cancel_scope.cancel()
+    assert episode.lookups_this_turn == 1
+    calls = [e for e in strict_lines(episode.directory / "transcript.jsonl") if e["event"] == "tool_call"]
+    assert [(c["tool"], c["error"][:9]) for c in calls] == [("search_catalog", "cancelled")]
