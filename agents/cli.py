@@ -221,11 +221,12 @@ def evaluate(
     = None,
     junit: Annotated[Path | None, typer.Option(help="CI: write JUnit XML here, one testcase per episode.")] = None,
 ) -> None:
-    """Play seeded episodes with a scripted agent, score them with the verifier, summarise."""
+    """Play seeded episodes with a scripted agent, score them with the verifier, summarise.
+    An episode that fails is recorded and the rest go on; any failure makes the exit code 1."""
     from rich.progress import Progress
 
-    from agents.eval_output import ci_gates, print_tables
-    from agents.evaluate import RUNNERS, Plan, new_eval_dir, summarize, verify
+    from agents.eval_output import ci_gates, print_failures, print_tables
+    from agents.evaluate import RUNNERS, Plan, failures, new_eval_dir, summarize, verify
     from agents.passk import pass_k_rows
     from agents.scripted import AGENTS
     from scenarios.console import err, resolve_catalog
@@ -248,11 +249,15 @@ def evaluate(
         verifying = progress.add_task("verifying", total=None)
         rewards = verify(run_root, catalog_file)
         progress.update(verifying, total=1, completed=1)
-    rows = summarize(rewards)
+    failed = failures(run_root)
+    rows = summarize(rewards, failed)
     pass_k = pass_k_rows(rewards, range(1, trials + 1)) if trials > 1 else []
     if as_json:
-        typer.echo(json.dumps({"agent": agent, "run_dir": str(run_root), "rows": rows,
+        typer.echo(json.dumps({"agent": agent, "run_dir": str(run_root), "rows": rows, "failures": failed,
                                **({"pass_k": pass_k} if pass_k else {})}))
     else:
         print_tables(console, agent, run_root, rows, pass_k)
+        print_failures(run_root, failed)
     ci_gates(rewards, run_root, junit, fail_under, f"verishop eval · agent {agent} · {run_root.name}")
+    if failed:
+        raise typer.Exit(1)

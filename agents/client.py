@@ -161,8 +161,12 @@ class Episode:
 class ShopClient:
     """Async client for the control API, the per-episode MCP endpoints and the verifier."""
 
-    def __init__(self, base_url: str, *, verifier_url: str | None = None, timeout_s: float = 60.0):
+    def __init__(self, base_url: str, *, verifier_url: str | None = None, timeout_s: float = 60.0,
+                 token: str | None = None):
+        """`token`: the server's control token (`verishop serve --token`), sent as a bearer token
+        on the control API; an episode's MCP URL needs none."""
         self.base_url = base_url.rstrip("/")
+        self._auth = {"authorization": f"Bearer {token}"} if token else {}
         self.verifier_url = verifier_url.rstrip("/") if verifier_url else None
         self.timeout_s = timeout_s
         self._http: httpx2.AsyncClient | None = None
@@ -182,7 +186,8 @@ class ShopClient:
         if self._http is None:
             raise ShopClientError("use `async with ShopClient(...)` before making requests")
         try:
-            response = await self._http.request(method, (base or self.base_url) + path, json=json)
+            response = await self._http.request(method, (base or self.base_url) + path, json=json,
+                                                headers=self._auth)
         except httpx2.TransportError as exc:
             raise ShopClientError(f"{method} {path}: {exc!r}") from exc
         if response.status_code >= 400:

@@ -11,22 +11,15 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from agents.evaluate import solved_share
+from agents.evaluate import failures, solved_share
 from agents.junit import write_junit
 from scenarios.console import err
-
-
-def failed_episodes(run_root: Path) -> list[dict[str, Any]]:
-    """Episodes that could not be played, as the runner records them (one JSON object a line)."""
-    path = run_root / "failures.jsonl"
-    lines = path.read_text().splitlines() if path.is_file() else []
-    return [record for line in lines if line.strip() and isinstance(record := json.loads(line), dict)]
 
 
 def ci_gates(rewards: list[dict[str, Any]], run_root: Path, junit: Path | None, fail_under: float | None,
              name: str) -> None:
     """Write the JUnit file if asked, then exit 1 when the solved share is below the gate."""
-    failed = failed_episodes(run_root)
+    failed = failures(run_root)
     if junit is not None:
         write_junit(rewards, junit, name, failed)
     share = solved_share(rewards, failed)
@@ -38,14 +31,16 @@ def ci_gates(rewards: list[dict[str, Any]], run_root: Path, junit: Path | None, 
 def print_tables(console: Console, agent: str, run_root: Path, rows: list[dict[str, Any]],
                  pass_k: list[dict[str, Any]]) -> None:
     table = Table(title=f"verishop eval · agent {agent} · {run_root}")
-    for column in ("env", "d", "episodes", "solved", "total", "r_task", "r_eff", "r_hall", "turns", "tool calls"):
+    for column in ("env", "d", "episodes", "failed", "solved", "total", "r_task", "r_eff", "r_hall", "turns",
+                   "tool calls"):
         table.add_column(column, justify="left" if column == "env" else "right")
     fmt = lambda v: "—" if v is None else f"{v:.3f}" if isinstance(v, float) else str(v)  # noqa: E731
     # Piped (`| tee`, CI logs), rich would cut rows at 80 columns; a table only takes the width it needs.
     out = console if console.is_terminal else Console(width=200)
     for row in rows:
         style = "bold" if row["difficulty"] == "all" else None
-        table.add_row(row["env_id"], str(row["difficulty"]), str(row["episodes"]), f"{row['solved_share']:.0%}",
+        table.add_row(row["env_id"], str(row["difficulty"]), str(row["episodes"]), str(row.get("failed", 0)),
+                      f"{row['solved_share']:.0%}",
                       *(fmt(row[k]) for k in ("total", "r_task", "r_eff", "r_hall", "turns", "tool_calls")),
                       style=style)
     out.print(table)
@@ -58,3 +53,13 @@ def print_tables(console: Console, agent: str, run_root: Path, rows: list[dict[s
             table.add_row(row["env_id"], str(row["difficulty"]), str(row["tasks"]), str(row["trials"]),
                           *(fmt(row[k]) for k in ks), style="bold" if row["difficulty"] == "all" else None)
         out.print(table)
+
+
+def print_failures(run_root: Path, failed: list[dict[str, Any]]) -> None:
+    """Episodes that could not be played: their kind and message, the first twenty."""
+    if not failed:
+        return
+    err.print(f"[bold red]{len(failed)} episode(s) failed[/] (details in {run_root / 'failures.jsonl'}):")
+    for f in failed[:20]:
+        err.print(f"  {f['env_id']} d={f['difficulty']} seed={f['seed']}: {f['kind']}: {f['message'][:200]}",
+                  markup=False, highlight=False)

@@ -4,10 +4,15 @@
 Transports: `memory` (in-process MCP, one server bound to each episode), `http` (a real
 `verishop serve --transport http` subprocess and its control API), `stdio` (one server
 subprocess per episode).
+
+One episode that fails (its generation, its server, the agent's code) never takes the rest
+down: it is recorded in `<run_root>/failures.jsonl` (kind and message), the evaluation carries
+on, and the summary counts it as failed.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import socket
@@ -26,6 +31,9 @@ import anyio
 from agents.scripted import make_agent
 from agents.session import ShopSession, ToolFailed
 from scenarios.models import Scenario
+
+FAILURES_FILE = "failures.jsonl"
+MESSAGE_CHARS = 500
 
 
 @dataclass(frozen=True)
@@ -52,6 +60,27 @@ async def _play(plan: Plan, scenario: Scenario, client) -> None:
         pass  # an agent's failed call is part of its score, not a crash of the evaluation
 
 
+def record_failure(runs: Path, env: str, difficulty: int, seed: int, exc: BaseException,
+                   episode_id: str | None = None) -> None:
+    """Append one failed episode to `<runs>/failures.jsonl` (one write, so concurrent episodes
+    never interleave a line)."""
+    from scenarios.envs import get_env
+
+    try:
+        env_id = get_env(env).env_id
+    except KeyError:
+        env_id = env
+    line = json.dumps({"env_id": env_id, "difficulty": difficulty, "seed": seed, "episode_id": episode_id,
+                       "kind": type(exc).__name__, "message": str(exc)[:MESSAGE_CHARS]}, allow_nan=False)
+    with open(runs / FAILURES_FILE, "a") as f:
+        f.write(line + "\n")
+
+
+def failures(run_root: Path) -> list[dict[str, Any]]:
+    path = run_root / FAILURES_FILE
+    return [json.loads(line) for line in path.read_text().splitlines()] if path.is_file() else []
+
+
 async def run_memory(plan: Plan, catalog: Path, runs: Path, concurrency: int, advance: Callable[[], None]) -> None:
     from mcp import Client
 
@@ -63,14 +92,18 @@ async def run_memory(plan: Plan, catalog: Path, runs: Path, concurrency: int, ad
 
     async def one(env: str, difficulty: int, seed: int) -> None:
         async with limiter:
-            scenario = hub.generate(env, difficulty, seed)
-            episode = await hub.open(scenario)
+            episode = None
             try:
-                async with Client(create_server(hub, episode_id=episode.episode_id)) as client:
-                    await _play(plan, scenario, client)
-            finally:
-                if episode.episode_id in hub.episodes:
-                    await hub.close(episode.episode_id, "agent_stopped")
+                scenario = hub.generate(env, difficulty, seed)
+                episode = await hub.open(scenario)
+                try:
+                    async with Client(create_server(hub, episode_id=episode.episode_id)) as client:
+                        await _play(plan, scenario, client)
+                finally:
+                    if episode.episode_id in hub.episodes:
+                        await hub.close(episode.episode_id, "agent_stopped")
+            except Exception as exc:  # noqa: BLE001 - recorded; the other episodes go on
+                record_failure(runs, env, difficulty, seed, exc, episode and episode.episode_id)
             advance()
 
     try:
@@ -108,14 +141,25 @@ async def run_http(plan: Plan, catalog: Path, runs: Path, concurrency: int, adva
 
             async def one(env: str, difficulty: int, seed: int) -> None:
                 async with limiter:
-                    created = await http.post("/episodes", json={"env": env, "difficulty": difficulty, "seed": seed})
-                    created.raise_for_status()
-                    info = created.json()
-                    scenario = Scenario.model_validate_json(Path(info["run_dir"], "scenario.json").read_text())
-                    async with httpx2.AsyncClient(timeout=httpx2.Timeout(60)) as mcp_http:
-                        async with Client(streamable_http_client(info["mcp_url"], http_client=mcp_http)) as client:
-                            await _play(plan, scenario, client)
-                    await http.delete(f"/episodes/{info['episode_id']}")
+                    info: dict[str, Any] = {}
+                    try:
+                        created = await http.post("/episodes", json={"env": env, "difficulty": difficulty,
+                                                                     "seed": seed})
+                        if created.status_code != 201:
+                            raise RuntimeError(f"POST /episodes answered {created.status_code}: "
+                                               f"{created.text[:MESSAGE_CHARS]}")
+                        info = created.json()
+                        scenario = Scenario.model_validate_json(
+                            Path(info["run_dir"], "scenario.json").read_text())
+                        async with httpx2.AsyncClient(timeout=httpx2.Timeout(60)) as mcp_http:
+                            async with Client(streamable_http_client(info["mcp_url"],
+                                                                     http_client=mcp_http)) as client:
+                                await _play(plan, scenario, client)
+                    except Exception as exc:  # noqa: BLE001 - recorded; the other episodes go on
+                        record_failure(runs, env, difficulty, seed, exc, info.get("episode_id"))
+                    if "episode_id" in info:
+                        with contextlib.suppress(httpx2.HTTPError):
+                            await http.delete(f"/episodes/{info['episode_id']}")
                     advance()
 
             async with anyio.create_task_group() as tg:
@@ -149,23 +193,33 @@ async def run_stdio(plan: Plan, catalog: Path, runs: Path, concurrency: int, adv
     limiter = anyio.Semaphore(concurrency)
     specs = runs / ".scenarios"
     specs.mkdir(parents=True, exist_ok=True)
+    scenarios: list[tuple[tuple[str, int, int], Scenario | None]] = []
     with CatalogReader(catalog) as reader:
-        scenarios = [generate(env, d, seed, reader) for env, d, seed in plan.episodes_to_play()]
+        for env, d, seed in plan.episodes_to_play():
+            try:
+                scenarios.append(((env, d, seed), generate(env, d, seed, reader)))
+            except Exception as exc:  # noqa: BLE001 - recorded; the other episodes go on
+                record_failure(runs, env, d, seed, exc)
+                scenarios.append(((env, d, seed), None))
 
-    async def one(index: int, scenario: Scenario) -> None:
+    async def one(index: int, key: tuple[str, int, int], scenario: Scenario | None) -> None:
         async with limiter:
-            spec = specs / f"{index}.json"
-            spec.write_text(scenario.to_json())
-            params = StdioServerParameters(command=sys.executable, args=_serve_command(
-                "--scenario", str(spec), "--catalog", str(catalog), "--runs-dir", str(runs))[1:],
-                env={"VERISHOP_HOME": os.environ.get("VERISHOP_HOME", "")})
-            async with Client(params) as client:
-                await _play(plan, scenario, client)
+            if scenario is not None:
+                spec = specs / f"{index}.json"
+                try:
+                    spec.write_text(scenario.to_json())
+                    params = StdioServerParameters(command=sys.executable, args=_serve_command(
+                        "--scenario", str(spec), "--catalog", str(catalog), "--runs-dir", str(runs))[1:],
+                        env={"VERISHOP_HOME": os.environ.get("VERISHOP_HOME", "")})
+                    async with Client(params) as client:
+                        await _play(plan, scenario, client)
+                except Exception as exc:  # noqa: BLE001 - recorded; the other episodes go on
+                    record_failure(runs, *key, exc)
             advance()
 
     async with anyio.create_task_group() as tg:
-        for index, scenario in enumerate(scenarios):
-            tg.start_soon(one, index, scenario)
+        for index, (key, scenario) in enumerate(scenarios):
+            tg.start_soon(one, index, key, scenario)
 
 
 RUNNERS = {"memory": run_memory, "http": run_http, "stdio": run_stdio}
@@ -187,16 +241,24 @@ def verify(run_root: Path, catalog: Path) -> list[dict[str, Any]]:
         if reward_file.is_file():
             rewards.append(json.loads(reward_file.read_text()))
         else:
-            scenario = json.loads((episode_dir / "scenario.json").read_text())
-            rewards.append({"episode_id": episode_dir.name, "verdict": "missing", "env_id": scenario["env_id"],
-                            "difficulty": scenario["difficulty"]})
+            try:
+                scenario = json.loads((episode_dir / "scenario.json").read_text())
+            except (OSError, ValueError):  # its creation failed: recorded in failures.jsonl
+                scenario = {}
+            rewards.append({"episode_id": episode_dir.name, "verdict": "missing",
+                            "env_id": scenario.get("env_id", "?"), "difficulty": scenario.get("difficulty", "?")})
     return rewards
 
 
-def summarize(rewards: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """One row per (environment, difficulty) plus an "all" row per environment."""
+def summarize(rewards: list[dict[str, Any]], failed: list[dict[str, Any]] = ()) -> list[dict[str, Any]]:
+    """One row per (environment, difficulty) plus an "all" row per environment. A failed episode
+    (from `failures`) counts as played, failed and unsolved, whatever its files say."""
+    failed_ids = {f["episode_id"] for f in failed if f.get("episode_id")}
+    entries = [dict(r, verdict="failed") if r.get("episode_id") in failed_ids else r for r in rewards]
+    seen = {r.get("episode_id") for r in rewards}
+    entries += [dict(f, verdict="failed") for f in failed if not f.get("episode_id") or f["episode_id"] not in seen]
     groups: dict[tuple[str, Any], list[dict]] = defaultdict(list)
-    for r in rewards:
+    for r in entries:
         env = r.get("env_id", "?")
         groups[(env, r.get("difficulty", "?"))].append(r)
         groups[(env, "all")].append(r)
@@ -207,6 +269,7 @@ def summarize(rewards: list[dict[str, Any]]) -> list[dict[str, Any]]:
         mean = lambda key: round(sum(r[key] for r in scored) / len(scored), 4) if scored else None  # noqa: E731
         rows.append({
             "env_id": env, "difficulty": difficulty, "episodes": len(items), "scored": len(scored),
+            "failed": sum(r.get("verdict") == "failed" for r in items),
             "solved_share": round(sum(bool(r.get("is_correct")) for r in scored) / len(items), 4),
             "total": mean("total"), "r_task": mean("r_task"), "r_eff": mean("r_eff"), "r_hall": mean("r_hall"),
             "turns": mean("turns"), "tool_calls": mean("tool_calls"),

@@ -43,8 +43,8 @@ class ShopTextEnv(_Base):  # type: ignore[misc, valid-type]
     metadata: dict[str, Any] = {"render_modes": []}
 
     def __init__(self, base_url: str, *, verifier_url: str | None = None, max_steps: int | None = None,
-                 reward_timeout_s: float = 60.0, **episode_spec: Any):
-        self.shop = SyncShopClient(base_url, verifier_url=verifier_url)
+                 reward_timeout_s: float = 60.0, token: str | None = None, **episode_spec: Any):
+        self.shop = SyncShopClient(base_url, verifier_url=verifier_url, token=token)
         self.episode_spec = episode_spec
         self.max_steps = max_steps
         self.reward_timeout_s = reward_timeout_s

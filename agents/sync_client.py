@@ -50,10 +50,11 @@ class SyncEpisode:
 class SyncShopClient:
     """`ShopClient` with blocking methods (see the module docstring)."""
 
-    def __init__(self, base_url: str, *, verifier_url: str | None = None, timeout_s: float = 60.0):
+    def __init__(self, base_url: str, *, verifier_url: str | None = None, timeout_s: float = 60.0,
+                 token: str | None = None):
         self._stack = contextlib.ExitStack()
         self._portal = self._stack.enter_context(anyio.from_thread.start_blocking_portal())
-        self._async = ShopClient(base_url, verifier_url=verifier_url, timeout_s=timeout_s)
+        self._async = ShopClient(base_url, verifier_url=verifier_url, timeout_s=timeout_s, token=token)
         self._portal.call(self._async.__aenter__)
 
     def close(self) -> None:

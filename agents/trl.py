@@ -95,6 +95,7 @@ class VerishopToolEnv:
 
     _base_url: str = ""
     _verifier_url: str | None = None
+    _token: str | None = None
     _defaults: dict[str, Any] = {}
     _include_system_prompt: bool = True
     _reward_timeout_s: float = 60.0
@@ -114,7 +115,7 @@ class VerishopToolEnv:
     def _shop(cls) -> SyncShopClient:
         with cls._client_lock:
             if cls._client is None:
-                cls._client = SyncShopClient(cls._base_url, verifier_url=cls._verifier_url)
+                cls._client = SyncShopClient(cls._base_url, verifier_url=cls._verifier_url, token=cls._token)
             return cls._client
 
     def reset(self, **kwargs: Any) -> str | None:
@@ -154,20 +155,21 @@ class VerishopToolEnv:
 
 
 def make_environment_factory(base_url: str, *, verifier_url: str | None = None, include_system_prompt: bool = True,
-                             reward_timeout_s: float = 60.0, **episode_defaults: Any) -> type[VerishopToolEnv]:
+                             reward_timeout_s: float = 60.0, token: str | None = None,
+                             **episode_defaults: Any) -> type[VerishopToolEnv]:
     """A class for `environment_factory`, with one method per tool of the server at `base_url`.
 
     `episode_defaults` (env, collection, difficulty, seed) apply when a dataset row leaves them out.
     The tool list is read once, from a probe episode that is closed at once (its folder stays in
-    the runs directory, closed as `closed_by_client`)."""
-    shop = SyncShopClient(base_url, verifier_url=verifier_url)
+    the runs directory, closed as `closed_by_client`). `token`: the server's control token, if it has one."""
+    shop = SyncShopClient(base_url, verifier_url=verifier_url, token=token)
     try:
         with shop.episode(**{k: v for k, v in episode_defaults.items() if k in EPISODE_COLUMNS}) as probe:
             tools = probe.tools()
     finally:
         shop.close()
     namespace: dict[str, Any] = {tool.name: tool_method(tool) for tool in tools}
-    namespace.update(_base_url=base_url, _verifier_url=verifier_url, _defaults=dict(episode_defaults),
+    namespace.update(_base_url=base_url, _verifier_url=verifier_url, _token=token, _defaults=dict(episode_defaults),
                      _include_system_prompt=include_system_prompt, _reward_timeout_s=reward_timeout_s,
                      _client=None, _client_lock=threading.Lock(), __doc__=VerishopToolEnv.__doc__)
     return type("VerishopShopEnv", (VerishopToolEnv,), namespace)

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import errno
 import logging
+import socket
 from enum import Enum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import anyio
 import typer
@@ -16,6 +18,9 @@ from scenarios.curriculum_cli import (CurriculumChecks, CurriculumPath, Curricul
 from scenarios.difficulty import MAX_DIFFICULTY
 from scenarios.curriculum_store import CurriculumStore
 from scenarios.models import Scenario
+
+if TYPE_CHECKING:
+    from mcp_server.http import ControlSettings
 
 
 KEEP_ALIVE_S = 75
@@ -44,17 +49,41 @@ def serve(
     idle_timeout_s: Annotated[float, typer.Option(min=0, help="HTTP: close an episode after this many seconds "
                                                              "without a tool call (reason idle_timeout); "
                                                              "0 never.")] = 900,
+    token: Annotated[str | None, typer.Option(envvar="VERISHOP_TOKEN", show_envvar=True,
+                                              help="HTTP: the control API (POST/GET/DELETE /episodes, /curriculum) "
+                                                   "then needs 'Authorization: Bearer <token>'. Required to bind "
+                                                   "a non-loopback --host.")] = None,
+    allowed_hosts: Annotated[str, typer.Option(help="HTTP: more Host header values to accept, comma-separated "
+                                                    "(name or name:port), e.g. 'shop.lan,192.168.1.20'. "
+                                                    "The loopback names and the bind address are always "
+                                                    "accepted.")] = "",
+    public_url: Annotated[str | None, typer.Option(help="HTTP: the base URL clients reach this server at, used "
+                                                        "in every mcp_url (e.g. http://shop.lan:8000).")] = None,
+    max_episodes: Annotated[int, typer.Option(min=0, help="HTTP: open episodes at once, beyond which POST "
+                                                          "/episodes answers 503; 0 sizes it from the "
+                                                          "open-file limit.")] = 0,
     curriculum: CurriculumPath = None,
     curriculum_checks: CurriculumChecks = None,
     curriculum_threshold: CurriculumThreshold = None,
     curriculum_width: CurriculumWidth = None,
 ) -> None:
     """Serve the shop's MCP tools. A bare `verishop serve` serves one default episode over stdio."""
-    from scenarios.console import err, resolve_catalog
+    from mcp_server.access import AllowedHosts, is_loopback
+    from scenarios.console import ensure_writable, err, resolve_catalog
 
     logging.basicConfig(level=logging.WARNING)
+    if transport is not Transport.stdio and not is_loopback(host) and not token:
+        err.print(f"error: --host {host} is reachable from other machines: set a control token with --token or "
+                  f"VERISHOP_TOKEN", markup=False, highlight=False, soft_wrap=True)
+        raise typer.Exit(2)
+    extra_hosts = tuple(h.strip() for h in allowed_hosts.split(",") if h.strip())
+    try:
+        AllowedHosts.build(host, port, extra_hosts)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--allowed-hosts") from None
+    runs = ensure_writable(runs_dir or verishop_home() / "runs", "episode folders",
+                           "set VERISHOP_HOME to a writable folder or pass --runs-dir")
     catalog_file = resolve_catalog(catalog)
-    runs = runs_dir or verishop_home() / "runs"
     chosen = None
     if scenario is not None:
         try:
@@ -65,17 +94,40 @@ def serve(
         anyio.run(_serve_stdio, catalog_file, runs, chosen, env, difficulty, seed)
     else:
         with_default = not no_default_episode or chosen is not None
+        from mcp_server.http import ControlSettings
+
+        control = ControlSettings(token=token or None, public_url=public_url, allowed_hosts=extra_hosts,
+                                  max_episodes=max_episodes or None)
+        listener = _listen(host, port)
         store = open_store(curriculum, runs, curriculum_checks, curriculum_threshold, curriculum_width)
         anyio.run(_serve_http, catalog_file, runs, chosen if with_default else None, env, difficulty, seed,
-                  with_default, host, port, transport, idle_timeout_s, store)
+                  with_default, host, port, transport, idle_timeout_s, store, control, listener)
     err.print("server stopped")
+
+
+def _recover(hub) -> None:
+    """Close what a crashed server left open in this runs dir, and say so."""
+    from scenarios.console import err
+
+    found = hub.recover()
+    if found.crashed:
+        err.print(f"verishop: closed {len(found.crashed)} episode(s) left open by a crashed server (reason "
+                  f"server_crashed): {', '.join(found.crashed[:5])}{' ...' if len(found.crashed) > 5 else ''}",
+                  markup=False, highlight=False, soft_wrap=True)
+    for episode_id in found.interrupted:
+        err.print(f"verishop: episode {episode_id} was interrupted while its world was created; closed with "
+                  f"reason creation_interrupted", markup=False, highlight=False, soft_wrap=True)
 
 
 async def _open_default(hub, chosen: Scenario | None, env: str, difficulty: int, seed: int):
     from mcp_server.errors import ShopError
     from scenarios.console import err
 
+    from mcp_server.admission import check_scenario
+
     try:
+        if chosen is not None:
+            check_scenario(chosen, hub.catalog)  # a scenario file is input, like a client's
         scenario = chosen or hub.generate(env, difficulty, seed)
         return await hub.open(scenario, default=True)
     except (KeyError, ShopError) as exc:
@@ -91,6 +143,7 @@ async def _serve_stdio(catalog: Path, runs: Path, chosen: Scenario | None, env: 
     from scenarios.console import err
 
     hub = EpisodeHub(catalog, runs)
+    _recover(hub)
     episode = await _open_default(hub, chosen, env, difficulty, seed)
     err.print(f"verishop: episode {episode.episode_id} ({episode.scenario.env_id}, d={episode.scenario.difficulty}, "
               f"seed={episode.scenario.seed}) in {episode.directory}")
@@ -101,9 +154,32 @@ async def _serve_stdio(catalog: Path, runs: Path, chosen: Scenario | None, env: 
         await hub.aclose("client_disconnected")
 
 
+def _listen(host: str, port: int) -> socket.socket:
+    """The listening socket, bound before anything else happens, so that a port in use is one
+    line on stderr and exit code 2 (not a default episode announced, then a traceback)."""
+    from scenarios.console import err
+
+    family = socket.AF_INET6 if ":" in host.strip("[]") else socket.AF_INET
+    # IPPROTO_TCP, not 0: asyncio sets TCP_NODELAY only on sockets that say they are TCP, and
+    # without it every small response waits out a 40 ms delayed ACK.
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host.strip("[]"), port))
+    except OSError as exc:
+        sock.close()
+        reason = "the port is in use" if exc.errno == errno.EADDRINUSE else exc.strerror or str(exc)
+        err.print(f"error: cannot listen on {host}:{port}: {reason} (choose another with --port)", markup=False,
+                  highlight=False, soft_wrap=True)
+        raise typer.Exit(2) from None
+    sock.set_inheritable(True)
+    return sock
+
+
 async def _serve_http(catalog: Path, runs: Path, chosen: Scenario | None, env: str, difficulty: int, seed: int,
                       with_default: bool, host: str, port: int, transport: Transport, idle_timeout_s: float,
-                      curriculum: CurriculumStore | None = None) -> None:
+                      curriculum: CurriculumStore | None, control: ControlSettings,
+                      listener: socket.socket) -> None:
     import uvicorn
 
     from mcp_server.http import create_http_app
@@ -115,14 +191,17 @@ async def _serve_http(catalog: Path, runs: Path, chosen: Scenario | None, env: s
     if after > before:
         err.print(f"verishop: open-file limit raised from {before} to {after} (several files per episode)")
     hub = EpisodeHub(catalog, runs)
+    _recover(hub)
+    shown = "127.0.0.1" if host in ("0.0.0.0", "::", "[::]") else host
+    base = (control.public_url or f"http://{shown}:{port}").rstrip("/")
     try:
         if with_default:
             episode = await _open_default(hub, chosen, env, difficulty, seed)
             path = "mcp" if transport is Transport.http else "sse"
-            err.print(f"verishop: default episode {episode.episode_id} at http://{host}:{port}/{path}")
-        err.print(f"verishop: control API at http://{host}:{port}/episodes (POST to create an episode); "
-                  f"runs in {runs}")
-        app = create_http_app(hub, host=host, port=port, curriculum=curriculum)
+            err.print(f"verishop: default episode {episode.episode_id} at {base}/{path}")
+        err.print(f"verishop: control API at {base}/episodes (POST to create an episode"
+                  f"{', with the token' if control.token else ''}); runs in {runs}")
+        app = create_http_app(hub, host=host, port=port, curriculum=curriculum, control=control)
         # A 5 s keep-alive (uvicorn's default) races clients that reuse pooled connections while
         # hundreds of episodes keep the loop busy: the server drops a connection as a request arrives.
         config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on",
@@ -130,7 +209,7 @@ async def _serve_http(catalog: Path, runs: Path, chosen: Scenario | None, env: s
         async with anyio.create_task_group() as tg:
             if idle_timeout_s > 0:
                 tg.start_soon(close_idle_episodes, hub, idle_timeout_s)
-            await uvicorn.Server(config).serve()
+            await uvicorn.Server(config).serve(sockets=[listener])
             tg.cancel_scope.cancel()
     finally:
         await hub.aclose()

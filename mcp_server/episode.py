@@ -7,6 +7,7 @@ result or error and duration.
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -17,7 +18,7 @@ import aiosqlite
 import anyio
 from pydantic import BaseModel
 
-from mcp_server.errors import BudgetSpent, EpisodeClosed, ShopError
+from mcp_server.errors import BudgetSpent, EpisodeClosed, InternalError, ShopError
 from scenarios.budget import BUDGET_ERROR, LOOKUP_TOOLS
 from mcp_server.transcript import Transcript
 from scenarios.catalog.reader import CatalogReader, Product
@@ -25,6 +26,13 @@ from scenarios.customers import SimulatedCustomer, WorldView
 from scenarios.models import Scenario, Submission
 
 T = TypeVar("T", bound=BaseModel)
+
+log = logging.getLogger(__name__)
+# How a call the shop failed on (not the agent) reads, to the agent and in the transcript.
+INTERNAL_ERROR = "internal error"
+CANCELLED_ERROR = "cancelled: the client stopped waiting for this call"
+# The tools that change world.db (each in one transaction, committed after its event is written).
+WRITE_TOOLS = frozenset({"add_to_cart", "update_cart_item", "remove_from_cart", "initiate_return"})
 
 # Why an episode ends (`close_reason`): agent_done, customer_done, customer_quit, turn_budget
 # (truncation, kept apart from the terminations), closed_by_client, idle_timeout, server_stopped.
@@ -92,12 +100,41 @@ class Episode:
                     self._record(name, arguments, started, error=error)
                     raise BudgetSpent(error)
                 self.lookups_this_turn += 1
+            # A write commits only after its transcript event is on disk: whatever reached
+            # world.db is in the transcript, even when the process is killed in between.
+            writes = name in WRITE_TOOLS
+            if writes:
+                await self.db.execute("BEGIN IMMEDIATE")
+            recorded = False  # set before each attempt: a record that failed is not tried twice
             try:
-                result = await body()
-            except ShopError as exc:
-                self._record(name, arguments, started, error=str(exc))
+                try:
+                    result = await body()
+                    outcome = result.model_dump(mode="json")
+                except ShopError as exc:
+                    recorded = True
+                    self._record(name, arguments, started, error=str(exc))
+                    raise
+                except Exception as exc:
+                    # A bug, not the agent's mistake: the call still happened (it may have spent a
+                    # lookup), so it is recorded like any other; the traceback goes to the log only.
+                    log.exception("episode %s: %s crashed", self.episode_id, name)
+                    recorded = True
+                    self._record(name, arguments, started, error=f"{INTERNAL_ERROR} ({type(exc).__name__})")
+                    raise InternalError(f"{INTERNAL_ERROR}: the shop could not complete this {name} call. It "
+                                        f"was recorded; try other arguments or another tool") from None
+                recorded = True
+                self._record(name, arguments, started, result=outcome)
+            except BaseException:
+                if not recorded:  # cancelled midway (the client went away): the budget counted it
+                    recorded = True
+                    self._record(name, arguments, started, error=CANCELLED_ERROR)
+                if writes:
+                    with anyio.CancelScope(shield=True):
+                        if self.db.in_transaction:
+                            await self.db.execute("ROLLBACK")
                 raise
-            self._record(name, arguments, started, result=result.model_dump(mode="json"))
+            if writes:
+                await self.db.execute("COMMIT")
             return result
 
     def _record(self, name: str, arguments: dict[str, Any], started: float, **outcome: Any) -> None:

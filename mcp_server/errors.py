@@ -5,7 +5,9 @@ agent (as an MCP ToolError) and tells it what to do instead.
     ├── NotFound        an unknown product, order or line ID
     ├── Rejected        a valid request the shop refuses (sold out, not returnable ...)
     ├── BudgetSpent     a lookup beyond this turn's tool budget
-    └── EpisodeClosed   the episode is over; nothing can change any more
+    ├── EpisodeClosed   the episode is over; nothing can change any more
+    └── InternalError   the shop itself failed (a bug, not the agent's mistake); the call is
+                        recorded in the transcript like any other, its details only in the log
 """
 
 
@@ -26,4 +28,8 @@ class BudgetSpent(ShopError):
 
 
 class EpisodeClosed(ShopError):
+    pass
+
+
+class InternalError(ShopError):
     pass

@@ -12,15 +12,23 @@
 
 The 2026 MCP protocol is stateless, so an episode is never inferred from an MCP session:
 the path names it, and the router turns the path into the `x-episode-id` header that the
-tools read (dropping any such header a client sent). Host and Origin are checked on every
-route, the control API included, against DNS rebinding.
+tools read (dropping any such header a client sent). Host and Origin are checked exactly on
+every route, the control API included, against DNS rebinding (`mcp_server.access`).
+
+The control API (POST, GET and DELETE /episodes, GET /curriculum) needs `Authorization: Bearer
+<token>` when the server has a token; an episode's MCP URL is its own capability. It holds at
+most `max_episodes` open episodes (then 503 with Retry-After), reads at most 1 MiB of a body,
+checks a client's scenario before writing anything (422 with the first problem), and its
+errors echo at most a short prefix of the input.
 """
 
 from __future__ import annotations
 
 import contextlib
+import logging
 import secrets
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 
 import anyio
 from mcp.server.mcpserver import MCPServer
@@ -32,8 +40,11 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from mcp_server.access import AllowedHosts, HostGuard, has_token, token_refusal
+from mcp_server.admission import InvalidScenario, check_scenario
 from mcp_server.errors import ShopError
 from mcp_server.hub import EpisodeHub
+from mcp_server.lifecycle import default_max_episodes
 from mcp_server.tools import EPISODE_HEADER, create_server
 from scenarios.curriculum import Window
 from scenarios.curriculum_store import FILE_NAME, CurriculumStore
@@ -42,15 +53,22 @@ from scenarios.envs import REGISTRY, collection, get_env
 from scenarios.rng import make_rng
 from scenarios.models import Scenario
 
+log = logging.getLogger(__name__)
+MAX_CONTROL_BODY_BYTES = 1 << 20  # a generated scenario is about 20 KB; a journey's under 200 KB
+MAX_ERROR_CHARS = 300
+RETRY_AFTER_S = 5
+MAX_SEED = 2**63 - 1
+
 
 class CreateEpisode(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    env: str | None = Field(None, description="Environment, e.g. 'pd' or 'pd-v2'.")
-    collection: str | None = Field(None, description="C1, C2, C4 or C8: the seed (or the curriculum) picks one "
-                                                     "of its environments.")
+    env: str | None = Field(None, max_length=40, description="Environment, e.g. 'pd' or 'pd-v2'.")
+    collection: str | None = Field(None, max_length=10, description="C1, C2, C4 or C8: the seed (or the "
+                                                                    "curriculum) picks one of its environments.")
     difficulty: int | None = Field(None, ge=0, le=MAX_DIFFICULTY, description="Omit to let the curriculum choose.")
-    seed: int | None = Field(None, ge=0, description="Default: 0 with a difficulty, fresh random without.")
+    seed: int | None = Field(None, ge=0, le=MAX_SEED, description="Default: 0 with a difficulty, fresh random "
+                                                                   "without.")
     scenario: Scenario | None = None
 
     def environment(self) -> str:
@@ -85,15 +103,6 @@ async def plan_episode(spec: CreateEpisode, hub: EpisodeHub,
     return await hub.generate_async(env_id, difficulty, seed), window
 
 
-def security_settings(host: str, port: int) -> TransportSecuritySettings:
-    names = ["127.0.0.1", "localhost", "[::1]"] if host in ("127.0.0.1", "localhost", "::1") else [host]
-    return TransportSecuritySettings(
-        enable_dns_rebinding_protection=True,
-        allowed_hosts=[f"{n}:*" for n in names] + [f"{n}:{port}" for n in names],
-        allowed_origins=[f"http://{n}:*" for n in names],
-    )
-
-
 class EpisodeRouter:
     """Forwards `/episodes/{id}/...` (or the default episode's root paths) to the MCP apps with
     the episode named in the `x-episode-id` header."""
@@ -104,7 +113,8 @@ class EpisodeRouter:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         episode_id = scope.get("path_params", {}).get("episode_id") if not self.default else self.hub.default_id
         if episode_id is None or (episode_id not in self.hub.episodes and episode_id not in self.hub.closed):
-            await JSONResponse({"error": f"no episode {episode_id!r} on this server"}, 404)(scope, receive, send)
+            await JSONResponse({"error": f"no episode {short(repr(episode_id), 60)} on this server"}, 404)(
+                scope, receive, send)
             return
         headers = [(k, v) for k, v in scope["headers"] if k.lower() != EPISODE_HEADER.encode()]
         headers.append((EPISODE_HEADER.encode(), episode_id.encode()))
@@ -117,75 +127,142 @@ class EpisodeRouter:
         await app(scope, receive, send)
 
 
-def episode_payload(request: Request, hub: EpisodeHub, episode_id: str) -> dict:
-    base = str(request.base_url).rstrip("/")
+def episode_payload(base: str, hub: EpisodeHub, episode_id: str, *, private: bool) -> dict:
+    """An episode's status. `private` (the creator, or a holder of the control token) adds its
+    seed and run_dir: with them and `verishop generate`, anyone could read the hidden goal."""
     if episode_id in hub.closed:
         return {"episode_id": episode_id, "status": "closed", "close_reason": hub.closed[episode_id]}
     ep = hub.episodes[episode_id]
-    return {
+    payload = {
         "episode_id": episode_id,
         "status": "open",
         "env_id": ep.scenario.env_id,
         "difficulty": ep.scenario.difficulty,
-        "seed": ep.scenario.seed,
         "mcp_url": f"{base}/episodes/{episode_id}/mcp",
         "sse_url": f"{base}/episodes/{episode_id}/sse",
         "system_prompt": ep.scenario.system_prompt,
         "opening_message": ep.scenario.opening_message,
         "max_turns": ep.scenario.axes.max_turns,
         "turns_used": ep.turns_used,
-        "run_dir": str(ep.directory),
     }
+    if private:
+        payload.update(seed=ep.scenario.seed, run_dir=str(ep.directory))
+    return payload
+
+
+@dataclass(frozen=True)
+class ControlSettings:
+    """Who may use the control API and how much of it. Built at the entry point (`verishop serve`)."""
+
+    token: str | None = None  # required on the control API when set
+    allowed_hosts: tuple[str, ...] = ()  # Host values beyond the loopback names and the bind address
+    public_url: str | None = None  # the base of every mcp_url, e.g. https://shop.example.org
+    max_episodes: int | None = None  # open at once; None: sized from the open-file limit
+    max_body_bytes: int = MAX_CONTROL_BODY_BYTES
+
+
+def short(text: str, limit: int = MAX_ERROR_CHARS) -> str:
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+def first_problem(exc: ValidationError) -> tuple[str, bool]:
+    """The first validation error as one short line (never the input), and whether it lies in
+    a client's scenario."""
+    error = exc.errors(include_url=False, include_input=False, include_context=False)[0]
+    where = ".".join(short(str(part), 40) for part in error["loc"])
+    in_scenario = bool(error["loc"]) and error["loc"][0] == "scenario"
+    return short(f"{where}: {error['msg']}" if where else error["msg"]), in_scenario
+
+
+async def read_capped(request: Request, limit: int) -> bytes | None:
+    """The request body, or None when it is larger than `limit` bytes (read no further)."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > limit:
+        return None
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > limit:
+            return None
+    return bytes(body)
 
 
 def create_http_app(hub: EpisodeHub, *, host: str = "127.0.0.1", port: int = 8000,
-                    mcp: MCPServer | None = None, curriculum: CurriculumStore | None = None) -> Starlette:
+                    mcp: MCPServer | None = None, curriculum: CurriculumStore | None = None,
+                    control: ControlSettings | None = None) -> ASGIApp:
     """The ASGI app. The caller owns `hub`; the app closes its open episodes on shutdown.
     The curriculum file defaults to `<runs>/curriculum.db`, where the verifier sidecar feeds it."""
     mcp = mcp or create_server(hub)
     curriculum = curriculum or CurriculumStore(hub.runs_dir / FILE_NAME)
-    security = security_settings(host, port)
+    control = control or ControlSettings()
+    token = control.token
+    max_episodes = control.max_episodes or default_max_episodes()
+    allowed = AllowedHosts.build(host, port, control.allowed_hosts)
+    # HostGuard (below) checks Host and Origin exactly in front of every route; the SDK's own
+    # check matches by prefix, so it is off here (its Content-Type check stays).
+    security = TransportSecuritySettings(enable_dns_rebinding_protection=False)
     mcp_app = mcp.streamable_http_app(streamable_http_path="/mcp", stateless_http=True,
                                       transport_security=security, host=host)
     sse_app = mcp.sse_app(transport_security=security, host=host)
-    guard = TransportSecurityMiddleware(security)
+    content_type = TransportSecurityMiddleware(security)
+    creating = 0
+
+    def base_url(request: Request) -> str:
+        return (control.public_url or str(request.base_url)).rstrip("/")
 
     async def create(request: Request) -> Response:
-        if refused := await guard.validate_request(request, is_post=True):
+        nonlocal creating
+        if refused := token_refusal(request, token) or await content_type.validate_request(request, is_post=True):
             return refused
+        if len(hub.episodes) + creating >= max_episodes:
+            return JSONResponse({"error": f"{max_episodes} episodes are open, the most this server holds; close "
+                                          f"one (DELETE /episodes/<id>) or retry later"}, 503,
+                                headers={"Retry-After": str(RETRY_AFTER_S)})
+        body = await read_capped(request, control.max_body_bytes)
+        if body is None:
+            return JSONResponse({"error": f"request body over {control.max_body_bytes} bytes"}, 413)
+        creating += 1
         try:
-            spec = CreateEpisode.model_validate_json(await request.body())
+            spec = CreateEpisode.model_validate_json(body)
+            if spec.scenario is not None:
+                check_scenario(spec.scenario, hub.catalog)
             scenario, window = await plan_episode(spec, hub, curriculum)
             episode = await hub.open(scenario)
         except ValidationError as exc:
-            return JSONResponse({"error": "invalid request",
-                                 "details": exc.errors(include_url=False, include_input=False)}, 400)
+            problem, in_scenario = first_problem(exc)
+            return JSONResponse({"error": f"invalid {'scenario' if in_scenario else 'request'}: {problem}"},
+                                422 if in_scenario else 400)
+        except InvalidScenario as exc:
+            return JSONResponse({"error": short(str(exc))}, 422)
         except (KeyError, ShopError, ValueError) as exc:
-            return JSONResponse({"error": str(exc).strip("'\"")}, 400)
-        payload = episode_payload(request, hub, episode.episode_id)
+            return JSONResponse({"error": short(str(exc).strip("'\""))}, 400)
+        except Exception:  # noqa: BLE001 - logged; the client gets a short answer, the server goes on
+            log.exception("creating an episode failed")
+            return JSONResponse({"error": "internal error: the episode could not be created"}, 500)
+        finally:
+            creating -= 1
+        payload = episode_payload(base_url(request), hub, episode.episode_id, private=True)
         if window is not None:
             payload["curriculum_window"] = [window.low, window.high]
         return JSONResponse(payload, 201)
 
     async def show(request: Request) -> Response:
-        if refused := await guard.validate_request(request):
+        if refused := token_refusal(request, token):
             return refused
         episode_id = request.path_params["episode_id"]
         if episode_id not in hub.episodes and episode_id not in hub.closed:
-            return JSONResponse({"error": f"no episode {episode_id!r} on this server"}, 404)
+            return JSONResponse({"error": f"no episode {short(repr(episode_id), 60)} on this server"}, 404)
         if request.method == "DELETE" and episode_id in hub.episodes:
             await hub.close(episode_id, "closed_by_client")
-        return JSONResponse(episode_payload(request, hub, episode_id))
+        return JSONResponse(episode_payload(base_url(request), hub, episode_id, private=has_token(request, token)))
 
     async def curriculum_state(request: Request) -> Response:
-        if refused := await guard.validate_request(request):
+        if refused := token_refusal(request, token):
             return refused
         return JSONResponse(await anyio.to_thread.run_sync(curriculum.snapshot, tuple(REGISTRY)))
 
     async def health(request: Request) -> Response:
-        if refused := await guard.validate_request(request):
-            return refused
-        return JSONResponse({"status": "ok", "open_episodes": len(hub.episodes)})
+        return JSONResponse({"status": "ok", "open_episodes": len(hub.episodes), "max_episodes": max_episodes})
 
     @contextlib.asynccontextmanager
     async def lifespan(_: Starlette) -> AsyncIterator[None]:
@@ -207,4 +284,4 @@ def create_http_app(hub: EpisodeHub, *, host: str = "127.0.0.1", port: int = 800
         Route("/sse", default, methods=["GET"]),
         Mount("/messages", app=default),
     ]
-    return Starlette(routes=routes, lifespan=lifespan)
+    return HostGuard(Starlette(routes=routes, lifespan=lifespan), allowed)

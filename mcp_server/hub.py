@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import secrets
+import shutil
 import threading
 from pathlib import Path
 
@@ -17,7 +18,8 @@ import anyio
 
 from mcp_server.episode import Episode
 from mcp_server.errors import EpisodeClosed, NotFound, ShopError
-from mcp_server.lifecycle import ClosedEpisodes
+from mcp_server.lifecycle import TRIM_EVERY_CLOSINGS, ClosedEpisodes, give_memory_back, is_episode_id
+from mcp_server.recovery import Recovered, lock_directory, recover, release
 from mcp_server.transcript import TRANSCRIPT_VERSION, Transcript
 from scenarios.catalog.reader import CatalogReader, readonly_uri
 from scenarios.envs import generate
@@ -53,6 +55,13 @@ class EpisodeHub:
         self.default_id: str | None = None
         self._generating = threading.Lock()
         self._generation_catalog = CatalogReader(self.catalog_path)
+        self._locks: dict[str, int | None] = {}  # episode id -> the fd locking its directory
+        self._closings = 0
+
+    def recover(self) -> Recovered:
+        """Close the episodes a crashed server left open in this runs dir (mcp_server.recovery).
+        Call it once at start, before serving."""
+        return recover(self.runs_dir, is_episode_id)
 
     def generate(self, env: str, difficulty: int, seed: int) -> Scenario:
         # One at a time, on a catalog connection of their own (generation may run in a worker
@@ -72,20 +81,33 @@ class EpisodeHub:
                 f"but this server runs catalog (seed={self.catalog.meta['seed']}, size={self.catalog.size})")
         episode_id = "ep_" + secrets.token_hex(12)
         directory = self.runs_dir / episode_id
-        directory.mkdir(parents=True)
-        write_atomically(directory / "scenario.json", scenario.to_json())
-        world = directory / "world.db"
-        await anyio.to_thread.run_sync(
-            lambda: create_world(world, scenario, episode_id=episode_id, catalog_path=self.catalog_path))
-        db = await aiosqlite.connect(world, isolation_level=None, uri=True)
+        # Made under a temporary name and locked before it gets its real one, so that a server
+        # starting on the same runs dir never takes it for a crashed episode (mcp_server.recovery).
+        making = self.runs_dir / f".{episode_id}.creating"
+        making.mkdir(parents=True)
+        lock = lock_directory(making)
+        os.rename(making, directory)
+        db = None
         try:
+            write_atomically(directory / "scenario.json", scenario.to_json())
+            world = directory / "world.db"
+            await anyio.to_thread.run_sync(
+                lambda: create_world(world, scenario, episode_id=episode_id, catalog_path=self.catalog_path))
+            db = await aiosqlite.connect(world, isolation_level=None, uri=True)
             await db.execute("PRAGMA synchronous=NORMAL")
             await db.execute("ATTACH DATABASE ? AS cat", (readonly_uri(self.catalog_path),))
             await db.execute(SHOP_PRODUCTS_VIEW)
+            transcript = Transcript(directory / "transcript.jsonl")
         except BaseException:
-            await db.close()
+            # Nothing half-made stays behind: no folder without a transcript for the verifier
+            # or the sidecar to wait on (out of file descriptors, a disk full ...).
+            with anyio.CancelScope(shield=True):
+                if db is not None:
+                    await db.close()
+                await anyio.to_thread.run_sync(lambda: shutil.rmtree(directory, ignore_errors=True))
+                release(lock)
             raise
-        transcript = Transcript(directory / "transcript.jsonl")
+        self._locks[episode_id] = lock
         transcript.write("episode_opened", transcript_version=TRANSCRIPT_VERSION, episode_id=episode_id,
                          env_id=scenario.env_id, difficulty=scenario.difficulty, seed=scenario.seed,
                          scenario_sha256=scenario.sha256(), catalog_content_hash=scenario.catalog.content_hash,
@@ -127,7 +149,13 @@ class EpisodeHub:
                 return
             episode.mark_closed(reason)
             self.closed[episode.episode_id] = episode.close_reason or reason
-            await episode.finalize(reason)
+            try:
+                await episode.finalize(reason)
+            finally:
+                release(self._locks.pop(episode.episode_id, None))
+        self._closings += 1
+        if not self.episodes or self._closings % TRIM_EVERY_CLOSINGS == 0:
+            give_memory_back()
 
     async def close_all(self, reason: str) -> None:
         for episode in list(self.episodes.values()):

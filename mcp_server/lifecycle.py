@@ -8,6 +8,8 @@ episodes in memory and for older ones by reading the closing event back from dis
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import json
 import re
 import resource
@@ -26,8 +28,17 @@ CLOSED_IN_MEMORY = 4096
 # Each open episode holds world.db, its -wal and -shm, the attached catalog and the transcript,
 # plus a socket per client: the usual soft limit of 1024 runs out near 150 episodes.
 WANTED_OPEN_FILES = 65536
+# What `--max-episodes` defaults to: the open-file limit, less a reserve for the server itself,
+# divided among episodes at this many descriptors each (the five files above, two sockets, one spare).
+FILES_PER_EPISODE = 8
+RESERVED_FILES = 64
 _EPISODE_ID = re.compile(r"^ep_[0-9a-f]{24}$")
 _TAIL_BYTES = 4096
+
+
+def is_episode_id(name: str) -> bool:
+    """Whether `name` is an id the hub could have made (only such a name may name a path)."""
+    return _EPISODE_ID.fullmatch(name) is not None
 
 
 class ClosedEpisodes:
@@ -68,7 +79,7 @@ class ClosedEpisodes:
 
     def _from_disk(self, episode_id: str) -> str | None:
         # The id comes from a URL: only a well-formed one may name a path.
-        if not _EPISODE_ID.match(episode_id):
+        if not is_episode_id(episode_id):
             return None
         try:
             with open(self.runs_dir / episode_id / "transcript.jsonl", "rb") as f:
@@ -112,3 +123,31 @@ def raise_open_file_limit(wanted: int = WANTED_OPEN_FILES) -> tuple[int, int]:
         except (ValueError, OSError):
             pass  # some sandboxes refuse; the server still runs, with fewer episodes at once
     return soft, resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+
+
+def default_max_episodes() -> int:
+    """How many episodes fit the current open-file limit (see FILES_PER_EPISODE)."""
+    soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    if soft == resource.RLIM_INFINITY:
+        soft = WANTED_OPEN_FILES
+    return max(1, (soft - RESERVED_FILES) // FILES_PER_EPISODE)
+
+
+def _malloc_trim() -> object | None:
+    try:
+        return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim
+    except (OSError, AttributeError):  # not glibc: nothing to trim
+        return None
+
+
+_TRIM = _malloc_trim()
+# Trim after this many closings (and whenever the last open episode closes).
+TRIM_EVERY_CLOSINGS = 64
+
+
+def give_memory_back() -> None:
+    """Return freed heap to the system. Each episode's SQLite connection runs in a thread of its
+    own, and glibc gives threads their own malloc arenas, which keep what they freed: without
+    this a server that once held 500 episodes keeps their memory after they close."""
+    if _TRIM is not None:
+        _TRIM(0)

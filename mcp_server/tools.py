@@ -53,6 +53,12 @@ OrderId = Annotated[str, Field(description="An order ID such as 'W1234567', from
                                min_length=1, max_length=32)]
 LineId = Annotated[str, Field(description="An order line ID such as 'LN12345678', from check_order.",
                               min_length=1, max_length=32)]
+AttributeName = Annotated[str, Field(min_length=1, max_length=40)]
+AttributeValue = Annotated[str, Field(max_length=60)]
+# Every number an agent sends is finite and bounded here, at the schema: a value the SDK lets
+# through must be one the shop's arithmetic and SQLite's 64-bit integers can hold.
+MAX_PRICE_USD = 1_000_000
+MAX_ATTRIBUTES = 20
 
 
 def _episode_id(ctx: Context) -> str | None:
@@ -110,11 +116,15 @@ def _register_catalog_tools(mcp: MCPServer) -> None:
         category_id: Annotated[str | None, Field(description="Restrict to one category, e.g. 'chargers', "
                                                              "'t_shirts', 'cookware'.", max_length=40)] = None,
         brand: Annotated[str | None, Field(description="Exact brand name, e.g. 'Anker'.", max_length=60)] = None,
-        min_price_usd: Annotated[float | None, Field(ge=0, description="Lowest price in US dollars.")] = None,
-        max_price_usd: Annotated[float | None, Field(ge=0, description="Highest price in US dollars.")] = None,
-        min_rating: Annotated[float | None, Field(ge=1, le=5, description="Minimum average stars.")] = None,
+        min_price_usd: Annotated[float | None, Field(ge=0, le=MAX_PRICE_USD, allow_inf_nan=False,
+                                                     description="Lowest price in US dollars.")] = None,
+        max_price_usd: Annotated[float | None, Field(ge=0, le=MAX_PRICE_USD, allow_inf_nan=False,
+                                                     description="Highest price in US dollars.")] = None,
+        min_rating: Annotated[float | None, Field(ge=1, le=5, allow_inf_nan=False,
+                                                  description="Minimum average stars.")] = None,
         max_ship_days: Annotated[int | None, Field(ge=1, le=60, description="Latest delivery, in days.")] = None,
-        attributes: Annotated[dict[str, str] | None, Field(
+        attributes: Annotated[dict[AttributeName, AttributeValue] | None, Field(
+            max_length=MAX_ATTRIBUTES,
             description="Exact attribute values, e.g. {\"connector\": \"USB-C\", \"color\": \"Black\"}. "
                         "get_product shows a product's attributes.")] = None,
         in_stock_only: Annotated[bool, Field(description="Hide sold-out products.")] = False,
@@ -144,7 +154,7 @@ def _register_catalog_tools(mcp: MCPServer) -> None:
     @mcp.tool(annotations=READ_ONLY)
     async def compare_products(
         ctx: Context,
-        product_ids: Annotated[list[str], Field(min_length=1, max_length=10,
+        product_ids: Annotated[list[ProductId], Field(min_length=1, max_length=10,
                                                 description="Up to 10 product IDs, e.g. ['P12345678', 'P87654321'].")],
     ) -> ProductComparison:
         """Details of several products at once (the same as get_product for each), to compare
@@ -252,7 +262,7 @@ def _register_conversation(mcp: MCPServer, state: ServerState) -> None:
     async def respond_to_customer(
         ctx: Context,
         message: Annotated[str, Field(min_length=1, max_length=2000, description="What you say to the customer.")],
-        recommended_product_ids: Annotated[list[str] | None, Field(
+        recommended_product_ids: Annotated[list[ProductId] | None, Field(
             max_length=10, description="Product IDs you recommend, best first (only IDs a tool showed you).")] = None,
         order_id: Annotated[str | None, Field(max_length=32, description="The order you identified, if any.")] = None,
         line_id: Annotated[str | None, Field(max_length=32, description="The order line you identified.")] = None,

@@ -1,9 +1,12 @@
 """The append-only transcript (`transcript.jsonl`): one JSON event per line, flushed per
-event, so a killed server loses nothing it already answered."""
+event, so a killed server loses nothing it already answered. Every line is strict JSON (RFC
+8259): a non-finite number, which Python would write as a bare `NaN` or `Infinity` token that
+other readers reject, is written as a string instead."""
 
 from __future__ import annotations
 
 import json
+import math
 import os
 import time
 from pathlib import Path
@@ -27,11 +30,29 @@ class Transcript:
         self._seq += 1
         record = {"seq": self._seq, "event": event,
                   "elapsed_ms": round((time.perf_counter() - self._started) * 1000, 3), **fields}
-        line = json.dumps(record, default=str, ensure_ascii=False, separators=(",", ":")) + "\n"
-        os.write(self._fd, line.encode())
+        os.write(self._fd, (strict_json(record) + "\n").encode())
         return self._seq
 
     def close(self) -> None:
         if self._fd >= 0:
             os.close(self._fd)
             self._fd = -1
+
+
+def strict_json(value: Any) -> str:
+    """One compact line of strict JSON (no NaN or Infinity tokens; those become strings)."""
+    try:
+        return json.dumps(value, default=str, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    except ValueError:  # a non-finite float somewhere: rare, so only then walk the value
+        return json.dumps(_finite(value), default=str, ensure_ascii=False, separators=(",", ":"),
+                          allow_nan=False)
+
+
+def _finite(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)  # 'inf', '-inf', 'nan'
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(v) for v in value]
+    return value

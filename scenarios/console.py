@@ -3,6 +3,8 @@ because on stdio stdout is the MCP wire)."""
 
 from __future__ import annotations
 
+import os
+import tempfile
 from pathlib import Path
 
 from rich.console import Console
@@ -26,8 +28,24 @@ def resolve_catalog(path: Path | None, size: int = DEFAULT_SIZE, seed: int = DEF
         return path
     target = catalog_path(verishop_home(), size, seed)
     if not target.is_file():
+        ensure_writable(target.parent, "the catalog cache", "set VERISHOP_HOME to a writable folder or pass --catalog")
         err.print(f"Building the default catalog ({size:,} products, seed {seed}) into {target} ...")
         with build_progress() as progress:
             task = progress.add_task("catalog", total=size)
             ensure_catalog(target, size=size, seed=seed, on_progress=lambda n: progress.advance(task, n))
     return target
+
+
+def ensure_writable(folder: Path, what: str, hint: str) -> Path:
+    """`folder`, created if missing, once a file could be written in it; else one line on
+    stderr naming the folder and what to do, and exit code 2."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        fd, probe = tempfile.mkstemp(dir=folder, prefix=".write-check-")
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        err.print(f"error: cannot write {what} in {folder} ({exc.strerror or exc}); {hint}", markup=False,
+                  highlight=False, soft_wrap=True)
+        raise SystemExit(2) from None
+    return folder

@@ -69,3 +69,32 @@ def test_eval_command_prints_a_json_summary(catalog_path, tmp_path):
     summary = json.loads(out.stdout)
     rows = {(r["env_id"], r["difficulty"]): r for r in summary["rows"]}
     assert rows[("pd-v3", "all")]["episodes"] == 3 and rows[("cart-v2", "all")]["solved_share"] == 1.0
+
+
+def test_a_failing_episode_is_recorded_and_the_evaluation_carries_on(catalog_path, tmp_path, monkeypatch):
+    """One episode whose generation raises (as journey's did for 1 seed in 1,300) no longer aborts
+    the whole run: the others are played and scored, the summary shows the failure, exit code 1."""
+    from typer.testing import CliRunner
+
+    from mcp_server.hub import EpisodeHub
+    from verishop.cli import app
+
+    real = EpisodeHub.generate
+
+    def flaky(self, env, difficulty, seed):
+        if seed == 101:
+            raise RuntimeError(f"journey (d={difficulty}, seed={seed}): request 2 (sub) kept conflicting")
+        return real(self, env, difficulty, seed)
+
+    monkeypatch.setattr(EpisodeHub, "generate", flaky)
+    monkeypatch.setenv("VERISHOP_HOME", str(tmp_path))
+    result = CliRunner().invoke(app, [
+        "eval", "--agent", "oracle", "--env", "pd", "--difficulty", "0-1", "--episodes", "3", "--seed", "100",
+        "--json", "--catalog", str(catalog_path), "--runs-dir", str(tmp_path / "runs")])
+    assert result.exit_code == 1, result.output
+    summary = json.loads(result.stdout)
+    assert [(f["env_id"], f["seed"], f["kind"]) for f in summary["failures"]] == [("pd-v3", 101, "RuntimeError")]
+    assert "kept conflicting" in summary["failures"][0]["message"]
+    row = next(r for r in summary["rows"] if r["difficulty"] == "all")
+    assert (row["episodes"], row["scored"], row["failed"]) == (3, 2, 1)
+    assert row["solved_share"] == round(2 / 3, 4)

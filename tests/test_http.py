@@ -261,3 +261,156 @@ async def test_a_collection_picks_one_of_its_environments_by_seed(server: Server
         assert r.status_code == 400 and "unknown collection" in r.json()["error"]
         r = await http.post("/episodes", json={"collection": "C1", "env": "pd"})
         assert r.status_code == 400 and "either env or collection" in r.json()["error"]
+
+
+def strict_json_lines(path: Path) -> list[dict]:
+    def refuse(token: str):
+        raise ValueError(f"non-JSON token {token}")
+
+    return [json.loads(line, parse_constant=refuse) for line in path.read_text().splitlines()]
+
+
+@pytest.mark.parametrize("number", ["Infinity", "-Infinity", "NaN", "1e30", "1e400"])
+async def test_a_non_finite_or_huge_price_is_a_clear_tool_error(server: Server, number: str) -> None:
+    """Raw JSON-RPC (the tokens a Python or JavaScript client can emit), over the real server:
+    refused at the schema with the field named, never an OverflowError, transcript strict JSON."""
+    ep = await create_episode(server, env="pd", difficulty=12, seed=7)
+    body = ('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search_catalog",'
+            '"arguments":{"query":"charger","max_price_usd":%s}}}' % number)
+    headers = {**JSON, "accept": "application/json, text/event-stream", "mcp-protocol-version": "2025-11-25"}
+    async with control(server) as http:
+        r = await http.post(ep["mcp_url"], content=body, headers=headers)
+        assert r.status_code == 200, r.text
+        data = next(json.loads(line[5:]) for line in r.text.splitlines() if line.startswith("data:"))
+        result = data["result"]
+        assert result["isError"] is True
+        assert "max_price_usd" in result["content"][0]["text"], result
+        assert (await http.get("/health")).status_code == 200
+    events = strict_json_lines(Path(ep["run_dir"]) / "transcript.jsonl")
+    assert not [e for e in events if e["event"] == "tool_call"]  # refused before the shop ran: no lookup spent
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1:evil", "localhost:{port}@evil.com", "127.0.0.1:{port}.evil.com",
+                                  "localhost", "0.0.0.0:{port}", "LOCALHOST:{other}"])
+async def test_host_is_matched_exactly_not_by_prefix(server: Server, host: str) -> None:
+    port = int(server.base.rsplit(":", 1)[1])
+    forged = {"host": host.format(port=port, other=port + 1)}
+    async with control(server) as http:
+        for method, path in (("GET", "/health"), ("POST", "/episodes"), ("GET", "/curriculum"),
+                             ("POST", f"/episodes/{MADE_UP_EPISODE}/mcp")):
+            r = await http.request(method, path, headers={**forged, **JSON}, content=b"{}")
+            assert r.status_code == 421, (host, path, r.status_code, r.text)
+        for good in (f"127.0.0.1:{port}", f"localhost:{port}", f"LocalHost:{port}"):
+            assert (await http.get("/health", headers={"host": good})).status_code == 200
+        for origin in (f"http://127.0.0.1:{port}.evil.com", f"http://localhost:{port}@evil.com", "null"):
+            r = await http.get("/health", headers={"origin": origin})
+            assert r.status_code == 403, (origin, r.status_code)
+        assert (await http.get("/health", headers={"origin": f"http://localhost:{port}"})).status_code == 200
+
+
+async def test_without_a_token_reading_an_episode_never_shows_its_seed_or_folder(server: Server) -> None:
+    ep = await create_episode(server, env="pd", difficulty=2, seed=8)
+    assert ep["seed"] == 8 and ep["run_dir"]  # the creator learns them
+    async with control(server) as http:
+        shown = (await http.get(f"/episodes/{ep['episode_id']}")).json()
+    assert shown["status"] == "open" and shown["mcp_url"] == ep["mcp_url"]
+    assert "seed" not in shown and "run_dir" not in shown
+
+
+async def test_errors_echo_at_most_a_short_prefix_and_bodies_are_capped(server: Server) -> None:
+    before = sorted(os.listdir(server.runs_dir))
+    async with control(server) as http:
+        r = await http.post("/episodes", json={"env": "x" * 100_000, "difficulty": 1})
+        assert r.status_code == 400 and len(r.text) < 400, r.text[:500]
+        r = await http.post("/episodes", json={"env": "pd", "difficulty": 1, "x" * 100_000: 1})
+        assert r.status_code == 400 and len(r.text) < 400, r.text[:500]
+        r = await http.post("/episodes", content=b'{"env": "pd", "pad": "' + b"x" * (2 << 20) + b'"}', headers=JSON)
+        assert r.status_code == 413, r.text[:500]
+        r = await http.get(f"/episodes/ep_{'0' * 5000}")
+        assert r.status_code == 404 and len(r.text) < 400
+        assert (await http.get("/health")).status_code == 200
+    assert sorted(os.listdir(server.runs_dir)) == before
+
+
+def _scenario(catalog_path: Path, env: str, difficulty: int, seed: int) -> dict:
+    from scenarios.catalog.reader import CatalogReader
+    from scenarios.envs import generate
+
+    with CatalogReader(catalog_path) as reader:
+        return json.loads(generate(env, difficulty, seed, reader).to_json())
+
+
+def _crafted(catalog_path: Path, case: str) -> dict:
+    """A generated scenario with one thing broken, as a client might send it."""
+    if case == "duplicate-order-ids":
+        s = _scenario(catalog_path, "return", 6, 1)
+        s["orders"][1]["order_id"] = s["orders"][0]["order_id"]
+    elif case == "duplicate-stock-changes":
+        s = _scenario(catalog_path, "sub", 6, 1)
+        s["stock_changes"].append(s["stock_changes"][0])
+    elif case == "huge-quantity":
+        s = _scenario(catalog_path, "return", 6, 1)
+        s["orders"][0]["lines"][0]["quantity"] = 10**30
+    elif case == "unknown-category":
+        s = _scenario(catalog_path, "return", 6, 1)
+        s["orders"][0]["lines"][0]["category_id"] = "spaceships"
+    elif case == "unknown-category-of-an-extra-product":
+        s = _scenario(catalog_path, "pd", 2, 1)
+        s["extra_products"] = [{"product_id": "P99999991", "group_id": "G1", "title": "A spaceship", "brand": "Acme",
+                                "category_id": "spaceships", "price_cents": 100, "rating": 4.0, "rating_count": 3,
+                                "ship_days": 2, "stock": 5, "attrs": {}}]
+    elif case == "today-9999":
+        s = _scenario(catalog_path, "return", 6, 1)
+        s["today"] = "9999-12-31"
+    elif case == "journey-without-tasks":
+        s = _scenario(catalog_path, "journey", 4, 1)
+        s["goal"]["tasks"], s["goal"]["openings"] = [], []
+    elif case == "huge-browsing-history":
+        s = _scenario(catalog_path, "pd", 2, 1)
+        s["browsing_history"] = [f"P{i:08d}" for i in range(20_000)]
+    elif case == "made-up-env":
+        s = _scenario(catalog_path, "pd", 2, 1)
+        s["env_id"] = "pd-v99"
+    elif case == "long-opening":
+        s = _scenario(catalog_path, "pd", 2, 1)
+        s["opening_message"] = "hi " * 5_000
+    elif case == "goal-order-not-in-orders":
+        s = _scenario(catalog_path, "status", 6, 1)
+        s["goal"]["order_id"] = "W0000000"
+    elif case == "infinite-axis":
+        s = _scenario(catalog_path, "pd", 2, 1)
+        s["axes"]["max_turns"] = 10**30
+    else:
+        raise AssertionError(case)
+    return s
+
+
+@pytest.mark.parametrize("case", ["duplicate-order-ids", "duplicate-stock-changes", "huge-quantity",
+                                  "unknown-category", "unknown-category-of-an-extra-product", "today-9999", "journey-without-tasks", "huge-browsing-history",
+                                  "made-up-env", "long-opening", "goal-order-not-in-orders", "infinite-axis"])
+async def test_a_crafted_client_scenario_is_refused_with_422_and_nothing_written(server: Server, catalog_path: Path,
+                                                                              case: str) -> None:
+    before = sorted(os.listdir(server.runs_dir))
+    async with control(server) as http:
+        r = await http.post("/episodes", json={"scenario": _crafted(catalog_path, case)})
+        assert r.status_code == 422, (r.status_code, r.text[:500])
+        assert r.json()["error"].startswith("invalid scenario") and len(r.text) < 400, r.text[:500]
+        assert (await http.get("/health")).status_code == 200
+    assert sorted(os.listdir(server.runs_dir)) == before
+
+
+async def test_a_six_megabyte_opening_is_refused_before_it_is_read(server: Server, catalog_path: Path) -> None:
+    scenario = _scenario(catalog_path, "pd", 2, 1)
+    scenario["opening_message"] = "x" * (6 << 20)
+    async with control(server) as http:
+        r = await http.post("/episodes", json={"scenario": scenario})
+    assert r.status_code == 413
+
+
+@pytest.mark.parametrize(("env", "difficulty"), [("pd", 3), ("return", 6), ("journey", 8), ("bundle", 5)])
+async def test_a_sound_client_scenario_is_accepted(server: Server, catalog_path: Path, env: str,
+                                                   difficulty: int) -> None:
+    scenario = _scenario(catalog_path, env, difficulty, 4)
+    ep = await create_episode(server, scenario=scenario)
+    assert ep["opening_message"] == scenario["opening_message"]
+    assert json.loads(Path(ep["run_dir"], "scenario.json").read_text()) == scenario

@@ -313,3 +313,112 @@ async def test_both_protocol_eras_work(hub):
     for mode in ("auto", "legacy"):
         async with Client(create_server(hub), mode=mode) as client:
             assert ok(await client.call_tool("get_current_date", {}))["weekday"]
+
+
+def strict_lines(path) -> list[dict]:
+    """The file's JSON lines, refusing the NaN and Infinity tokens that only Python accepts."""
+    import json
+
+    def refuse(token: str):
+        raise ValueError(f"non-JSON token {token}")
+
+    return [json.loads(line, parse_constant=refuse) for line in path.read_text().splitlines()]
+
+
+async def test_numbers_out_of_range_are_refused_at_the_schema(hub):
+    episode = await open_default(hub)
+    async with Client(create_server(hub)) as client:
+        for args, field in (({"max_price_usd": 1e30}, "max_price_usd"), ({"min_price_usd": 1e300}, "min_price_usd"),
+                            ({"min_rating": 7.5}, "min_rating"), ({"limit": 10**30}, "limit"),
+                            ({"attributes": {f"a{i}": "x" for i in range(50)}}, "attributes")):
+            text = error_text(await client.call_tool("search_catalog", args))
+            assert "validation error" in text and field in text, text
+        schema = {t.name: t for t in (await client.list_tools()).tools}["search_catalog"].input_schema
+        assert schema["properties"]["max_price_usd"]["anyOf"][0]["maximum"] == 1_000_000
+        ok(await client.call_tool("search_catalog", {"max_price_usd": 40}))
+    strict_lines(episode.directory / "transcript.jsonl")
+
+
+async def test_a_crash_inside_a_tool_is_an_internal_error_recorded_and_counted(hub, monkeypatch):
+    from mcp_server.shop import catalog
+
+    episode = await open_default(hub, budget=2)
+
+    async def crash(*args, **kwargs):
+        raise OverflowError("cannot convert float infinity to integer")
+
+    async with Client(create_server(hub)) as client:
+        with monkeypatch.context() as patch:
+            patch.setattr(catalog, "search_catalog", crash)
+            text = error_text(await client.call_tool("search_catalog", {"query": "charger"}))
+        assert "internal error" in text and "OverflowError" not in text and "infinity" not in text
+        ok(await client.call_tool("search_catalog", {"query": "charger"}))
+        # Two lookups per turn: the crashed call spent one, as the transcript shows.
+        assert "budget" in error_text(await client.call_tool("search_catalog", {"query": "charger"}))
+    calls = [e for e in strict_lines(episode.directory / "transcript.jsonl") if e["event"] == "tool_call"]
+    assert [(c["tool"], c.get("error", "")[:14]) for c in calls if c["tool"] == "search_catalog"] == [
+        ("search_catalog", "internal error"), ("search_catalog", ""), ("search_catalog", "tool budget sp")]
+    assert "OverflowError" in calls[0]["error"]
+
+
+def test_the_transcript_writes_strict_json_even_for_non_finite_numbers(tmp_path):
+    from mcp_server.transcript import Transcript
+
+    transcript = Transcript(tmp_path / "transcript.jsonl")
+    transcript.write("tool_call", arguments={"max_price_usd": float("inf"), "x": [float("nan"), 1.5]})
+    transcript.close()
+    (event,) = strict_lines(tmp_path / "transcript.jsonl")
+    assert event["arguments"] == {"max_price_usd": "inf", "x": ["nan", 1.5]}
+
+
+async def test_a_write_reaches_the_world_only_after_its_transcript_event(hub, monkeypatch):
+    """The process dies between the shop's write and its transcript event (simulated here by
+    the event's write never returning): the world must not hold a write the transcript lacks."""
+    from mcp_server.shop import cart
+
+    episode = await open_default(hub)
+    async with episode.db.execute("SELECT product_id FROM temp.shop_products WHERE stock > 5 LIMIT 1") as cur:
+        (product_id,) = await cur.fetchone()
+
+    class Killed(BaseException):
+        pass
+
+    real_write = episode.transcript.write
+
+    def dies_on_the_event(event, **fields):
+        if event == "tool_call":
+            raise Killed
+        return real_write(event, **fields)
+
+    monkeypatch.setattr(episode.transcript, "write", dies_on_the_event)
+    with pytest.raises(Killed):
+        await episode.call("add_to_cart", {"product_id": product_id, "quantity": 1},
+                           lambda: cart.add_to_cart(episode, product_id=product_id, quantity=1))
+    monkeypatch.undo()
+    async with episode.db.execute("SELECT count(*) FROM cart") as cur:
+        assert (await cur.fetchone())[0] == 0
+    async with Client(create_server(hub)) as client:  # and the episode goes on normally
+        assert ok(await client.call_tool("add_to_cart", {"product_id": product_id}))["item_count"] == 1
+
+
+async def test_a_call_cancelled_midway_is_recorded_like_the_lookup_it_spent(hub):
+    import anyio
+
+    episode = await open_default(hub, budget=2)
+    started = anyio.Event()
+
+    async def never_answers():
+        started.set()
+        await anyio.Event().wait()
+
+    async with anyio.create_task_group() as tg:
+        async def call() -> None:
+            await episode.call("search_catalog", {"query": "x"}, never_answers)
+
+        tg.start_soon(call)
+        with anyio.fail_after(10):
+            await started.wait()
+        tg.cancel_scope.cancel()
+    assert episode.lookups_this_turn == 1
+    calls = [e for e in strict_lines(episode.directory / "transcript.jsonl") if e["event"] == "tool_call"]
+    assert [(c["tool"], c["error"][:9]) for c in calls] == [("search_catalog", "cancelled")]

@@ -7,6 +7,10 @@ pd-v2 (over v1): the customer has a main priority (low price, good reviews or fa
 which dominates its persona weights; it says so in the opening unless the slot is omitted
 (p_missing), and tells it when asked. In v1 the ranking followed weights the customer never
 stated, so no agent could rank by them (see scenarios.ranking.PRIORITY_BOOST).
+
+pd-v3 (over v2): the episode's sell-outs hit products of the category whether they fit or not
+(v2 sold out only fitting ones, so a sold-out result hinted "fits"); scoring follows the rules
+of issue 9 (committed lists count, IDs earn only once shown, items beyond k are misses).
 """
 
 from __future__ import annotations
