@@ -18,11 +18,11 @@ would make it ambiguous. The other requests do not depend on orders.
 
 journey-v2 (over v1): its product discovery requests are pd-v2's (the customer names what
 matters most to it).
-"""
 
-journey-v3 (over v2): its requests are scored by their own v-next checks (committed answers
-count; see each environment), and a journey of n requests owes n − 1 turns in r_eff, so a
-minimal correct play reaches 1.0.
+journey-v3 (over v2): each request is scored by its own environment's new rules (committed
+answers count), and a journey of n requests owes n − 1 turns in r_eff, so a minimal correct
+play reaches 1.0.
+"""
 
 from __future__ import annotations
 
