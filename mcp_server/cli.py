@@ -17,6 +17,7 @@ from scenarios.curriculum_cli import (CurriculumChecks, CurriculumPath, Curricul
                                       open_store)
 from scenarios.difficulty import MAX_DIFFICULTY
 from scenarios.curriculum_store import CurriculumStore
+from scenarios.envs import get_env
 from scenarios.models import Scenario
 
 if TYPE_CHECKING:
@@ -44,8 +45,8 @@ def serve(
     catalog: Annotated[Path | None, typer.Option(help="Catalog file (default: the cached one).")] = None,
     host: Annotated[str, typer.Option(help="HTTP bind address.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(min=1, max=65535)] = 8000,
-    no_default_episode: Annotated[bool, typer.Option(help="HTTP: create episodes only through "
-                                                          "POST /episodes.")] = False,
+    no_default_episode: Annotated[bool, typer.Option("--no-default-episode", help="HTTP: create episodes only "
+                                                                                "through POST /episodes.")] = False,
     idle_timeout_s: Annotated[float, typer.Option(min=0, help="HTTP: close an episode after this many seconds "
                                                              "without a tool call (reason idle_timeout); "
                                                              "0 never.")] = 900,
@@ -81,6 +82,11 @@ def serve(
         AllowedHosts.build(host, port, extra_hosts)
     except ValueError as exc:
         raise typer.BadParameter(str(exc), param_hint="--allowed-hosts") from None
+    if scenario is None:
+        try:
+            get_env(env)
+        except KeyError as exc:  # the same boxed usage error as `verishop eval --env`
+            raise typer.BadParameter(str(exc.args[0]), param_hint="--env") from None
     runs = ensure_writable(runs_dir or verishop_home() / "runs", "episode folders",
                            "set VERISHOP_HOME to a writable folder or pass --runs-dir")
     catalog_file = resolve_catalog(catalog)
