@@ -1,5 +1,5 @@
 """Greedy returns: return the line whose title shares the most words with the request (in the
-order whose items share the most), name it, and for a replacement recommend the top search
+delivered order whose items share the most), name it, and for a replacement recommend the top search
 results. It neither asks which item nor checks the return window."""
 
 from __future__ import annotations
@@ -50,7 +50,9 @@ async def play(shop: ShopSession, text: str) -> None:
     if not orders:
         await shop.call("respond_to_customer", message="I can't find any orders.", done=True)
         return
-    best = max(orders, key=lambda o: overlap(words, " ".join(o["items"])))  # ties: the newest
+    # Only a delivered order can be returned from; ties go to the newest.
+    delivered = [o for o in orders if o["status"] == "delivered"] or orders
+    best = max(delivered, key=lambda o: overlap(words, " ".join(o["items"])))
     order = await lookup(shop, "check_order", order_id=best["order_id"])
     line = max(order["lines"], key=lambda li: overlap(words, li["title"]))
     try:
