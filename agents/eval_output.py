@@ -3,7 +3,6 @@ pass^k tables, and the CI outputs (JUnit XML, the solved-share gate)."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 

@@ -235,6 +235,12 @@ def verify(run_root: Path, catalog: Path) -> list[dict[str, Any]]:
     """Score every episode under `run_root` with the verifier, in its own process."""
     subprocess.run([sys.executable, "-m", "verishop", "verify", "--json", "--catalog", str(catalog), str(run_root)],
                    stdout=subprocess.DEVNULL, check=False)
+    return read_rewards(run_root)
+
+
+def read_rewards(run_root: Path) -> list[dict[str, Any]]:
+    """The rewards the verifier wrote under `run_root`; an episode it could not score is
+    reported with verdict "missing" and whatever identity its scenario gives."""
     rewards = []
     for episode_dir in sorted(p for p in run_root.iterdir() if p.is_dir() and not p.name.startswith(".")):
         reward_file = episode_dir / "reward.json"
@@ -246,7 +252,8 @@ def verify(run_root: Path, catalog: Path) -> list[dict[str, Any]]:
             except (OSError, ValueError):  # its creation failed: recorded in failures.jsonl
                 scenario = {}
             rewards.append({"episode_id": episode_dir.name, "verdict": "missing",
-                            "env_id": scenario.get("env_id", "?"), "difficulty": scenario.get("difficulty", "?")})
+                            "env_id": scenario.get("env_id", "?"), "difficulty": scenario.get("difficulty", "?"),
+                            "seed": scenario.get("seed", "?")})
     return rewards
 
 

@@ -11,6 +11,7 @@ greedy handles that next.
 from __future__ import annotations
 
 import importlib
+from collections.abc import Awaitable, Callable
 import re
 
 from agents.session import ShopSession, ToolFailed
@@ -33,9 +34,17 @@ rated at least stars delivered within days tomorrow it should in of with to is s
 like order i'd m d s ll ve""".split())
 
 
+Handler = Callable[[ShopSession, str], Awaitable[None]]
+
+
 async def play(shop: ShopSession, text: str) -> None:
     """Handle the request in `text`; while the customer then makes another request (a journey),
     handle that one too."""
+    await play_requests(shop, text, _handle)
+
+
+async def play_requests(shop: ShopSession, text: str, handle: Handler) -> None:
+    """Handle the request in `text` with `handle`, then every next request the customer makes."""
     replies: list[dict] = []
 
     def keep_reply(tool: str, arguments: dict, result: dict | None, error: str | None) -> None:
@@ -46,7 +55,7 @@ async def play(shop: ShopSession, text: str) -> None:
     try:
         while text:
             replies.clear()
-            await _handle(shop, text)
+            await handle(shop, text)
             last = replies[-1] if replies else None
             text = next_request(last["customer_message"]) if last and last["status"] == "open" else ""
     finally:

@@ -9,8 +9,9 @@ ten of greedy's results. Anything else is played as greedy plays it. Goal-blind.
 
 from __future__ import annotations
 
+from agents.baselines import play_requests
 from agents.redteam import candidates
-from agents.redteam.common import greedy_request, kind_of, lookup, numbers_in, opening, play_requests, say
+from agents.redteam.common import greedy_request, kind_of, lookup, numbers_in, opening, say
 from agents.session import ShopSession, ToolFailed
 
 EVERY_STATUS = "processing / shipped / in transit / delivered / cancelled"

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import importlib
 import re
-from collections.abc import Awaitable, Callable
 from typing import Any
 
 from agents.baselines import MODULES, next_request
@@ -29,7 +28,6 @@ KINDS = {
 _OBJECTION = re.compile(r"\bnot\b|n't\b|\bnever\b|\bwrong\b", re.IGNORECASE)
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 
-Handler = Callable[[ShopSession, str], Awaitable[None]]
 CLOSED = {"customer_message": "", "status": "closed", "close_reason": None, "turns_used": 0, "turns_left": 0}
 
 
@@ -79,23 +77,6 @@ async def greedy_request(shop: ShopSession, text: str) -> None:
             return
 
 
-async def play_requests(shop: ShopSession, text: str, handle: Handler) -> None:
-    """Handle the request in `text`, then every next request the customer makes (a journey)."""
-    replies: list[dict[str, Any]] = []
-
-    def keep_reply(tool: str, arguments: dict, result: dict | None, error: str | None) -> None:
-        if tool == "respond_to_customer" and result is not None:
-            replies.append(result)
-
-    shop.observers.append(keep_reply)
-    try:
-        while text:
-            replies.clear()
-            await handle(shop, text)
-            last = replies[-1] if replies else None
-            text = next_request(last["customer_message"]) if last and last["status"] == "open" else ""
-    finally:
-        shop.observers.remove(keep_reply)
 
 
 async def lookup(shop: ShopSession, tool: str, **arguments: Any) -> dict[str, Any] | None:

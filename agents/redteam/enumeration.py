@@ -10,10 +10,9 @@ by page. CART is played as greedy plays it. Goal-blind: it reads only tool resul
 
 from __future__ import annotations
 
-from agents.baselines import search_words
+from agents.baselines import play_requests, search_words
 from agents.redteam import candidates
-from agents.redteam.common import (finished, greedy_request, kind_of, lookup, numbers_in, objects, opening,
-                                   play_requests, say)
+from agents.redteam.common import finished, greedy_request, kind_of, lookup, numbers_in, objects, opening, say
 from agents.session import ShopSession, ToolFailed
 
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import re
 
-from agents.baselines import search_words
+from agents.baselines import play_requests, search_words
 from agents.redteam import candidates
-from agents.redteam.common import greedy_request, kind_of, lookup, opening, play_requests, say
+from agents.redteam.common import greedy_request, kind_of, lookup, opening, say
 from agents.session import ShopSession, ToolFailed
 
 LIST_MAX = 10

@@ -5,7 +5,6 @@ summarised per agent and environment. Used by tests/test_redteam.py and bench/re
 
 from __future__ import annotations
 
-import json
 import multiprocessing
 import subprocess
 import sys
@@ -17,7 +16,7 @@ from typing import Any
 
 import anyio
 
-from agents.evaluate import Plan, run_memory
+from agents.evaluate import Plan, read_rewards, run_memory
 
 ENVS = ("pd", "sub", "cart", "return", "status", "policy", "bundle", "journey")
 AGENTS = ("null", "greedy", "enumerate", "bruteforce", "spray", "pad", "invent", "namedrop", "namedrop-greedy",
@@ -52,25 +51,11 @@ def play_all(agents: tuple[str, ...], envs: tuple[str, ...], difficulties: tuple
     subprocess.run([sys.executable, "-m", "verishop", "verify", "--json", "--workers", str(max(1, workers)),
                     "--catalog", str(catalog), *(str(root / a) for a in agents)],
                    stdout=subprocess.DEVNULL, check=False)
-    return {agent: _rewards(root / agent) for agent in agents}
+    return {agent: read_rewards(root / agent) for agent in agents}
 
 
 def _play(plan: Plan, catalog: Path, run_root: Path, concurrency: int) -> None:
     anyio.run(run_memory, plan, catalog, run_root, concurrency, lambda: None)
-
-
-def _rewards(run_root: Path) -> list[dict[str, Any]]:
-    """The rewards the verifier wrote; an episode it could not score is reported as missing."""
-    rewards = []
-    for episode_dir in sorted(p for p in run_root.iterdir() if p.is_dir() and not p.name.startswith(".")):
-        reward_file = episode_dir / "reward.json"
-        if reward_file.is_file():
-            rewards.append(json.loads(reward_file.read_text()))
-        else:
-            scenario = json.loads((episode_dir / "scenario.json").read_text())
-            rewards.append({"episode_id": episode_dir.name, "verdict": "missing", "env_id": scenario["env_id"],
-                            "difficulty": scenario["difficulty"], "seed": scenario["seed"]})
-    return rewards
 
 
 def short_env(env_id: str) -> str:
