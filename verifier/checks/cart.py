@@ -57,7 +57,7 @@ def score(ep: Episode, options: Options) -> TaskScore:
 
 
 def _hedged(ep: Episode, wanted: set[str], peak: dict[str, int]) -> set[str]:
-    """Wanted products whose cart ever held another variant (another product of their group)."""
+    """Wanted products whose cart ever held another variant of theirs that was not wanted too."""
     groups: dict[str, set[str]] = {}
     for pid in peak:
         p = ep.shop.product(pid)
@@ -66,7 +66,7 @@ def _hedged(ep: Episode, wanted: set[str], peak: dict[str, int]) -> set[str]:
     hedged = set()
     for pid in wanted:
         p = ep.shop.product(pid)
-        if p is not None and groups.get(p.group_id, set()) - {pid}:
+        if p is not None and groups.get(p.group_id, set()) - wanted:  # a sibling it did not want
             hedged.add(pid)
     return hedged
 
