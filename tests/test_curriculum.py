@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import multiprocessing
 import random
 import threading
 from pathlib import Path
@@ -168,6 +169,33 @@ def test_concurrent_writers_lose_no_episode(tmp_path: Path):
     with CurriculumStore(path) as store:
         state = store.state("pd-v3")
     assert (state.episodes, state.window.attempts, state.window.solved) == (100, 100, 52)
+
+
+def _record_from_another_process(path: str, worker: int) -> None:
+    with CurriculumStore(Path(path)) as store:
+        for i in range(40):
+            store.record(f"ep_{worker}_{i}", "cart-v2", 0, True)
+            store.record(f"ep_{(worker + 1) % 3}_{i}", "cart-v2", 0, True)  # another writer's episode again
+
+
+def test_writers_in_several_processes_count_each_episode_exactly_once(tmp_path: Path):
+    """Sidecars of several workers (processes) feeding one curriculum file: 120 distinct
+    episodes, each recorded twice by two processes, promote the window exactly once per check."""
+    path = tmp_path / "curriculum.db"
+    with CurriculumStore(path) as store:
+        store.set_params(episodes_per_check=30)
+    ctx = multiprocessing.get_context("spawn")
+    workers = [ctx.Process(target=_record_from_another_process, args=(str(path), w)) for w in range(3)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join(timeout=120)
+    assert [w.exitcode for w in workers] == [0, 0, 0]
+    with CurriculumStore(path) as store:
+        state = store.state("cart-v2")
+    # Only episodes at the top level count: the first 30 at d = 0 (all solved) lift the top to 1,
+    # and the other 90, at d = 0 below the new top, are recorded but not counted.
+    assert (state.episodes, state.checks, state.window.high, state.window.attempts) == (120, 1, 1, 0)
 
 
 def reward(episode_id: str, verdict: str = "scored", solved: bool = True, difficulty: int = 0) -> Reward:
