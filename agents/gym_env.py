@@ -28,9 +28,9 @@ last `reset(seed=...)`), as Gymnasium expects; without gymnasium the server pick
   whole reward.json).
 - `terminated`: the task ended (the agent said done, the customer was satisfied or left).
   `truncated`: the turn budget was spent (close reason `turn_budget`), or this wrapper's own
-  `max_steps` ran out (it then closes the episode); `max_steps` defaults to the registered
-  `max_episode_steps`, so on the step where `TimeLimit` truncates, the episode is already
-  closed and scored. The two are never both true.
+  `max_steps` ran out (it then closes the episode). The two are never both true. Made through
+  `gymnasium.make(..., max_episode_steps=N)`, the step where `TimeLimit` truncates closes and
+  scores the episode (close reason `time_limit`; `agents.gym_wrappers.ScoreOnTruncation`).
 - A script that raises without calling `close()` still exits: the client closes its open
   episode (as `closed_by_client`) at interpreter exit.
 """
@@ -75,8 +75,12 @@ def _spaces() -> tuple[Any, Any]:
 
 def register_envs() -> None:
     """Register `verishop/ShopText-v0` with gymnasium (idempotent; needs gymnasium)."""
+    from gymnasium.envs.registration import WrapperSpec
+
     if ENV_ID not in gymnasium.registry:
-        gymnasium.register(ENV_ID, entry_point="agents.gym_env:ShopTextEnv")
+        # Applied outside TimeLimit: the truncated episode is closed and scored on that very step.
+        scoring = WrapperSpec("ScoreOnTruncation", "agents.gym_wrappers:ScoreOnTruncation", {})
+        gymnasium.register(ENV_ID, entry_point="agents.gym_env:ShopTextEnv", additional_wrappers=(scoring,))
 
 
 class ShopTextEnv(_Base):  # type: ignore[misc, valid-type]
@@ -129,17 +133,23 @@ class ShopTextEnv(_Base):  # type: ignore[misc, valid-type]
             observation = json.dumps(result.data, ensure_ascii=False)
         info: dict[str, Any] = {"tool": name, "is_error": result.is_error, "data": result.data}
         reason = self.episode.close_reason
-        limit = self.max_steps or getattr(getattr(self, "spec", None), "max_episode_steps", None)
-        out_of_steps = reason is None and limit is not None and self.steps >= limit
+        out_of_steps = reason is None and self.max_steps is not None and self.steps >= self.max_steps
         if reason is None and not out_of_steps:
             return observation, 0.0, False, False, info
-        if out_of_steps:
+        reward = self.finish("max_steps", info)
+        truncated = out_of_steps or info["close_reason"] in TRUNCATING_REASONS
+        return observation, reward, not truncated, truncated, info
+
+    def finish(self, reason: str, info: dict[str, Any]) -> float:
+        """Close the episode if still open (`reason` then names why, in `info`), wait for the
+        verifier, and return the total reward (`info["reward"]` holds reward.json)."""
+        if self.episode.close_reason is None:
             self.episode.close()
-            reason = "max_steps"
+        else:
+            reason = self.episode.close_reason
         reward = self.episode.reward(self.reward_timeout_s)
         info.update(close_reason=reason, reward=reward)
-        truncated = out_of_steps or reason in TRUNCATING_REASONS
-        return observation, float(reward.get("total") or 0.0), not truncated, truncated, info
+        return float(reward.get("total") or 0.0)
 
     def _end(self) -> None:
         if self._cm is not None:

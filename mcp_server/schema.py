@@ -38,7 +38,9 @@ def _pairs_from_mapping(value: Any) -> Any:
     return value
 
 
-AttributeFilters = Annotated[list[AttributeFilter] | None, BeforeValidator(_pairs_from_mapping)]
+MAX_ATTRIBUTES = 20
+AttributeFilters = Annotated[Annotated[list[AttributeFilter], Field(max_length=MAX_ATTRIBUTES)] | None,
+                             BeforeValidator(_pairs_from_mapping)]
 
 
 def attribute_map(filters: list[AttributeFilter] | None) -> dict[str, str]:
@@ -50,13 +52,20 @@ def attribute_map(filters: list[AttributeFilter] | None) -> dict[str, str]:
     return values
 
 
-def closed(schema: Any) -> Any:
-    """`schema` with `additionalProperties: false` on every object that does not say otherwise."""
+def closed(schema: Any, defs: dict[str, Any] | None = None) -> Any:
+    """`schema` with `additionalProperties: false` on every object that does not say otherwise,
+    and its `$defs` inlined (strict mode refuses a `$ref` it did not validate; ours never recurse)."""
+    if defs is None and isinstance(schema, dict):
+        defs = schema.get("$defs", {})
+        schema = {key: value for key, value in schema.items() if key != "$defs"}
     if isinstance(schema, list):
-        return [closed(item) for item in schema]
+        return [closed(item, defs) for item in schema]
     if not isinstance(schema, dict):
         return schema
-    out = {key: closed(value) for key, value in schema.items()}
+    ref = schema.get("$ref", "")
+    if ref.startswith("#/$defs/"):
+        return closed(defs[ref.removeprefix("#/$defs/")], defs)
+    out = {key: closed(value, defs) for key, value in schema.items()}
     if out.get("type") == "object" and "additionalProperties" not in out:
         out["additionalProperties"] = False
     return out

@@ -57,7 +57,6 @@ LineId = Annotated[str, Field(description="An order line ID such as 'LN12345678'
 # Every number an agent sends is finite and bounded here, at the schema: a value the SDK lets
 # through must be one the shop's arithmetic and SQLite's 64-bit integers can hold.
 MAX_PRICE_USD = 1_000_000
-MAX_ATTRIBUTES = 20
 
 
 def _episode_id(ctx: Context) -> str | None:
@@ -125,7 +124,6 @@ def _register_catalog_tools(tools: ToolSet) -> None:
                                                   description="Minimum average stars.")] = None,
         max_ship_days: Annotated[int | None, Field(ge=1, le=60, description="Latest delivery, in days.")] = None,
         attributes: Annotated[AttributeFilters, Field(
-            max_length=MAX_ATTRIBUTES,
             description="Exact attribute values, e.g. [{\"name\": \"connector\", \"value\": \"USB-C\"}, "
                         "{\"name\": \"color\", \"value\": \"Black\"}]. get_product shows a product's "
                         "attributes.")] = None,
