@@ -4,9 +4,10 @@ Two things differ from an episode made through `POST /episodes`:
 - its lookup budget is the largest of the difficulty axis (`IDE_LOOKUPS_PER_TURN`, 7 lookups
   between two messages to the customer) unless `--lookups-per-turn` says otherwise, so that a
   client can chain a search, a product page and a comparison before it answers;
-- when it ends (done, the customer leaves, the turn budget, a DELETE), the next one opens at
-  once, from the next seed (or the same scenario file again), so the next call or connection
-  finds an open episode instead of "episode ... is closed" until the server restarts.
+- when it has ended (done, the customer left, the turn budget, a DELETE), the next call or
+  connection opens its successor from the next seed and lands there, instead of reading
+  "episode ... is closed" until the server restarts. Opening waits for that call, so a client
+  that leaves leaves no untouched episode behind.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ def with_lookup_budget(scenario: Scenario, lookups_per_turn: int) -> Scenario:
 
 @dataclass
 class DefaultEpisodes:
-    """Opens the default episode, and its successor each time one ends (`EpisodeHub.on_default_closed`)."""
+    """Opens the default episode, and its successor after each one ends (`EpisodeHub.on_default_closed`)."""
 
     hub: EpisodeHub
     env: str
@@ -48,5 +49,5 @@ class DefaultEpisodes:
         return await self.hub.open(scenario, default=True)
 
     def renew_on_close(self) -> None:
-        """From now on, the episode that replaces a closed default is opened at once."""
+        """From now on, a closed default episode is replaced when the next call comes."""
         self.hub.on_default_closed = self.open_next

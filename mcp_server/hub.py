@@ -60,6 +60,7 @@ class EpisodeHub:
         # Opens the next default episode when the current one closes (mcp_server.defaults).
         self.on_default_closed: Callable[[], Awaitable[object]] | None = None
         self._stopping = False
+        self._renewing = anyio.Lock()
         self._generating = threading.Lock()
         self._generation_catalog = CatalogReader(self.catalog_path)
         self._locks: dict[str, int | None] = {}  # episode id -> the fd locking its directory
@@ -140,6 +141,18 @@ class EpisodeHub:
         except KeyError:
             raise NotFound(f"no episode {key!r} on this server") from None
 
+    async def default_episode_id(self) -> str | None:
+        """The default episode's id; if it has closed, its successor is opened first (only when
+        someone calls, so a client that leaves leaves no untouched episode behind)."""
+        if self.default_id in self.closed and self.on_default_closed is not None and not self._stopping:
+            async with self._renewing:
+                if self.default_id in self.closed and not self._stopping:
+                    try:
+                        await self.on_default_closed()
+                    except Exception:  # the closed episode stays the default: calls say it is closed
+                        logger.exception("could not open the next default episode")
+        return self.default_id
+
     async def close(self, episode_id: str, reason: str) -> Episode:
         episode = self.resolve(episode_id)
         await self.retire(episode, reason)
@@ -163,11 +176,6 @@ class EpisodeHub:
         self._closings += 1
         if not self.episodes or self._closings % TRIM_EVERY_CLOSINGS == 0:
             give_memory_back()
-        if episode.episode_id == self.default_id and self.on_default_closed is not None and not self._stopping:
-            try:
-                await self.on_default_closed()
-            except Exception:  # the closed episode stays the default: calls say it is closed
-                logger.exception("could not open the next default episode")
 
     async def close_all(self, reason: str) -> None:
         """Close every episode (the server is stopping: no default episode replaces the last)."""

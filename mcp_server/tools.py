@@ -69,15 +69,15 @@ class ServerState:
     # An in-process server may be bound to one episode (no headers exist in memory).
     episode_id: str | None = None
 
-    def episode(self, ctx: Context) -> Episode:
-        return self.hub.resolve(_episode_id(ctx) or self.episode_id)
+    async def episode(self, ctx: Context) -> Episode:
+        return self.hub.resolve(_episode_id(ctx) or self.episode_id or await self.hub.default_episode_id())
 
 
 async def _run(ctx: Context, name: str, arguments: dict[str, Any], body: Callable[[Episode], Awaitable[T]]) -> T:
     state: ServerState = ctx.request_context.lifespan_context
     hub = state.hub
     try:
-        episode = state.episode(ctx)
+        episode = await state.episode(ctx)
         result = await episode.call(name, arguments, lambda: body(episode))
     except ShopError as exc:
         raise ToolError(str(exc)) from None
@@ -290,7 +290,7 @@ def _register_prompt(mcp: MCPServer, state: ServerState) -> None:
     @mcp.prompt(name="shop_assistant", description="The assistant's role and the customer's opening message.")
     async def shop_assistant(ctx: Context) -> str:
         try:
-            episode = state.episode(ctx)
+            episode = await state.episode(ctx)
         except ShopError as exc:
             raise MCPError(INVALID_PARAMS, str(exc)) from None
         return f"{episode.scenario.system_prompt}\nThe customer says:\n{episode.scenario.opening_message}"

@@ -64,7 +64,8 @@ async def test_http_default_episode_is_replaced_once_it_ends(catalog_path, tmp_p
         with anyio.fail_after(DEADLINE_S):
             async with Client(f"{server.base}/mcp") as client:
                 await _chain_then_finish(client)
+            assert len(_episodes(runs)) == 1  # the successor waits for someone to call
             async with Client(f"{server.base}/mcp") as client:  # the next connection
                 fresh = _data(await client.call_tool("get_conversation", {}))
     assert fresh["status"] == "open" and fresh["turns_used"] == 0
-    assert [e["seed"] for e in _episodes(runs)] == [9, 10]
+    assert [e["seed"] for e in _episodes(runs)] == [9, 10]  # and none opened at shutdown
