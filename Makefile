@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test test-report test-llm bench serve clean
+.PHONY: run test test-report test-llm test-adapters test-inspect test-verifiers bench serve clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -26,6 +26,27 @@ test: $(STAMP)
 test-report: $(STAMP)
 	@command -v chromium >/dev/null || { echo "chromium is missing: apt-get update && apt-get install -y chromium"; exit 1; }
 	$(BIN)/pytest -q -m browser tests/test_report_browser.py
+
+# Opt-in: the RL adapters against the real libraries, on CPU (a few minutes the first time: it
+# installs gymnasium, TRL, transformers and torch). Gymnasium's check_env and make, TRL's
+# GRPOTrainer for two steps with a tiny model built in code, and the OpenAI Agents SDK's strict
+# schemas. That SDK imports as `agents`, like our package, so it gets a venv of its own.
+TORCH ?= torch==2.13.0+cpu
+OPENAI_AGENTS_VENV := .venv-openai-agents
+test-adapters: $(STAMP)
+	$(BIN)/pip install --quiet '$(TORCH)' -e '.[adapters]' || $(BIN)/pip install --quiet -e '.[adapters]'
+	test -x $(OPENAI_AGENTS_VENV)/bin/python || $(PYTHON) -m venv $(OPENAI_AGENTS_VENV)
+	$(OPENAI_AGENTS_VENV)/bin/pip install --quiet 'openai-agents>=0.24,<0.25'
+	TRL_EXPERIMENTAL_SILENCE=1 $(BIN)/pytest -q -m adapters tests/test_adapters_gym.py tests/test_adapters_trl.py \
+	    tests/test_adapters_openai.py
+
+# Opt-in: verishop as an Inspect AI task (integrations/inspect, its own venv: Inspect needs mcp
+# 1.x), played by Inspect's mock model against a real shop and verifier sidecar.
+INSPECT_VENV := integrations/inspect/.venv
+test-inspect: $(STAMP)
+	test -x $(INSPECT_VENV)/bin/python || $(PYTHON) -m venv $(INSPECT_VENV)
+	$(INSPECT_VENV)/bin/pip install --quiet -e 'integrations/inspect[test]'
+	cd integrations/inspect && .venv/bin/pytest -q
 
 LLM_PORT ?= 8765
 # Opt-in, not part of `make test`: builds llama-cpp-python from source (minutes) and lets Gemma 3
@@ -53,4 +74,4 @@ bench: $(STAMP)  ## long runs: catalog build up to 2M products, search latency, 
 	$(BIN)/pytest -q -m slow
 
 clean:
-	rm -rf $(VENV) runs .pytest_cache
+	rm -rf $(VENV) $(OPENAI_AGENTS_VENV) $(INSPECT_VENV) runs .pytest_cache

@@ -7,8 +7,17 @@
     observation, reward, terminated, truncated, info = env.step("Here are three lamps ...")
 
 The API is Gymnasium's (`reset(seed=, options=) -> (obs, info)`, `step(action) -> (obs, reward,
-terminated, truncated, info)`) without depending on gymnasium; if it is installed the class
-also subclasses `gymnasium.Env`, with text observation and action spaces left unset.
+terminated, truncated, info)`). Gymnasium is optional: when it is installed the class is a
+`gymnasium.Env` that passes `gymnasium.utils.env_checker.check_env`, with text spaces
+(`action_space`: a message to the customer; `observation_space`: any text), and
+`register_envs()` registers it for `gymnasium.make`:
+
+    register_envs()
+    env = gymnasium.make("verishop/ShopText-v0", base_url="http://127.0.0.1:8000", env="pd",
+                         difficulty=3, max_episode_steps=20)
+
+`reset()` without a seed draws the episode's seed from the env's own generator (seeded by the
+last `reset(seed=...)`), as Gymnasium expects; without gymnasium the server picks it.
 
 - An action is a tool call, `{"tool": name, "arguments": {...}}`, or a message to the customer:
   a string, or `{"message": text, ...respond_to_customer fields}` (e.g. `done`,
@@ -19,7 +28,11 @@ also subclasses `gymnasium.Env`, with text observation and action spaces left un
   whole reward.json).
 - `terminated`: the task ended (the agent said done, the customer was satisfied or left).
   `truncated`: the turn budget was spent (close reason `turn_budget`), or this wrapper's own
-  `max_steps` ran out (it then closes the episode). The two are never both true.
+  `max_steps` ran out (it then closes the episode). The two are never both true. Made through
+  `gymnasium.make(..., max_episode_steps=N)`, the step where `TimeLimit` truncates closes and
+  scores the episode (close reason `time_limit`; `agents.gym_wrappers.ScoreOnTruncation`).
+- A script that raises without calling `close()` still exits: the client closes its open
+  episode (as `closed_by_client`) at interpreter exit.
 """
 
 from __future__ import annotations
@@ -31,12 +44,43 @@ from agents.sync_client import SyncShopClient
 
 try:  # optional: be a real gymnasium.Env when gymnasium is present
     import gymnasium
+    from gymnasium import spaces
 
     _Base: type = gymnasium.Env
 except ImportError:  # pragma: no cover - depends on the environment
+    gymnasium = spaces = None
     _Base = object
 
 TRUNCATING_REASONS = frozenset({"turn_budget"})
+ENV_ID = "verishop/ShopText-v0"
+MESSAGE_MAX_CHARS = 2000  # respond_to_customer's message limit
+OBSERVATION_MAX_CHARS = 1_000_000
+SEED_BOUND = 2**31
+
+
+def _spaces() -> tuple[Any, Any]:
+    """(action space, observation space), or (None, None) without gymnasium."""
+    if spaces is None:
+        return None, None
+
+    class AnyText(spaces.Text):
+        """Text of any characters (JSON, prices, names with accents): Text checks a charset."""
+
+        def contains(self, x: Any) -> bool:
+            return isinstance(x, str) and self.min_length <= len(x) <= self.max_length
+
+    return (spaces.Text(MESSAGE_MAX_CHARS, min_length=1),
+            AnyText(OBSERVATION_MAX_CHARS, min_length=0))
+
+
+def register_envs() -> None:
+    """Register `verishop/ShopText-v0` with gymnasium (idempotent; needs gymnasium)."""
+    from gymnasium.envs.registration import WrapperSpec
+
+    if ENV_ID not in gymnasium.registry:
+        # Applied outside TimeLimit: the truncated episode is closed and scored on that very step.
+        scoring = WrapperSpec("ScoreOnTruncation", "agents.gym_wrappers:ScoreOnTruncation", {})
+        gymnasium.register(ENV_ID, entry_point="agents.gym_env:ShopTextEnv", additional_wrappers=(scoring,))
 
 
 class ShopTextEnv(_Base):  # type: ignore[misc, valid-type]
@@ -51,12 +95,17 @@ class ShopTextEnv(_Base):  # type: ignore[misc, valid-type]
         self._cm: Any = None
         self.episode: Any = None
         self.steps = 0
+        self.action_space, self.observation_space = _spaces()
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
         """Open a new episode (closing any previous one). `options` override the episode spec
         (env, collection, difficulty, scenario); `seed` is the episode's seed."""
         self._end()
         spec = {**self.episode_spec, **(options or {})}
+        if gymnasium is not None:
+            super().reset(seed=seed)
+            if seed is None and "seed" not in spec:
+                seed = int(self.np_random.integers(SEED_BOUND))
         if seed is not None:
             spec["seed"] = seed
         self._cm = self.shop.open_episode(**spec)
@@ -87,13 +136,20 @@ class ShopTextEnv(_Base):  # type: ignore[misc, valid-type]
         out_of_steps = reason is None and self.max_steps is not None and self.steps >= self.max_steps
         if reason is None and not out_of_steps:
             return observation, 0.0, False, False, info
-        if out_of_steps:
+        reward = self.finish("max_steps", info)
+        truncated = out_of_steps or info["close_reason"] in TRUNCATING_REASONS
+        return observation, reward, not truncated, truncated, info
+
+    def finish(self, reason: str, info: dict[str, Any]) -> float:
+        """Close the episode if still open (`reason` then names why, in `info`), wait for the
+        verifier, and return the total reward (`info["reward"]` holds reward.json)."""
+        if self.episode.close_reason is None:
             self.episode.close()
-            reason = "max_steps"
+        else:
+            reason = self.episode.close_reason
         reward = self.episode.reward(self.reward_timeout_s)
         info.update(close_reason=reason, reward=reward)
-        truncated = out_of_steps or reason in TRUNCATING_REASONS
-        return observation, float(reward.get("total") or 0.0), not truncated, truncated, info
+        return float(reward.get("total") or 0.0)
 
     def _end(self) -> None:
         if self._cm is not None:

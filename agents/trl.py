@@ -30,7 +30,9 @@ from __future__ import annotations
 import inspect
 import json
 import threading
-from typing import Any
+from typing import Annotated, Any, Literal
+
+from pydantic import Field
 
 from agents.client import ToolSpec
 from agents.sync_client import SyncShopClient
@@ -40,24 +42,59 @@ _JSON_TYPES: dict[str, Any] = {"string": str, "integer": int, "number": float, "
 EPISODE_COLUMNS = ("env", "collection", "difficulty", "seed", "scenario")
 
 
-def _python_type(schema: dict[str, Any]) -> Any:
+def _resolve(schema: dict[str, Any], defs: dict[str, Any]) -> dict[str, Any]:
+    ref = schema.get("$ref", "")
+    return defs.get(ref.rsplit("/", 1)[-1], {}) if ref.startswith("#/$defs/") else schema
+
+
+def _python_type(schema: dict[str, Any], defs: dict[str, Any] | None = None) -> Any:
+    """The type hint for a JSON schema: `Literal[...]` for an enum, `Annotated[int, Field(ge=, le=)]`
+    for a range (pydantic-based readers keep it; transformers' `get_json_schema` reads the enum,
+    and the range through the docstring, see `_about`)."""
+    defs = defs or {}
+    schema = _resolve(schema, defs)
     if "anyOf" in schema:
         kinds = [s for s in schema["anyOf"] if s.get("type") != "null"]
-        inner = _python_type(kinds[0]) if kinds else Any
+        inner = _python_type(kinds[0], defs) if kinds else Any
         return inner | None if len(kinds) < len(schema["anyOf"]) else inner
+    if schema.get("enum"):
+        return Literal[tuple(schema["enum"])]
     kind = schema.get("type")
     if kind == "array":
-        return list[_python_type(schema.get("items", {}))]
+        return list[_python_type(schema.get("items", {}), defs)]
     if kind == "object":
-        return dict[str, _python_type(schema.get("additionalProperties") or {})]
-    return _JSON_TYPES.get(kind, Any)
+        if "properties" in schema:  # e.g. {name, value}: a mapping of its (one) value type
+            kinds = {_JSON_TYPES.get(p.get("type")) for p in schema["properties"].values()}
+            return dict[str, kinds.pop()] if len(kinds) == 1 and None not in kinds else dict
+        return dict[str, _python_type(schema.get("additionalProperties") or {}, defs)]
+    hint = _JSON_TYPES.get(kind, Any)
+    bounds = {key: schema[word] for key, word in (("ge", "minimum"), ("le", "maximum")) if word in schema}
+    return Annotated[hint, Field(**bounds)] if bounds else hint
+
+
+def _number(value: float) -> str:
+    return f"{int(value):,}" if float(value).is_integer() else f"{value:g}"
+
+
+def _about(name: str, prop: dict[str, Any], defs: dict[str, Any]) -> str:
+    """One argument's description, with the limits a type hint cannot carry into a chat template."""
+    about = " ".join(str(prop.get("description") or name.replace("_", " ")).split())
+    inner = next((_resolve(k, defs) for k in prop.get("anyOf", [prop]) if k.get("type") != "null"), prop)
+    if "minimum" in inner and "maximum" in inner:
+        about += f" (from {_number(inner['minimum'])} to {_number(inner['maximum'])})"
+    if "maxItems" in inner:
+        about += f" (at most {inner['maxItems']})"
+    items = _resolve(inner.get("items", {}), defs)
+    if items.get("type") == "object" and items.get("properties"):
+        about += f" (each an object with {', '.join(items['properties'])})"
+    return about
 
 
 def _docstring(tool: ToolSpec) -> str:
     lines = [tool.description or tool.name, "", "Args:"]
+    defs = tool.parameters.get("$defs", {})
     for name, prop in tool.parameters.get("properties", {}).items():
-        about = " ".join(str(prop.get("description") or name.replace("_", " ")).split())
-        lines.append(f"    {name}: {about}")
+        lines.append(f"    {name}: {_about(name, prop, defs)}")
     if len(lines) == 3:
         lines = lines[:1]
     lines += ["", "Returns:", "    The tool's result as JSON."]
@@ -71,8 +108,9 @@ def tool_method(tool: ToolSpec) -> Any:
     annotations: dict[str, Any] = {"return": str}
     properties = tool.parameters.get("properties", {})
     # Required arguments first: a Python signature cannot put them after defaulted ones.
+    defs = tool.parameters.get("$defs", {})
     for name in sorted(properties, key=lambda n: n not in required):
-        hint = _python_type(properties[name])
+        hint = _python_type(properties[name], defs)
         default = inspect.Parameter.empty if name in required else properties[name].get("default")
         parameters.append(inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=default,
                                             annotation=hint))
@@ -129,7 +167,8 @@ class VerishopToolEnv:
             info.opening_message
         self.reward = self.reward_details = None
         opening = f"The customer says:\n{info.opening_message}"
-        return f"{info.system_prompt}\n\n{opening}" if self._include_system_prompt else opening
+        # TRL appends this to the prompt's last user message as is: a blank line keeps them apart.
+        return f"\n\n{info.system_prompt}\n\n{opening}" if self._include_system_prompt else f"\n\n{opening}"
 
     def _call(self, name: str, arguments: dict[str, Any]) -> str:
         if self._episode is None:

@@ -15,7 +15,7 @@ import typer
 from scenarios.catalog.cache import verishop_home
 from scenarios.curriculum_cli import (CurriculumChecks, CurriculumPath, CurriculumThreshold, CurriculumWidth,
                                       open_store)
-from scenarios.difficulty import MAX_DIFFICULTY
+from scenarios.difficulty import MAX_DIFFICULTY, axes_for
 from scenarios.curriculum_store import CurriculumStore
 from scenarios.envs import get_env
 from scenarios.models import Scenario
@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 
 
 KEEP_ALIVE_S = 75
+IDE_LOOKUPS_PER_TURN = axes_for(MAX_DIFFICULTY).tool_calls_per_turn  # as mcp_server.defaults, without its imports
 
 
 class Transport(str, Enum):
@@ -63,6 +64,11 @@ def serve(
     max_episodes: Annotated[int, typer.Option(min=0, help="HTTP: open episodes at once, beyond which POST "
                                                           "/episodes answers 503; 0 sizes it from the "
                                                           "open-file limit.")] = 0,
+    lookups_per_turn: Annotated[int, typer.Option(
+        min=0, max=100, help="The default episode's lookups (read-only tool calls) between two messages to the "
+                             f"customer. The default, {IDE_LOOKUPS_PER_TURN} (the most any difficulty allows), lets "
+                             "a client trying the tools by hand chain calls; 0 keeps the difficulty's own "
+                             "budget. A --scenario file keeps its own.")] = IDE_LOOKUPS_PER_TURN,
     curriculum: CurriculumPath = None,
     curriculum_checks: CurriculumChecks = None,
     curriculum_threshold: CurriculumThreshold = None,
@@ -97,7 +103,7 @@ def serve(
         except (OSError, ValueError) as exc:
             raise typer.BadParameter(f"cannot read scenario {scenario}: {exc}", param_hint="--scenario") from None
     if transport is Transport.stdio:
-        anyio.run(_serve_stdio, catalog_file, runs, chosen, env, difficulty, seed)
+        anyio.run(_serve_stdio, catalog_file, runs, chosen, env, difficulty, seed, lookups_per_turn)
     else:
         with_default = not no_default_episode or chosen is not None
         from mcp_server.http import ControlSettings
@@ -107,7 +113,7 @@ def serve(
         listener = _listen(host, port)
         store = open_store(curriculum, runs, curriculum_checks, curriculum_threshold, curriculum_width)
         anyio.run(_serve_http, catalog_file, runs, chosen if with_default else None, env, difficulty, seed,
-                  with_default, host, port, transport, idle_timeout_s, store, control, listener)
+                  lookups_per_turn, with_default, host, port, transport, idle_timeout_s, store, control, listener)
     err.print("server stopped")
 
 
@@ -125,32 +131,39 @@ def _recover(hub) -> None:
                   f"reason creation_interrupted", markup=False, highlight=False, soft_wrap=True)
 
 
-async def _open_default(hub, chosen: Scenario | None, env: str, difficulty: int, seed: int):
+async def _open_default(hub, chosen: Scenario | None, env: str, difficulty: int, seed: int, lookups_per_turn: int):
+    """The default episode, and its successor whenever it closes (mcp_server.defaults)."""
+    from mcp_server.admission import check_scenario
+    from mcp_server.defaults import DefaultEpisodes
     from mcp_server.errors import ShopError
     from scenarios.console import err
 
-    from mcp_server.admission import check_scenario
-
+    # A scenario file is served exactly as written, once (the demo and `eval --transport stdio`
+    # play theirs so); the generated default gets the IDE's budget and a successor.
+    budget = None if chosen is not None else lookups_per_turn or None
+    defaults = DefaultEpisodes(hub, env, difficulty, seed, chosen, budget)
     try:
         if chosen is not None:
             check_scenario(chosen, hub.catalog)  # a scenario file is input, like a client's
-        scenario = chosen or hub.generate(env, difficulty, seed)
-        return await hub.open(scenario, default=True)
+        episode = await defaults.open_next()
     except (KeyError, ShopError) as exc:
         await hub.aclose()
         err.print(f"error: {str(exc).strip(chr(39))}")
         raise typer.Exit(2) from None
+    if chosen is None:
+        defaults.renew_on_close()
+    return episode
 
 
 async def _serve_stdio(catalog: Path, runs: Path, chosen: Scenario | None, env: str, difficulty: int,
-                       seed: int) -> None:
+                       seed: int, lookups_per_turn: int) -> None:
     from mcp_server.hub import EpisodeHub
     from mcp_server.tools import INSTRUCTIONS, create_server
     from scenarios.console import err
 
     hub = EpisodeHub(catalog, runs)
     _recover(hub)
-    episode = await _open_default(hub, chosen, env, difficulty, seed)
+    episode = await _open_default(hub, chosen, env, difficulty, seed, lookups_per_turn)
     err.print(f"verishop: episode {episode.episode_id} ({episode.scenario.env_id}, d={episode.scenario.difficulty}, "
               f"seed={episode.scenario.seed}) in {episode.directory}")
     instructions = f"{INSTRUCTIONS}\n\nThe customer's opening message:\n{episode.scenario.opening_message}"
@@ -183,7 +196,8 @@ def _listen(host: str, port: int) -> socket.socket:
 
 
 async def _serve_http(catalog: Path, runs: Path, chosen: Scenario | None, env: str, difficulty: int, seed: int,
-                      with_default: bool, host: str, port: int, transport: Transport, idle_timeout_s: float,
+                      lookups_per_turn: int, with_default: bool, host: str, port: int, transport: Transport,
+                      idle_timeout_s: float,
                       curriculum: CurriculumStore | None, control: ControlSettings,
                       listener: socket.socket) -> None:
     import uvicorn
@@ -202,7 +216,7 @@ async def _serve_http(catalog: Path, runs: Path, chosen: Scenario | None, env: s
     base = (control.public_url or f"http://{shown}:{port}").rstrip("/")
     try:
         if with_default:
-            episode = await _open_default(hub, chosen, env, difficulty, seed)
+            episode = await _open_default(hub, chosen, env, difficulty, seed, lookups_per_turn)
             path = "mcp" if transport is Transport.http else "sse"
             err.print(f"verishop: default episode {episode.episode_id} at {base}/{path}")
         err.print(f"verishop: control API at {base}/episodes (POST to create an episode"

@@ -111,7 +111,10 @@ class EpisodeRouter:
         self.hub, self.mcp_app, self.sse_app, self.default = hub, mcp_app, sse_app, default
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        episode_id = scope.get("path_params", {}).get("episode_id") if not self.default else self.hub.default_id
+        if self.default:
+            episode_id = await self.hub.default_episode_id()
+        else:
+            episode_id = scope.get("path_params", {}).get("episode_id")
         if episode_id is None or (episode_id not in self.hub.episodes and episode_id not in self.hub.closed):
             await JSONResponse({"error": f"no episode {short(repr(episode_id), 60)} on this server"}, 404)(
                 scope, receive, send)

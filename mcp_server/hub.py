@@ -7,10 +7,12 @@ the 2026 protocol is stateless.
 
 from __future__ import annotations
 
+import logging
 import os
 import secrets
 import shutil
 import threading
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import aiosqlite
@@ -26,6 +28,8 @@ from scenarios.envs import generate
 from scenarios.models import Scenario
 from scenarios.world_db import create_world
 
+
+logger = logging.getLogger(__name__)
 
 # Catalog products and the episode's own (synthesized) ones, with a rank for featured order.
 SHOP_PRODUCTS_VIEW = """
@@ -53,6 +57,10 @@ class EpisodeHub:
         # Bounded in memory; older closed episodes are read back from their transcripts.
         self.closed = ClosedEpisodes(self.runs_dir)
         self.default_id: str | None = None
+        # Opens the next default episode when the current one closes (mcp_server.defaults).
+        self.on_default_closed: Callable[[], Awaitable[object]] | None = None
+        self._stopping = False
+        self._renewing = anyio.Lock()
         self._generating = threading.Lock()
         self._generation_catalog = CatalogReader(self.catalog_path)
         self._locks: dict[str, int | None] = {}  # episode id -> the fd locking its directory
@@ -133,6 +141,18 @@ class EpisodeHub:
         except KeyError:
             raise NotFound(f"no episode {key!r} on this server") from None
 
+    async def default_episode_id(self) -> str | None:
+        """The default episode's id; if it has closed, its successor is opened first (only when
+        someone calls, so a client that leaves leaves no untouched episode behind)."""
+        if self.default_id in self.closed and self.on_default_closed is not None and not self._stopping:
+            async with self._renewing:
+                if self.default_id in self.closed and not self._stopping:
+                    try:
+                        await self.on_default_closed()
+                    except Exception:  # the closed episode stays the default: calls say it is closed
+                        logger.exception("could not open the next default episode")
+        return self.default_id
+
     async def close(self, episode_id: str, reason: str) -> Episode:
         episode = self.resolve(episode_id)
         await self.retire(episode, reason)
@@ -158,6 +178,8 @@ class EpisodeHub:
             give_memory_back()
 
     async def close_all(self, reason: str) -> None:
+        """Close every episode (the server is stopping: no default episode replaces the last)."""
+        self._stopping = True
         for episode in list(self.episodes.values()):
             await self.retire(episode, reason)  # not close(): one may retire meanwhile (idle reaper)
 

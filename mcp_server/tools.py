@@ -21,6 +21,7 @@ from pydantic import BaseModel, Field
 from mcp_server.episode import Episode
 from mcp_server.errors import ShopError
 from mcp_server.hub import EpisodeHub
+from mcp_server.schema import AttributeFilters, ToolSet, attribute_map
 from mcp_server.models import (BrowsingHistory, Cart, Conversation, CurrentDate, CustomerReply, OrderDetails,
                                OrderList, PolicyResults, ProductComparison, ProductDetails, ReturnEligibility, ReturnReceipt,
                                SearchResults)
@@ -53,12 +54,9 @@ OrderId = Annotated[str, Field(description="An order ID such as 'W1234567', from
                                min_length=1, max_length=32)]
 LineId = Annotated[str, Field(description="An order line ID such as 'LN12345678', from check_order.",
                               min_length=1, max_length=32)]
-AttributeName = Annotated[str, Field(min_length=1, max_length=40)]
-AttributeValue = Annotated[str, Field(max_length=60)]
 # Every number an agent sends is finite and bounded here, at the schema: a value the SDK lets
 # through must be one the shop's arithmetic and SQLite's 64-bit integers can hold.
 MAX_PRICE_USD = 1_000_000
-MAX_ATTRIBUTES = 20
 
 
 def _episode_id(ctx: Context) -> str | None:
@@ -71,15 +69,15 @@ class ServerState:
     # An in-process server may be bound to one episode (no headers exist in memory).
     episode_id: str | None = None
 
-    def episode(self, ctx: Context) -> Episode:
-        return self.hub.resolve(_episode_id(ctx) or self.episode_id)
+    async def episode(self, ctx: Context) -> Episode:
+        return self.hub.resolve(_episode_id(ctx) or self.episode_id or await self.hub.default_episode_id())
 
 
 async def _run(ctx: Context, name: str, arguments: dict[str, Any], body: Callable[[Episode], Awaitable[T]]) -> T:
     state: ServerState = ctx.request_context.lifespan_context
     hub = state.hub
     try:
-        episode = state.episode(ctx)
+        episode = await state.episode(ctx)
         result = await episode.call(name, arguments, lambda: body(episode))
     except ShopError as exc:
         raise ToolError(str(exc)) from None
@@ -97,18 +95,20 @@ def create_server(hub: EpisodeHub, *, instructions: str = INSTRUCTIONS, episode_
     async def lifespan(_: MCPServer) -> AsyncIterator[ServerState]:
         yield state
 
+    tools = ToolSet()
+    _register_catalog_tools(tools)
+    _register_cart_tools(tools)
+    _register_order_tools(tools)
+    _register_info_tools(tools)
+    _register_conversation(tools, state)
     mcp = MCPServer("verishop", title="Verishop shop", version="0.1.0", instructions=instructions,
-                    lifespan=lifespan, log_level="WARNING")
-    _register_catalog_tools(mcp)
-    _register_cart_tools(mcp)
-    _register_order_tools(mcp)
-    _register_info_tools(mcp)
-    _register_conversation(mcp, state)
+                    lifespan=lifespan, log_level="WARNING", tools=tools.tools)
+    _register_prompt(mcp, state)
     return mcp
 
 
-def _register_catalog_tools(mcp: MCPServer) -> None:
-    @mcp.tool(annotations=READ_ONLY)
+def _register_catalog_tools(tools: ToolSet) -> None:
+    @tools(READ_ONLY)
     async def search_catalog(
         ctx: Context,
         query: Annotated[str, Field(description="Free-text words, e.g. 'usb-c wall charger'. Every word must "
@@ -123,10 +123,10 @@ def _register_catalog_tools(mcp: MCPServer) -> None:
         min_rating: Annotated[float | None, Field(ge=1, le=5, allow_inf_nan=False,
                                                   description="Minimum average stars.")] = None,
         max_ship_days: Annotated[int | None, Field(ge=1, le=60, description="Latest delivery, in days.")] = None,
-        attributes: Annotated[dict[AttributeName, AttributeValue] | None, Field(
-            max_length=MAX_ATTRIBUTES,
-            description="Exact attribute values, e.g. {\"connector\": \"USB-C\", \"color\": \"Black\"}. "
-                        "get_product shows a product's attributes.")] = None,
+        attributes: Annotated[AttributeFilters, Field(
+            description="Exact attribute values, e.g. [{\"name\": \"connector\", \"value\": \"USB-C\"}, "
+                        "{\"name\": \"color\", \"value\": \"Black\"}]. get_product shows a product's "
+                        "attributes.")] = None,
         in_stock_only: Annotated[bool, Field(description="Hide sold-out products.")] = False,
         limit: Annotated[int, Field(ge=1, le=catalog.MAX_LIMIT, description="How many results.")] = 10,
         sort_by: Annotated[catalog.SortBy, Field(
@@ -140,10 +140,10 @@ def _register_catalog_tools(mcp: MCPServer) -> None:
         get_product for a product's attributes and variants."""
         args = dict(query=query, category_id=category_id, brand=brand, min_price_usd=min_price_usd,
                     max_price_usd=max_price_usd, min_rating=min_rating, max_ship_days=max_ship_days,
-                    attributes=attributes or {}, in_stock_only=in_stock_only, limit=limit, sort_by=sort_by)
+                    attributes=attribute_map(attributes), in_stock_only=in_stock_only, limit=limit, sort_by=sort_by)
         return await _run(ctx, "search_catalog", args, lambda ep: catalog.search_catalog(ep, **args))
 
-    @mcp.tool(annotations=READ_ONLY)
+    @tools(READ_ONLY)
     async def get_product(ctx: Context, product_id: ProductId) -> ProductDetails:
         """Details of one product: all attributes, units in stock, and its variants (sibling
         products differing in one attribute such as colour or size, each with its own ID)."""
@@ -151,7 +151,7 @@ def _register_catalog_tools(mcp: MCPServer) -> None:
         return await _run(ctx, "get_product", args, lambda ep: catalog.get_product(ep, **args))
 
 
-    @mcp.tool(annotations=READ_ONLY)
+    @tools(READ_ONLY)
     async def compare_products(
         ctx: Context,
         product_ids: Annotated[list[ProductId], Field(min_length=1, max_length=10,
@@ -163,8 +163,8 @@ def _register_catalog_tools(mcp: MCPServer) -> None:
         return await _run(ctx, "compare_products", args, lambda ep: catalog.compare_products(ep, **args))
 
 
-def _register_cart_tools(mcp: MCPServer) -> None:
-    @mcp.tool(annotations=WRITE)
+def _register_cart_tools(tools: ToolSet) -> None:
+    @tools(WRITE)
     async def add_to_cart(ctx: Context, product_id: ProductId,
                           quantity: Annotated[int, Field(ge=1, le=20, description="Units to add (1-20).")] = 1) -> Cart:
         """Add units of a product (a specific variant's ID) to the customer's cart. Adding a
@@ -173,7 +173,7 @@ def _register_cart_tools(mcp: MCPServer) -> None:
         args = dict(product_id=product_id, quantity=quantity)
         return await _run(ctx, "add_to_cart", args, lambda ep: cart.add_to_cart(ep, **args))
 
-    @mcp.tool(annotations=WRITE_IDEMPOTENT)
+    @tools(WRITE_IDEMPOTENT)
     async def update_cart_item(ctx: Context, product_id: ProductId,
                                quantity: Annotated[int, Field(ge=0, le=20, description="New quantity; 0 removes "
                                                                                        "the line.")]) -> Cart:
@@ -181,33 +181,33 @@ def _register_cart_tools(mcp: MCPServer) -> None:
         args = dict(product_id=product_id, quantity=quantity)
         return await _run(ctx, "update_cart_item", args, lambda ep: cart.update_cart_item(ep, **args))
 
-    @mcp.tool(annotations=DESTRUCTIVE)
+    @tools(DESTRUCTIVE)
     async def remove_from_cart(ctx: Context, product_id: ProductId) -> Cart:
         """Remove a product from the cart entirely. Returns the cart."""
         args = dict(product_id=product_id)
         return await _run(ctx, "remove_from_cart", args, lambda ep: cart.remove_from_cart(ep, **args))
 
-    @mcp.tool(annotations=READ_ONLY)
+    @tools(READ_ONLY)
     async def view_cart(ctx: Context) -> Cart:
         """The customer's cart: lines with quantities and prices, item count and subtotal (USD)."""
         return await _run(ctx, "view_cart", {}, cart.view_cart)
 
 
-def _register_order_tools(mcp: MCPServer) -> None:
-    @mcp.tool(annotations=READ_ONLY)
+def _register_order_tools(tools: ToolSet) -> None:
+    @tools(READ_ONLY)
     async def list_orders(ctx: Context) -> OrderList:
         """The customer's orders, newest first: ID, date, status, item titles and total.
         Use it to find the order a customer describes ("the headphones I bought last month")."""
         return await _run(ctx, "list_orders", {}, orders.list_orders)
 
-    @mcp.tool(annotations=READ_ONLY)
+    @tools(READ_ONLY)
     async def check_order(ctx: Context, order_id: OrderId) -> OrderDetails:
         """One order in full: status, carrier, tracking number, estimated or actual delivery
         date, and its lines (each with a line ID, needed for returns)."""
         args = dict(order_id=order_id)
         return await _run(ctx, "check_order", args, lambda ep: orders.check_order(ep, **args))
 
-    @mcp.tool(annotations=READ_ONLY)
+    @tools(READ_ONLY)
     async def check_return_eligibility(ctx: Context, order_id: OrderId, line_id: LineId) -> ReturnEligibility:
         """Whether one order line can be returned today, why (or why not), the last day to
         return it and the refund. Check this before initiate_return."""
@@ -215,7 +215,7 @@ def _register_order_tools(mcp: MCPServer) -> None:
         return await _run(ctx, "check_return_eligibility", args,
                           lambda ep: orders.check_return_eligibility(ep, **args))
 
-    @mcp.tool(annotations=DESTRUCTIVE)
+    @tools(DESTRUCTIVE)
     async def initiate_return(
         ctx: Context, order_id: OrderId, line_id: LineId,
         reason: Annotated[str, Field(min_length=1, max_length=200,
@@ -227,8 +227,8 @@ def _register_order_tools(mcp: MCPServer) -> None:
         return await _run(ctx, "initiate_return", args, lambda ep: orders.initiate_return(ep, **args))
 
 
-def _register_info_tools(mcp: MCPServer) -> None:
-    @mcp.tool(annotations=READ_ONLY)
+def _register_info_tools(tools: ToolSet) -> None:
+    @tools(READ_ONLY)
     async def search_policies(
         ctx: Context,
         query: Annotated[str, Field(min_length=1, max_length=200,
@@ -240,25 +240,25 @@ def _register_info_tools(mcp: MCPServer) -> None:
         args = dict(query=query, limit=limit)
         return await _run(ctx, "search_policies", args, lambda ep: info.search_policies(ep, **args))
 
-    @mcp.tool(annotations=READ_ONLY)
+    @tools(READ_ONLY)
     async def get_browsing_history(ctx: Context) -> BrowsingHistory:
         """Products the customer viewed recently, as product cards."""
         return await _run(ctx, "get_browsing_history", {}, info.get_browsing_history)
 
-    @mcp.tool(annotations=READ_ONLY)
+    @tools(READ_ONLY)
     async def get_current_date(ctx: Context) -> CurrentDate:
         """The shop's current date (use it for return windows and delivery estimates)."""
         return await _run(ctx, "get_current_date", {}, info.get_current_date)
 
 
-def _register_conversation(mcp: MCPServer, state: ServerState) -> None:
-    @mcp.tool(annotations=READ_ONLY)
+def _register_conversation(tools: ToolSet, state: ServerState) -> None:
+    @tools(READ_ONLY)
     async def get_conversation(ctx: Context) -> Conversation:
         """The conversation so far (the customer's opening message first), the turns used and
         the turn budget. Call it first."""
         return await _run(ctx, "get_conversation", {}, info.get_conversation)
 
-    @mcp.tool(annotations=WRITE)
+    @tools(WRITE)
     async def respond_to_customer(
         ctx: Context,
         message: Annotated[str, Field(min_length=1, max_length=2000, description="What you say to the customer.")],
@@ -285,10 +285,12 @@ def _register_conversation(mcp: MCPServer, state: ServerState) -> None:
 
         return await _run(ctx, "respond_to_customer", args, body)
 
+
+def _register_prompt(mcp: MCPServer, state: ServerState) -> None:
     @mcp.prompt(name="shop_assistant", description="The assistant's role and the customer's opening message.")
     async def shop_assistant(ctx: Context) -> str:
         try:
-            episode = state.episode(ctx)
+            episode = await state.episode(ctx)
         except ShopError as exc:
             raise MCPError(INVALID_PARAMS, str(exc)) from None
         return f"{episode.scenario.system_prompt}\nThe customer says:\n{episode.scenario.opening_message}"

@@ -36,7 +36,7 @@ def test_greedy_reads_the_stated_requirements_and_priority():
     assert cat is not None and cat.id == "chargers"
     assert stated_filters(text, cat) == {"category_id": "chargers", "brand": "Anker", "max_price_usd": 40.0,
                                          "min_rating": 4.5, "max_ship_days": 3,
-                                         "attributes": {"connector": "USB-C"}}
+                                         "attributes": [{"name": "connector", "value": "USB-C"}]}
     assert stated_sort(text) == "delivery"
     assert stated_sort("I'm shopping for chargers. Fast delivry matters most to me.") == "featured"
 

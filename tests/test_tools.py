@@ -48,6 +48,46 @@ async def test_server_lists_every_tool_with_schemas_and_annotations(hub):
     assert tools["initiate_return"].annotations.destructive_hint is True
 
 
+def _objects(schema):
+    if isinstance(schema, dict):
+        if schema.get("type") == "object":
+            yield schema
+        for value in schema.values():
+            yield from _objects(value)
+    elif isinstance(schema, list):
+        for value in schema:
+            yield from _objects(value)
+
+
+async def test_every_schema_is_closed_and_every_description_dedented(hub):
+    """What OpenAI's strict mode needs (proven with the real SDK by `make test-adapters`)."""
+    await open_default(hub)
+    async with Client(create_server(hub)) as client:
+        tools = (await client.list_tools()).tools
+    for tool in tools:
+        objects = list(_objects(tool.input_schema))
+        assert objects and all(o.get("additionalProperties") is False for o in objects), tool.name
+        assert not any(line.startswith(" ") for line in tool.description.splitlines()), tool.name
+    attributes = {t.name: t for t in tools}["search_catalog"].input_schema["properties"]["attributes"]
+    assert attributes["anyOf"][0]["type"] == "array"
+
+
+async def test_attribute_filters_are_name_value_pairs_and_the_older_mapping_still_works(hub):
+    episode = await open_default(hub)
+    async with Client(create_server(hub)) as client:
+        pairs = ok(await client.call_tool("search_catalog", {
+            "category_id": "chargers", "attributes": [{"name": "connector", "value": "USB-C"}]}))
+        mapping = ok(await client.call_tool("search_catalog", {
+            "category_id": "chargers", "attributes": {"connector": "USB-C"}}))
+        assert pairs["results"] and pairs == mapping
+        text = error_text(await client.call_tool("search_catalog", {"category_id": "chargers", "attributes": [
+            {"name": "connector", "value": "USB-C"}, {"name": "connector", "value": "Lightning"}]}))
+        assert "given twice" in text
+    calls = [e for e in strict_lines(episode.directory / "transcript.jsonl") if e["event"] == "tool_call"]
+    # transcripts keep one form, the mapping, whichever the agent sent
+    assert [c["arguments"]["attributes"] for c in calls[:2]] == [{"connector": "USB-C"}] * 2
+
+
 async def test_conversation_starts_with_the_opening_message(hub):
     episode = await open_default(hub)
     async with Client(create_server(hub)) as client:

@@ -37,7 +37,7 @@ def stated_filters(text: str, cat: Category) -> dict[str, Any]:
     attributes = {a.name: v for a in cat.attributes for v in a.values
                   if re.search(rf"\b{re.escape(a.name.replace('_', ' '))} {re.escape(v.lower())}\b", lowered)}
     if attributes:
-        filters["attributes"] = attributes
+        filters["attributes"] = [{"name": name, "value": value} for name, value in attributes.items()]
     return filters
 
 

@@ -1,0 +1,87 @@
+"""How the tools' schemas look to a client: closed objects, dedented descriptions, no open dicts.
+
+OpenAI's strict function calling (and the Agents SDK's `ensure_strict_json_schema`) accepts a
+tool only if every object in its input schema is closed (`additionalProperties: false`) and no
+argument is a free-form mapping. So every tool is built here with its schema closed, its
+docstring dedented (`inspect.cleandoc`: a docstring's indentation is noise in every client), and
+attribute filters travel as a list of `{name, value}` objects. The older mapping form
+(`{"connector": "USB-C"}`) is still accepted at the schema's edge, unadvertised.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from typing import Annotated, Any, TypeVar
+
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.tools import Tool
+from mcp.types import ToolAnnotations
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class AttributeFilter(BaseModel):
+    """One exact attribute value a product must have."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(min_length=1, max_length=40, description="The attribute, e.g. 'connector' or 'color'.")
+    value: str = Field(max_length=60, description="Its exact value, e.g. 'USB-C' or 'Black'.")
+
+
+def _pairs_from_mapping(value: Any) -> Any:
+    """Agents written against the older schema send `{"connector": "USB-C"}`: read it as pairs."""
+    if isinstance(value, dict):
+        return [{"name": name, "value": item} for name, item in value.items()]
+    return value
+
+
+MAX_ATTRIBUTES = 20
+AttributeFilters = Annotated[Annotated[list[AttributeFilter], Field(max_length=MAX_ATTRIBUTES)] | None,
+                             BeforeValidator(_pairs_from_mapping)]
+
+
+def attribute_map(filters: list[AttributeFilter] | None) -> dict[str, str]:
+    """The filters as the shop (and every transcript, old or new) has them: one value per name."""
+    values: dict[str, str] = {}
+    for item in filters or ():
+        if values.setdefault(item.name, item.value) != item.value:
+            raise ToolError(f"attribute {item.name!r} is given twice with different values; a product has one")
+    return values
+
+
+def closed(schema: Any, defs: dict[str, Any] | None = None) -> Any:
+    """`schema` with `additionalProperties: false` on every object that does not say otherwise,
+    and its `$defs` inlined (strict mode refuses a `$ref` it did not validate; ours never recurse)."""
+    if defs is None and isinstance(schema, dict):
+        defs = schema.get("$defs", {})
+        schema = {key: value for key, value in schema.items() if key != "$defs"}
+    if isinstance(schema, list):
+        return [closed(item, defs) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    ref = schema.get("$ref", "")
+    if ref.startswith("#/$defs/"):
+        return closed(defs[ref.removeprefix("#/$defs/")], defs)
+    out = {key: closed(value, defs) for key, value in schema.items()}
+    if out.get("type") == "object" and "additionalProperties" not in out:
+        out["additionalProperties"] = False
+    return out
+
+
+class ToolSet:
+    """Collects the shop's tools (`@tools(annotations)` on an async function) for `MCPServer(tools=...)`."""
+
+    def __init__(self) -> None:
+        self.tools: list[Tool] = []
+
+    def __call__(self, annotations: ToolAnnotations) -> Callable[[F], F]:
+        def register(fn: F) -> F:
+            tool = Tool.from_function(fn, description=inspect.cleandoc(fn.__doc__ or ""), annotations=annotations)
+            tool.parameters = closed(tool.parameters)
+            self.tools.append(tool)
+            return fn
+
+        return register
