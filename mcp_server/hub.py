@@ -7,6 +7,7 @@ the 2026 protocol is stateless.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import secrets
 import shutil
@@ -57,6 +58,10 @@ class EpisodeHub:
         self._generation_catalog = CatalogReader(self.catalog_path)
         self._locks: dict[str, int | None] = {}  # episode id -> the fd locking its directory
         self._closings = 0
+        # Each world connection's setup; the URI is quoted as an SQL string literal.
+        catalog_uri = readonly_uri(self.catalog_path).replace("'", "''")
+        self._connection_setup = (f"PRAGMA synchronous=NORMAL; ATTACH DATABASE '{catalog_uri}' AS cat; "
+                                  f"{SHOP_PRODUCTS_VIEW};")
 
     def recover(self) -> Recovered:
         """Close the episodes a crashed server left open in this runs dir (mcp_server.recovery).
@@ -89,14 +94,15 @@ class EpisodeHub:
         os.rename(making, directory)
         db = None
         try:
-            write_atomically(directory / "scenario.json", scenario.to_json())
+            text = scenario.to_json()  # serialised once: the file, its hash, the world's meta
+            scenario_sha256 = hashlib.sha256(text.encode()).hexdigest()
+            write_atomically(directory / "scenario.json", text)
             world = directory / "world.db"
-            await anyio.to_thread.run_sync(
-                lambda: create_world(world, scenario, episode_id=episode_id, catalog_path=self.catalog_path))
+            # Built in memory and written at once (a fraction of a millisecond): no thread hop.
+            create_world(world, scenario, episode_id=episode_id, catalog_path=self.catalog_path,
+                         scenario_sha256=scenario_sha256)
             db = await aiosqlite.connect(world, isolation_level=None, uri=True)
-            await db.execute("PRAGMA synchronous=NORMAL")
-            await db.execute("ATTACH DATABASE ? AS cat", (readonly_uri(self.catalog_path),))
-            await db.execute(SHOP_PRODUCTS_VIEW)
+            await db.executescript(self._connection_setup)  # one hop to the connection's thread
             transcript = Transcript(directory / "transcript.jsonl")
         except BaseException:
             # Nothing half-made stays behind: no folder without a transcript for the verifier
@@ -110,7 +116,7 @@ class EpisodeHub:
         self._locks[episode_id] = lock
         transcript.write("episode_opened", transcript_version=TRANSCRIPT_VERSION, episode_id=episode_id,
                          env_id=scenario.env_id, difficulty=scenario.difficulty, seed=scenario.seed,
-                         scenario_sha256=scenario.sha256(), catalog_content_hash=scenario.catalog.content_hash,
+                         scenario_sha256=scenario_sha256, catalog_content_hash=scenario.catalog.content_hash,
                          max_turns=scenario.axes.max_turns)
         episode = Episode(episode_id, scenario, directory, db, self.catalog, transcript)
         opening_task = {"task": 0} if scenario.goal.kind == "journey" else {}
