@@ -14,9 +14,9 @@ import shutil
 import threading
 from pathlib import Path
 
-import aiosqlite
 import anyio
 
+from mcp_server.connection import WorldConnection
 from mcp_server.episode import Episode
 from mcp_server.errors import EpisodeClosed, NotFound, ShopError
 from mcp_server.lifecycle import TRIM_EVERY_CLOSINGS, ClosedEpisodes, give_memory_back, is_episode_id
@@ -101,8 +101,7 @@ class EpisodeHub:
             # Built in memory and written at once (a fraction of a millisecond): no thread hop.
             create_world(world, scenario, episode_id=episode_id, catalog_path=self.catalog_path,
                          scenario_sha256=scenario_sha256)
-            db = await aiosqlite.connect(world, isolation_level=None, uri=True)
-            await db.executescript(self._connection_setup)  # one hop to the connection's thread
+            db = WorldConnection(world, self._connection_setup)
             transcript = Transcript(directory / "transcript.jsonl")
         except BaseException:
             # Nothing half-made stays behind: no folder without a transcript for the verifier

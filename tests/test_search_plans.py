@@ -60,9 +60,9 @@ async def test_a_sorted_search_of_a_whole_category_reads_its_index_not_every_mat
         sql_seen: list[str] = []
         execute = ep.db.execute
 
-        def spy(sql, params=(), _execute=execute):
+        def spy(sql, params=(), _execute=execute, **options):
             sql_seen.append(sql)
-            return _execute(sql, params)
+            return _execute(sql, params, **options)
 
         ep.db.execute = spy  # type: ignore[method-assign]
         try:

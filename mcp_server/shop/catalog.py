@@ -168,13 +168,13 @@ async def _sorted_search(ep: Episode, match: str, *, filters: str, args: list, l
         sql = (f"SELECT {_COLUMNS} FROM (SELECT rowid FROM cat.products_fts(?)) f "
                f"JOIN cat.products p ON p.rowid = f.rowid {_STOCK_JOIN} "
                f"WHERE 1{filters} ORDER BY {order}, f.rowid LIMIT ?")
-        return await _products(ep, sql, [match, *args, limit])
+        return await _products(ep, sql, [match, *args, limit], offload=True)
     # The category facet is in `match` too, so the rowid set holds the category's matches only.
     words = "" if alone else " AND p.rowid IN (SELECT rowid FROM cat.products_fts(?))"
     # INDEXED BY: left alone, SQLite may pick another index for a range filter and sort every row.
     sql = (f"SELECT {_COLUMNS} FROM cat.products p INDEXED BY {SORT_INDEXES[sort_by]} {_STOCK_JOIN} "
            f"WHERE p.category_id = ?{words}{filters} ORDER BY {order}, p.rowid LIMIT ?")
-    return await _products(ep, sql, [category_id, *([] if alone else [match]), *args, limit])
+    return await _products(ep, sql, [category_id, *([] if alone else [match]), *args, limit], offload=True)
 
 
 async def _match_count(ep: Episode, match: str, cap: int) -> int:
@@ -183,8 +183,10 @@ async def _match_count(ep: Episode, match: str, cap: int) -> int:
         return (await cur.fetchone())[0]
 
 
-async def _products(ep: Episode, sql: str, params: list) -> list[Product]:
-    async with ep.db.execute(sql, params) as cur:
+async def _products(ep: Episode, sql: str, params: list, *, offload: bool = False) -> list[Product]:
+    """The rows of `sql` as products; `offload` for a statement that may read thousands of rows
+    (mcp_server/connection.py)."""
+    async with ep.db.execute(sql, params, offload=offload) as cur:
         return [Product.from_row(tuple(r)) for r in await cur.fetchall()]
 
 

@@ -1,6 +1,6 @@
 """Read-only access to a built catalog, for generators, the customer and the verifier.
 
-The server reads the same file through aiosqlite; this module is the synchronous reader
+The server reads the same file through its episodes' connections; this module is the reader
 for pure code paths.
 """
 
