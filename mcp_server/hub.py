@@ -131,12 +131,14 @@ class EpisodeHub:
         if key is None:
             raise NotFound("no episode is selected: connect through an episode's MCP URL "
                            "(/episodes/<episode_id>/mcp) returned by POST /episodes")
-        if key in self.closed:
-            raise EpisodeClosed(f"episode {key} is closed ({self.closed[key]}); no tool can change it now")
-        try:
-            return self.episodes[key]
-        except KeyError:
-            raise NotFound(f"no episode {key!r} on this server") from None
+        # Open episodes first: the record of closed ones may read a transcript from disk.
+        episode = self.episodes.get(key)
+        if episode is not None:
+            return episode
+        reason = self.closed.get(key)
+        if reason is not None:
+            raise EpisodeClosed(f"episode {key} is closed ({reason}); no tool can change it now")
+        raise NotFound(f"no episode {key!r} on this server")
 
     async def close(self, episode_id: str, reason: str) -> Episode:
         episode = self.resolve(episode_id)
