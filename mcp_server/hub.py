@@ -54,8 +54,10 @@ class EpisodeHub:
         # Bounded in memory; older closed episodes are read back from their transcripts.
         self.closed = ClosedEpisodes(self.runs_dir)
         self.default_id: str | None = None
-        self._generating = threading.Lock()
-        self._generation_catalog = CatalogReader(self.catalog_path)
+        # Catalog connections for generation, one per generating thread at a time: no lock is
+        # held across generations, so several run at once (SQLite releases the GIL as it reads).
+        self._idle_readers: list[CatalogReader] = []
+        self._readers_guard = threading.Lock()
         self._locks: dict[str, int | None] = {}  # episode id -> the fd locking its directory
         self._closings = 0
         # Each world connection's setup; the URI is quoted as an SQL string literal.
@@ -69,10 +71,17 @@ class EpisodeHub:
         return recover(self.runs_dir, is_episode_id)
 
     def generate(self, env: str, difficulty: int, seed: int) -> Scenario:
-        # One at a time, on a catalog connection of their own (generation may run in a worker
-        # thread while the event loop reads `self.catalog`); generators share a reseeded Faker.
-        with self._generating:
-            return generate(env, difficulty, seed, self._generation_catalog)
+        # On a catalog connection of its own (generation may run in a worker thread while the
+        # event loop reads `self.catalog`, and other generations run in other threads).
+        with self._readers_guard:
+            reader = self._idle_readers.pop() if self._idle_readers else None
+        if reader is None:
+            reader = CatalogReader(self.catalog_path)
+        try:
+            return generate(env, difficulty, seed, reader)
+        finally:
+            with self._readers_guard:
+                self._idle_readers.append(reader)
 
     async def generate_async(self, env: str, difficulty: int, seed: int) -> Scenario:
         """`generate` in a worker thread, so a busy server's event loop keeps serving tool calls."""
@@ -171,4 +180,7 @@ class EpisodeHub:
     async def aclose(self, reason: str = "server_stopped") -> None:
         await self.close_all(reason)
         self.catalog.close()
-        self._generation_catalog.close()
+        with self._readers_guard:
+            readers, self._idle_readers = self._idle_readers, []
+        for reader in readers:
+            reader.close()
