@@ -56,7 +56,7 @@ class EpisodeHub:
         self.default_id: str | None = None
         # Catalog connections for generation, one per generating thread at a time: no lock is
         # held across generations, so several run at once (SQLite releases the GIL as it reads).
-        self._idle_readers: list[CatalogReader] = []
+        self._idle_readers: list[CatalogReader] = [CatalogReader(self.catalog_path)]
         self._readers_guard = threading.Lock()
         self._locks: dict[str, int | None] = {}  # episode id -> the fd locking its directory
         self._closings = 0
