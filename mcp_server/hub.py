@@ -39,6 +39,10 @@ SELECT 1000000000000 + rowid, product_id, group_id, title, brand, category_id, p
 """
 
 
+# Catalog connections kept for generation between requests (a burst opens more, then closes them).
+IDLE_GENERATION_READERS = 4
+
+
 def write_atomically(path: Path, text: str) -> None:
     partial = path.with_name(f".{path.name}.partial")
     partial.write_text(text)
@@ -81,7 +85,11 @@ class EpisodeHub:
             return generate(env, difficulty, seed, reader)
         finally:
             with self._readers_guard:
-                self._idle_readers.append(reader)
+                keep = len(self._idle_readers) < IDLE_GENERATION_READERS
+                if keep:
+                    self._idle_readers.append(reader)
+            if not keep:  # a burst's extra connections close: an idle server holds few files
+                reader.close()
 
     async def generate_async(self, env: str, difficulty: int, seed: int) -> Scenario:
         """`generate` in a worker thread, so a busy server's event loop keeps serving tool calls."""
