@@ -1,6 +1,7 @@
 """A sorted search returns the same page whichever plan reads it: walking the category's index
-in the sort order (bounded reads at 2M products) or ranking every match (the plan before the
-category indexes, still used for few matches and for catalogs built before them)."""
+in the sort order (bounded reads at 2M products) with the words as a rowid set or probed row by
+row, or ranking every match (the plan before the category indexes, still used for few matches and
+for catalogs built before them)."""
 
 from __future__ import annotations
 
@@ -45,11 +46,15 @@ async def test_walking_the_category_index_gives_the_page_ranking_every_match_giv
     queries = [sorted_query(rng) for _ in range(150)]
 
     monkeypatch.setattr(shop_catalog, "FEW_MATCHES", 0)  # every search with a category walks
+    monkeypatch.setattr(shop_catalog, "DENSE_HITS", shop_catalog.DENSE_SAMPLE + 1)  # words as a rowid set
     walked = [await search_catalog(ep, **q) for q in queries]
+    monkeypatch.setattr(shop_catalog, "DENSE_HITS", 0)  # words probed row by row
+    probed = [await search_catalog(ep, **q) for q in queries]
     monkeypatch.setattr(ep.catalog, "schema_version", 1)  # as on a catalog without the indexes
     ranked = [await search_catalog(ep, **q) for q in queries]
 
     assert walked == ranked
+    assert probed == ranked
     assert sum(len(r.results) for r in walked) > 500  # the comparison is not of empty pages
 
 

@@ -32,6 +32,10 @@ SORT_INDEXES = {"price": "products_by_category", "rating": "products_by_category
 # A sorted search with words and at least this many matches walks its category's index in the
 # sort order and stops at the page; with fewer, ranking the matches themselves is cheaper.
 FEW_MATCHES = 1000
+# On that walk, words matching at least DENSE_HITS of the first DENSE_SAMPLE rows are checked
+# row by row (a few hundred probes fill a page); sparser words as a set of matching rowids (built
+# once, it costs about 1 ms per 5,000 matches but any number of rows checks against it).
+DENSE_SAMPLE, DENSE_HITS = 32, 24
 
 _COLUMNS = ("p.product_id, p.group_id, p.title, p.brand, p.category_id, p.price_cents, p.rating, "
             "p.rating_count, p.ship_days, COALESCE(s.stock, p.stock) AS stock, p.attrs")
@@ -156,6 +160,8 @@ async def _sorted_search(ep: Episode, match: str, *, filters: str, args: list, l
     whichever plan reads them (`plan` forces one, for tests):
     - "walk": down the category's index in the sort order, stopping at the page (bounded reads
       when the page fills early); the words, if any, as a set of matching rowids;
+    - "probe": the same walk, each row's words checked by a full-text lookup of its rowid (for
+      words most of the category matches);
     - "rank": every match of the words and facets, ranked (cheap when they are few)."""
     order = SORT_ORDERS[sort_by]
     alone = category_id is not None and match == match_expression([], [category_token(category_id)])
@@ -163,7 +169,7 @@ async def _sorted_search(ep: Episode, match: str, *, filters: str, args: list, l
         plan = "rank"
         if category_id is not None and ep.catalog.schema_version >= 2:
             if alone or await _match_count(ep, match, FEW_MATCHES) >= FEW_MATCHES:
-                plan = "walk"
+                plan = "walk" if alone or not await _dense(ep, match, sort_by, category_id) else "probe"
     if plan == "rank":
         sql = (f"SELECT {_COLUMNS} FROM (SELECT rowid FROM cat.products_fts(?)) f "
                f"JOIN cat.products p ON p.rowid = f.rowid {_STOCK_JOIN} "
@@ -171,10 +177,23 @@ async def _sorted_search(ep: Episode, match: str, *, filters: str, args: list, l
         return await _products(ep, sql, [match, *args, limit], offload=True)
     # The category facet is in `match` too, so the rowid set holds the category's matches only.
     words = "" if alone else " AND p.rowid IN (SELECT rowid FROM cat.products_fts(?))"
+    params = [category_id, *([] if alone else [match]), *args, limit]
+    if plan == "probe":  # the cheaper filters first, then the words
+        filters += " AND EXISTS (SELECT 1 FROM cat.products_fts(?) f WHERE f.rowid = p.rowid)"
+        words, params = "", [category_id, *args, match, limit]
     # INDEXED BY: left alone, SQLite may pick another index for a range filter and sort every row.
     sql = (f"SELECT {_COLUMNS} FROM cat.products p INDEXED BY {SORT_INDEXES[sort_by]} {_STOCK_JOIN} "
            f"WHERE p.category_id = ?{words}{filters} ORDER BY {order}, p.rowid LIMIT ?")
-    return await _products(ep, sql, [category_id, *([] if alone else [match]), *args, limit], offload=True)
+    return await _products(ep, sql, params, offload=True)
+
+
+async def _dense(ep: Episode, match: str, sort_by: str, category_id: str) -> bool:
+    """Whether the words match most of the first rows of the category's walk."""
+    sql = (f"SELECT count(*) FROM (SELECT rowid AS r FROM cat.products INDEXED BY {SORT_INDEXES[sort_by]} "
+           f"WHERE category_id = ? ORDER BY {SORT_ORDERS[sort_by].replace('p.', '')}, rowid LIMIT ?) "
+           f"WHERE EXISTS (SELECT 1 FROM cat.products_fts(?) f WHERE f.rowid = r)")
+    async with ep.db.execute(sql, (category_id, DENSE_SAMPLE, match), offload=True) as cur:
+        return (await cur.fetchone())[0] >= DENSE_HITS
 
 
 async def _match_count(ep: Episode, match: str, cap: int) -> int:
