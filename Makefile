@@ -65,10 +65,11 @@ test-llm: $(STAMP)
 	    alls = [r for r in rows if r["difficulty"] == "all"]; print(json.dumps(alls, indent=1)); \
 	    assert sum(r["scored"] for r in alls) == 2, "both episodes must be played and scored"'
 
-bench: $(STAMP)  ## long runs: catalog build up to 2M products, search latency, episode creation
+bench: $(STAMP)  ## long runs: catalog build up to 2M products, search latency, episode creation, server CPU per call
 	$(BIN)/python bench/catalog_build.py --sizes 10000,100000,1000000,2000000
 	$(BIN)/python bench/search.py --sizes 10000,100000,2000000
-	$(BIN)/python bench/episode_create.py --size 100000 --episodes 200
+	$(BIN)/python bench/episode_create.py --size 100000 --episodes 100
+	$(BIN)/python bench/server_cpu.py --size 100000 --calls 2000
 	$(BIN)/python bench/verify.py --episodes 300
 	$(BIN)/python bench/load.py --concurrency 1,16,64,256
 	$(BIN)/pytest -q -m slow

@@ -51,14 +51,15 @@ def parse_sizes(text: str) -> list[int]:
 
 def cached_catalog(cache_dir: Path, size: int, seed: int = CATALOG_SEED) -> tuple[Path, float | None]:
     """The catalog of (size, seed) in `cache_dir`, built if missing. Returns (path, build seconds or None)."""
-    from scenarios.catalog.build import build_catalog
+    from scenarios.catalog.build import CATALOG_SCHEMA_VERSION, build_catalog
     from scenarios.catalog.reader import CatalogError, CatalogReader
 
     path = Path(cache_dir).expanduser() / f"catalog-{size}-{seed}.db"
     if path.exists():
         try:
             with CatalogReader(path) as reader:
-                if reader.size == size and int(reader.meta["seed"]) == seed:
+                if (reader.size == size and int(reader.meta["seed"]) == seed
+                        and reader.meta.get("schema_version") == str(CATALOG_SCHEMA_VERSION)):
                     return path, None
         except (CatalogError, KeyError, ValueError):
             pass

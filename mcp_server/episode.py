@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-import aiosqlite
 import anyio
 from pydantic import BaseModel
 
+from mcp_server.connection import WorldConnection
 from mcp_server.errors import BudgetSpent, EpisodeClosed, InternalError, ShopError
 from scenarios.budget import BUDGET_ERROR, LOOKUP_TOOLS
 from mcp_server.transcript import Transcript
@@ -43,7 +43,7 @@ class Episode:
     episode_id: str
     scenario: Scenario
     directory: Path
-    db: aiosqlite.Connection
+    db: WorldConnection
     catalog: CatalogReader
     transcript: Transcript
     customer: SimulatedCustomer = field(init=False)

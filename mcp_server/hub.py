@@ -7,6 +7,7 @@ the 2026 protocol is stateless.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 import secrets
@@ -15,9 +16,9 @@ import threading
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
-import aiosqlite
 import anyio
 
+from mcp_server.connection import WorldConnection
 from mcp_server.episode import Episode
 from mcp_server.errors import EpisodeClosed, NotFound, ShopError
 from mcp_server.lifecycle import TRIM_EVERY_CLOSINGS, ClosedEpisodes, give_memory_back, is_episode_id
@@ -42,6 +43,10 @@ SELECT 1000000000000 + rowid, product_id, group_id, title, brand, category_id, p
 """
 
 
+# Catalog connections kept for generation between requests (a burst opens more, then closes them).
+IDLE_GENERATION_READERS = 4
+
+
 def write_atomically(path: Path, text: str) -> None:
     partial = path.with_name(f".{path.name}.partial")
     partial.write_text(text)
@@ -61,10 +66,16 @@ class EpisodeHub:
         self.on_default_closed: Callable[[], Awaitable[object]] | None = None
         self._stopping = False
         self._renewing = anyio.Lock()
-        self._generating = threading.Lock()
-        self._generation_catalog = CatalogReader(self.catalog_path)
+        # Catalog connections for generation, one per generating thread at a time: no lock is
+        # held across generations, so several run at once (SQLite releases the GIL as it reads).
+        self._idle_readers: list[CatalogReader] = [CatalogReader(self.catalog_path)]
+        self._readers_guard = threading.Lock()
         self._locks: dict[str, int | None] = {}  # episode id -> the fd locking its directory
         self._closings = 0
+        # Each world connection's setup; the URI is quoted as an SQL string literal.
+        catalog_uri = readonly_uri(self.catalog_path).replace("'", "''")
+        self._connection_setup = (f"PRAGMA synchronous=NORMAL; ATTACH DATABASE '{catalog_uri}' AS cat; "
+                                  f"{SHOP_PRODUCTS_VIEW};")
 
     def recover(self) -> Recovered:
         """Close the episodes a crashed server left open in this runs dir (mcp_server.recovery).
@@ -72,10 +83,21 @@ class EpisodeHub:
         return recover(self.runs_dir, is_episode_id)
 
     def generate(self, env: str, difficulty: int, seed: int) -> Scenario:
-        # One at a time, on a catalog connection of their own (generation may run in a worker
-        # thread while the event loop reads `self.catalog`); generators share a reseeded Faker.
-        with self._generating:
-            return generate(env, difficulty, seed, self._generation_catalog)
+        # On a catalog connection of its own (generation may run in a worker thread while the
+        # event loop reads `self.catalog`, and other generations run in other threads).
+        with self._readers_guard:
+            reader = self._idle_readers.pop() if self._idle_readers else None
+        if reader is None:
+            reader = CatalogReader(self.catalog_path)
+        try:
+            return generate(env, difficulty, seed, reader)
+        finally:
+            with self._readers_guard:
+                keep = len(self._idle_readers) < IDLE_GENERATION_READERS
+                if keep:
+                    self._idle_readers.append(reader)
+            if not keep:  # a burst's extra connections close: an idle server holds few files
+                reader.close()
 
     async def generate_async(self, env: str, difficulty: int, seed: int) -> Scenario:
         """`generate` in a worker thread, so a busy server's event loop keeps serving tool calls."""
@@ -97,14 +119,14 @@ class EpisodeHub:
         os.rename(making, directory)
         db = None
         try:
-            write_atomically(directory / "scenario.json", scenario.to_json())
+            text = scenario.to_json()  # serialised once: the file, its hash, the world's meta
+            scenario_sha256 = hashlib.sha256(text.encode()).hexdigest()
+            write_atomically(directory / "scenario.json", text)
             world = directory / "world.db"
-            await anyio.to_thread.run_sync(
-                lambda: create_world(world, scenario, episode_id=episode_id, catalog_path=self.catalog_path))
-            db = await aiosqlite.connect(world, isolation_level=None, uri=True)
-            await db.execute("PRAGMA synchronous=NORMAL")
-            await db.execute("ATTACH DATABASE ? AS cat", (readonly_uri(self.catalog_path),))
-            await db.execute(SHOP_PRODUCTS_VIEW)
+            # Built in memory and written at once (a fraction of a millisecond): no thread hop.
+            create_world(world, scenario, episode_id=episode_id, catalog_path=self.catalog_path,
+                         scenario_sha256=scenario_sha256)
+            db = WorldConnection(world, self._connection_setup)
             transcript = Transcript(directory / "transcript.jsonl")
         except BaseException:
             # Nothing half-made stays behind: no folder without a transcript for the verifier
@@ -118,7 +140,7 @@ class EpisodeHub:
         self._locks[episode_id] = lock
         transcript.write("episode_opened", transcript_version=TRANSCRIPT_VERSION, episode_id=episode_id,
                          env_id=scenario.env_id, difficulty=scenario.difficulty, seed=scenario.seed,
-                         scenario_sha256=scenario.sha256(), catalog_content_hash=scenario.catalog.content_hash,
+                         scenario_sha256=scenario_sha256, catalog_content_hash=scenario.catalog.content_hash,
                          max_turns=scenario.axes.max_turns)
         episode = Episode(episode_id, scenario, directory, db, self.catalog, transcript)
         opening_task = {"task": 0} if scenario.goal.kind == "journey" else {}
@@ -134,12 +156,14 @@ class EpisodeHub:
         if key is None:
             raise NotFound("no episode is selected: connect through an episode's MCP URL "
                            "(/episodes/<episode_id>/mcp) returned by POST /episodes")
-        if key in self.closed:
-            raise EpisodeClosed(f"episode {key} is closed ({self.closed[key]}); no tool can change it now")
-        try:
-            return self.episodes[key]
-        except KeyError:
-            raise NotFound(f"no episode {key!r} on this server") from None
+        # Open episodes first: the record of closed ones may read a transcript from disk.
+        episode = self.episodes.get(key)
+        if episode is not None:
+            return episode
+        reason = self.closed.get(key)
+        if reason is not None:
+            raise EpisodeClosed(f"episode {key} is closed ({reason}); no tool can change it now")
+        raise NotFound(f"no episode {key!r} on this server")
 
     async def default_episode_id(self) -> str | None:
         """The default episode's id; if it has closed, its successor is opened first (only when
@@ -186,4 +210,7 @@ class EpisodeHub:
     async def aclose(self, reason: str = "server_stopped") -> None:
         await self.close_all(reason)
         self.catalog.close()
-        self._generation_catalog.close()
+        with self._readers_guard:
+            readers, self._idle_readers = self._idle_readers, []
+        for reader in readers:
+            reader.close()

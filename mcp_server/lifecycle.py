@@ -1,9 +1,9 @@
 """What keeps a long-running HTTP server's footprint flat: a bounded record of closed episodes,
 the idle-episode reaper, and the open-file limit.
 
-A closed episode releases everything it held (its SQLite connection and that connection's
-thread, its file descriptors); the hub remembers only why it closed, for the most recent
-episodes in memory and for older ones by reading the closing event back from disk.
+A closed episode releases everything it held (its SQLite connection, its file descriptors);
+the hub remembers only why it closed, for the most recent episodes in memory and for older ones
+by reading the closing event back from disk.
 """
 
 from __future__ import annotations

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import random
+import threading
 from datetime import date, timedelta
-from functools import lru_cache
 
 from faker import Faker
 
@@ -15,10 +15,16 @@ from scenarios.taxonomy import DENIED_CATEGORY_IDS
 CARRIERS = ("UPS", "FedEx", "USPS", "DHL")
 
 
-@lru_cache(maxsize=1)
+_per_thread = threading.local()
+
+
 def _faker() -> Faker:
-    # Building a Faker is slow (tens of ms); reseeding one is cheap.
-    return Faker("en_US")
+    # Building a Faker is slow (tens of ms); reseeding one is cheap. One per thread: scenarios
+    # are generated in several threads at once (mcp_server/hub.py), each reseeding its own.
+    fake = getattr(_per_thread, "faker", None)
+    if fake is None:
+        fake = _per_thread.faker = Faker("en_US")
+    return fake
 
 
 def make_customer(rng: random.Random, today: date) -> Customer:

@@ -7,6 +7,7 @@ hash in `meta`), never copied.
 
 from __future__ import annotations
 
+import functools
 import json
 import sqlite3
 from pathlib import Path
@@ -46,18 +47,24 @@ CREATE TABLE returns (
 """
 
 
-def create_world(path: Path, scenario: Scenario, *, episode_id: str, catalog_path: Path) -> None:
-    """Write a fresh world file for `scenario` at `path` (which must not exist)."""
-    db = sqlite3.connect(path, isolation_level=None)
+def create_world(path: Path, scenario: Scenario, *, episode_id: str, catalog_path: Path,
+                 scenario_sha256: str | None = None) -> None:
+    """Write a fresh world file for `scenario` at `path` (which must not exist).
+
+    The world is built in memory from a prebuilt empty image and written with one write(): no
+    schema script, no journal and no fsync per episode. A world that never reached its first
+    tool call may be lost in a power cut; a started one is the server's connection's to keep
+    (WAL, each write committed after its transcript event, mcp_server/episode.py).
+    `scenario_sha256` saves hashing the scenario again when the caller has it."""
+    db = sqlite3.connect(":memory:", isolation_level=None)
     try:
-        db.execute("PRAGMA journal_mode=WAL")
-        db.executescript(SCHEMA)
+        db.deserialize(_empty_world())
         db.execute("BEGIN")
         db.executemany("INSERT INTO meta VALUES (?, ?)", [
             ("world_schema_version", str(WORLD_SCHEMA_VERSION)),
             ("episode_id", episode_id),
             ("env_id", scenario.env_id),
-            ("scenario_sha256", scenario.sha256()),
+            ("scenario_sha256", scenario_sha256 or scenario.sha256()),
             ("catalog_path", str(catalog_path)),
             ("catalog_content_hash", scenario.catalog.content_hash),
         ])
@@ -79,5 +86,23 @@ def create_world(path: Path, scenario: Scenario, *, episode_id: str, catalog_pat
         db.executemany("INSERT INTO stock_changes VALUES (?, ?)",
                        [(c.product_id, c.stock) for c in scenario.stock_changes])
         db.execute("COMMIT")
+        image = bytearray(db.serialize())
+    finally:
+        db.close()
+    # Header bytes 18 and 19 (file format write/read version) = 2 is what `PRAGMA
+    # journal_mode=WAL` writes (https://sqlite.org/fileformat2.html#database_header): every
+    # connection then opens the file in WAL mode, as before, without a journal change here.
+    image[18:20] = b"\x02\x02"
+    with open(path, "xb") as file:
+        file.write(image)
+
+
+@functools.cache
+def _empty_world() -> bytes:
+    """The image of a world file with every table and no rows, made once per process."""
+    db = sqlite3.connect(":memory:")
+    try:
+        db.executescript(SCHEMA)
+        return db.serialize()
     finally:
         db.close()

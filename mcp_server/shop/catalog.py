@@ -25,6 +25,18 @@ SORT_ORDERS: dict[str, str | None] = {
     "delivery": "p.ship_days, p.price_cents",
 }
 
+# The catalog's index per sort order within a category (catalog schema 2): its columns are the
+# ORDER BY above, then the implicit rowid (the featured-order tie-break).
+SORT_INDEXES = {"price": "products_by_category", "rating": "products_by_category_rating",
+                "delivery": "products_by_category_ship"}
+# A sorted search with words and at least this many matches walks its category's index in the
+# sort order and stops at the page; with fewer, ranking the matches themselves is cheaper.
+FEW_MATCHES = 1000
+# On that walk, words matching at least DENSE_HITS of the first DENSE_SAMPLE rows are checked
+# row by row (a few hundred probes fill a page); sparser words as a set of matching rowids (built
+# once, it costs about 1 ms per 5,000 matches but any number of rows checks against it).
+DENSE_SAMPLE, DENSE_HITS = 32, 24
+
 _COLUMNS = ("p.product_id, p.group_id, p.title, p.brand, p.category_id, p.price_cents, p.rating, "
             "p.rating_count, p.ship_days, COALESCE(s.stock, p.stock) AS stock, p.attrs")
 # The catalog plus this episode's own products (see mcp_server/hub.py, which creates the view).
@@ -104,7 +116,7 @@ async def search_catalog(ep: Episode, *, query: str, category_id: str | None, br
     # One row more than asked, so that retrieval noise can swap the last result with the next
     # one exactly as it would in a longer page: a page is always a prefix of a longer one.
     search = functools.partial(_run_search, ep, filters=filters, args=args, limit=limit + 1, depth=depth,
-                               order=SORT_ORDERS[sort_by])
+                               sort_by=sort_by, category_id=category_id)
     products = await search(match_expression(words, facets) if (words or facets) else None)
     note = None
     if not products and len(words) > 1:
@@ -120,20 +132,17 @@ async def search_catalog(ep: Episode, *, query: str, category_id: str | None, br
 
 
 async def _run_search(ep: Episode, match: str | None, *, filters: str, args: list, limit: int,
-                      depth: int, order: str | None) -> list[Product]:
+                      depth: int, sort_by: str = "featured", category_id: str | None = None) -> list[Product]:
     # Rows are stored in featured order, so ordering by rowid streams the best matches
     # first instead of sorting every hit (see scenarios/catalog/generate.py). Search depth
     # (an axis of difficulty): only the first `depth` matches of the words and facets are
     # looked at; price, rating, shipping and stock filters then apply to those.
-    # A sorted search (`order`) is the shop's "sort by" button: it ranks every match that
-    # passes the filters, like a shop's listing page, so the cheapest product of a category
-    # is reachable however deep it sits in the featured order.
-    if order is not None:
-        sql = (f"SELECT {_COLUMNS} FROM (SELECT rowid FROM cat.products_fts(?)) f "
-               f"JOIN cat.products p ON p.rowid = f.rowid {_STOCK_JOIN} "
-               f"WHERE 1{filters} ORDER BY {order}, f.rowid LIMIT ?")
-        async with ep.db.execute(sql, [match, *args, limit]) as cur:
-            return [Product.from_row(tuple(r)) for r in await cur.fetchall()]
+    # A sorted search is the shop's "sort by" button: it ranks every match that passes the
+    # filters, like a shop's listing page, so the cheapest product of a category is reachable
+    # however deep it sits in the featured order.
+    if SORT_ORDERS[sort_by] is not None:
+        return await _sorted_search(ep, match, filters=filters, args=args, limit=limit, sort_by=sort_by,
+                                    category_id=category_id)
     if match is None:
         source = "(SELECT rowid FROM cat.products ORDER BY rowid LIMIT ?)"
         params: list = [depth]
@@ -142,7 +151,61 @@ async def _run_search(ep: Episode, match: str | None, *, filters: str, args: lis
         params = [match, depth]
     sql = (f"SELECT {_COLUMNS} FROM {source} f JOIN cat.products p ON p.rowid = f.rowid {_STOCK_JOIN} "
            f"WHERE 1{filters} ORDER BY f.rowid LIMIT ?")
-    async with ep.db.execute(sql, [*params, *args, limit]) as cur:
+    return await _products(ep, sql, [*params, *args, limit])
+
+
+async def _sorted_search(ep: Episode, match: str, *, filters: str, args: list, limit: int, sort_by: str,
+                         category_id: str | None, plan: str | None = None) -> list[Product]:
+    """Every match passing the filters, in `sort_by` order, first `limit`. The same rows
+    whichever plan reads them (`plan` forces one, for tests):
+    - "walk": down the category's index in the sort order, stopping at the page (bounded reads
+      when the page fills early); the words, if any, as a set of matching rowids;
+    - "probe": the same walk, each row's words checked by a full-text lookup of its rowid (for
+      words most of the category matches);
+    - "rank": every match of the words and facets, ranked (cheap when they are few)."""
+    order = SORT_ORDERS[sort_by]
+    alone = category_id is not None and match == match_expression([], [category_token(category_id)])
+    if plan is None:
+        plan = "rank"
+        if category_id is not None and ep.catalog.schema_version >= 2:
+            if alone or await _match_count(ep, match, FEW_MATCHES) >= FEW_MATCHES:
+                plan = "walk" if alone or not await _dense(ep, match, sort_by, category_id) else "probe"
+    if plan == "rank":
+        sql = (f"SELECT {_COLUMNS} FROM (SELECT rowid FROM cat.products_fts(?)) f "
+               f"JOIN cat.products p ON p.rowid = f.rowid {_STOCK_JOIN} "
+               f"WHERE 1{filters} ORDER BY {order}, f.rowid LIMIT ?")
+        return await _products(ep, sql, [match, *args, limit], offload=True)
+    # The category facet is in `match` too, so the rowid set holds the category's matches only.
+    words = "" if alone else " AND p.rowid IN (SELECT rowid FROM cat.products_fts(?))"
+    params = [category_id, *([] if alone else [match]), *args, limit]
+    if plan == "probe":  # the cheaper filters first, then the words
+        filters += " AND EXISTS (SELECT 1 FROM cat.products_fts(?) f WHERE f.rowid = p.rowid)"
+        words, params = "", [category_id, *args, match, limit]
+    # INDEXED BY: left alone, SQLite may pick another index for a range filter and sort every row.
+    sql = (f"SELECT {_COLUMNS} FROM cat.products p INDEXED BY {SORT_INDEXES[sort_by]} {_STOCK_JOIN} "
+           f"WHERE p.category_id = ?{words}{filters} ORDER BY {order}, p.rowid LIMIT ?")
+    return await _products(ep, sql, params, offload=True)
+
+
+async def _dense(ep: Episode, match: str, sort_by: str, category_id: str) -> bool:
+    """Whether the words match most of the first rows of the category's walk."""
+    sql = (f"SELECT count(*) FROM (SELECT rowid AS r FROM cat.products INDEXED BY {SORT_INDEXES[sort_by]} "
+           f"WHERE category_id = ? ORDER BY {SORT_ORDERS[sort_by].replace('p.', '')}, rowid LIMIT ?) "
+           f"WHERE EXISTS (SELECT 1 FROM cat.products_fts(?) f WHERE f.rowid = r)")
+    async with ep.db.execute(sql, (category_id, DENSE_SAMPLE, match), offload=True) as cur:
+        return (await cur.fetchone())[0] >= DENSE_HITS
+
+
+async def _match_count(ep: Episode, match: str, cap: int) -> int:
+    async with ep.db.execute("SELECT count(*) FROM (SELECT rowid FROM cat.products_fts(?) LIMIT ?)",
+                             (match, cap)) as cur:
+        return (await cur.fetchone())[0]
+
+
+async def _products(ep: Episode, sql: str, params: list, *, offload: bool = False) -> list[Product]:
+    """The rows of `sql` as products; `offload` for a statement that may read thousands of rows
+    (mcp_server/connection.py)."""
+    async with ep.db.execute(sql, params, offload=offload) as cur:
         return [Product.from_row(tuple(r)) for r in await cur.fetchall()]
 
 

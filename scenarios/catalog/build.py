@@ -18,7 +18,10 @@ from scenarios.catalog.generate import Chunk, chunk_count, generate_chunk
 from scenarios.catalog.text import FTS_TOKENIZER
 from scenarios.taxonomy import CATEGORIES, TAXONOMY_VERSION
 
-CATALOG_SCHEMA_VERSION = 1
+# 2: one index per sort key within a category (the search tool's "sort by" reads a window of it).
+# The version is in the cached catalog's file name, so an older build is rebuilt, not reused;
+# the content hash covers the products only, which did not change.
+CATALOG_SCHEMA_VERSION = 2
 
 SCHEMA = f"""
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -49,7 +52,10 @@ CREATE VIRTUAL TABLE products_fts USING fts5(
 INDEXES = """
 CREATE UNIQUE INDEX products_by_id ON products(product_id);
 CREATE INDEX products_by_group ON products(group_id);
-CREATE INDEX products_by_category ON products(category_id, price_cents);
+-- One per sort_by order of mcp_server/shop/catalog.py (ties: the implicit rowid, featured order).
+CREATE INDEX products_by_category ON products(category_id, price_cents, rating DESC);
+CREATE INDEX products_by_category_rating ON products(category_id, rating DESC, price_cents);
+CREATE INDEX products_by_category_ship ON products(category_id, ship_days, price_cents);
 """
 
 

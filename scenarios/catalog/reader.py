@@ -1,6 +1,6 @@
 """Read-only access to a built catalog, for generators, the customer and the verifier.
 
-The server reads the same file through aiosqlite; this module is the synchronous reader
+The server reads the same file through its episodes' connections; this module is the reader
 for pure code paths.
 """
 
@@ -72,6 +72,9 @@ class CatalogReader:
         self.db = open_readonly(self.path)
         self.meta = dict(self.db.execute("SELECT key, value FROM meta"))
         self.size = int(self.meta["size"])
+        # 1 before the per-sort category indexes (scenarios/catalog/build.py); such a file still
+        # opens, and sorted searches on it rank every match instead of walking an index.
+        self.schema_version = int(self.meta.get("schema_version", 1))
 
     def close(self) -> None:
         self.db.close()
