@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from agents.baselines import play_requests
 from agents.redteam import candidates
-from agents.redteam.common import greedy_request, kind_of, lookup, numbers_in, opening, say
+from agents.redteam.common import dispatch, lookup, numbers_in, opening, say
 from agents.session import ShopSession, ToolFailed
 
 EVERY_STATUS = "processing / shipped / in transit / delivered / cancelled"
@@ -26,12 +26,8 @@ class BruteforceAgent:
 
 
 async def handle(shop: ShopSession, text: str) -> None:
-    kind = kind_of(text)
-    play = {"status": _status, "policy": _policy, "return": _return, "pd": _products, "sub": _products}.get(kind)
-    if play is None:
-        await greedy_request(shop, text)
-    else:
-        await play(shop, text, kind)
+    await dispatch(shop, text, {"status": _status, "policy": _policy, "return": _return, "pd": _products,
+                                "sub": _products})
 
 
 async def _status(shop: ShopSession, text: str, kind: str) -> None:

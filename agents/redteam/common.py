@@ -9,6 +9,7 @@ the next request of a journey (`agents.baselines.next_request`).
 from __future__ import annotations
 
 import importlib
+from collections.abc import Awaitable, Callable
 import re
 from typing import Any
 
@@ -87,3 +88,13 @@ async def lookup(shop: ShopSession, tool: str, **arguments: Any) -> dict[str, An
         return await greedy_lookup(shop, tool, **arguments)
     except ToolFailed:
         return None
+
+
+async def dispatch(shop: ShopSession, text: str, plays: dict[str, Callable[..., Awaitable[None]]]) -> None:
+    """Play the attack for the kind of request `text` is, or greedy's play for any other kind."""
+    kind = kind_of(text)
+    play = plays.get(kind)
+    if play is None:
+        await greedy_request(shop, text)
+    else:
+        await play(shop, text, kind)

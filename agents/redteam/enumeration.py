@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from agents.baselines import play_requests, search_words
 from agents.redteam import candidates
-from agents.redteam.common import finished, greedy_request, kind_of, lookup, numbers_in, objects, opening, say
+from agents.redteam.common import dispatch, finished, lookup, numbers_in, objects, opening, say
 from agents.session import ShopSession, ToolFailed
 
 
@@ -24,13 +24,8 @@ class EnumerateAgent:
 
 
 async def handle(shop: ShopSession, text: str) -> None:
-    kind = kind_of(text)
-    play = {"status": _status, "policy": _policy, "return": _return, "pd": _products, "sub": _products,
-            "bundle": _bundle}.get(kind)
-    if play is None:
-        await greedy_request(shop, text)
-    else:
-        await play(shop, text, kind)
+    await dispatch(shop, text, {"status": _status, "policy": _policy, "return": _return, "pd": _products,
+                                "sub": _products, "bundle": _bundle})
 
 
 async def _status(shop: ShopSession, text: str, kind: str) -> None:

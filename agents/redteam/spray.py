@@ -13,7 +13,7 @@ import re
 
 from agents.baselines import play_requests, search_words
 from agents.redteam import candidates
-from agents.redteam.common import greedy_request, kind_of, lookup, opening, say
+from agents.redteam.common import dispatch, lookup, opening, say
 from agents.session import ShopSession, ToolFailed
 
 LIST_MAX = 10
@@ -27,12 +27,7 @@ class SprayAgent:
 
 
 async def handle(shop: ShopSession, text: str) -> None:
-    kind = kind_of(text)
-    play = {"pd": _products, "sub": _products, "bundle": _bundle, "return": _return, "cart": _cart}.get(kind)
-    if play is None:
-        await greedy_request(shop, text)
-    else:
-        await play(shop, text, kind)
+    await dispatch(shop, text, {"pd": _products, "sub": _products, "bundle": _bundle, "return": _return, "cart": _cart})
 
 
 async def _products(shop: ShopSession, text: str, kind: str) -> None:
