@@ -15,9 +15,9 @@ stops objecting is never worth it. A wrong binary answer (s = −1) followed by 
 scores −1; an almost-right list (s = 0.9) followed by the ideal one scores 0.9, as the almost-
 right list alone would; repeating a right answer gains and costs nothing.
 
-Every item offered must fit, in every environment: a list longer than the customer asked for
-is ranked on its first k items, and each item beyond k counts as a miss (PD and SUB: in the
-out-of-stock share; a bundle: as a wrong entry; a replacement: the offer fails).
+Every item offered must fit, in every environment: PD and SUB rank the first k items and count
+each one beyond k as a miss in the out-of-stock share; in a bundle a second product of a
+category is a wrong entry; every replacement offered must fit.
 An ID no tool had shown the agent before it was committed earns nothing: it is treated as a
 product that does not exist, never in stock (`verifier.exposure`).
 """
