@@ -7,6 +7,7 @@ import math
 import os
 import platform
 import sqlite3
+import subprocess
 import sys
 import time
 from datetime import datetime, timezone
@@ -94,3 +95,16 @@ def print_table(title: str, columns: list[str], rows: list[list[object]]) -> Non
 def verdict(value: float, target: float) -> str:
     return f"[green]met[/green] ({value:.2f} <= {target:g})" if value <= target else \
         f"[red]MISSED[/red] ({value:.2f} > {target:g})"
+
+
+def start_http_server(catalog: Path, runs: Path) -> tuple[int, subprocess.Popen]:
+    """`verishop serve --transport http` on a free port over `catalog`, episodes under `runs`
+    (the caller waits for /health and terminates it)."""
+    from agents.evaluate import _free_port, _serve_command
+
+    port = _free_port()
+    server = subprocess.Popen(
+        _serve_command("--transport", "http", "--no-default-episode", "--port", str(port), "--catalog",
+                       str(catalog), "--runs-dir", str(runs)),
+        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    return port, server

@@ -18,16 +18,16 @@ from __future__ import annotations
 
 import argparse
 import os
-import subprocess
 import tempfile
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import anyio
-from _common import DEFAULT_CACHE, cached_catalog, console, now, parse_sizes, print_table, summary_ms, write_json
+from _common import (DEFAULT_CACHE, cached_catalog, console, now, parse_sizes, print_table, start_http_server,
+                     summary_ms, write_json)
 
-from agents.evaluate import _free_port, _serve_command, _wait_healthy
+from agents.evaluate import _wait_healthy
 from agents.scripted import OracleAgent
 from agents.session import ShopSession, ToolFailed
 from scenarios.difficulty import MAX_DIFFICULTY
@@ -165,11 +165,7 @@ async def main() -> None:
 
     results = []
     with tempfile.TemporaryDirectory(prefix="verishop-bench-load-") as tmp:
-        port = _free_port()
-        server = subprocess.Popen(
-            _serve_command("--transport", "http", "--no-default-episode", "--port", str(port), "--catalog",
-                           str(catalog), "--runs-dir", str(Path(tmp) / "http")),
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        port, server = start_http_server(catalog, Path(tmp) / "http")
         limits = httpx2.Limits(max_connections=None, max_keepalive_connections=None)
         try:
             async with httpx2.AsyncClient(base_url=f"http://127.0.0.1:{port}", limits=limits,

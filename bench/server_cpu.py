@@ -15,15 +15,14 @@ from __future__ import annotations
 
 import argparse
 import os
-import subprocess
 import tempfile
 from pathlib import Path
 
 import anyio
-from _common import DEFAULT_CACHE, cached_catalog, console, ms, now, print_table, verdict, write_json
+from _common import DEFAULT_CACHE, cached_catalog, console, ms, now, print_table, start_http_server, verdict, write_json
 from search import QUERY_SEED, query_mix
 
-from agents.evaluate import _free_port, _serve_command, _wait_healthy
+from agents.evaluate import _wait_healthy
 from scenarios.catalog.reader import CatalogReader
 from scenarios.envs import generate
 
@@ -55,11 +54,7 @@ async def main() -> None:
 
     results: dict[str, dict] = {}
     with tempfile.TemporaryDirectory(prefix="verishop-bench-cpu-") as tmp:
-        port = _free_port()
-        server = subprocess.Popen(
-            _serve_command("--transport", "http", "--no-default-episode", "--port", str(port), "--catalog",
-                           str(catalog), "--runs-dir", str(Path(tmp) / "runs")),
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        port, server = start_http_server(catalog, Path(tmp) / "runs")
         try:
             async with httpx2.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=httpx2.Timeout(120)) as http:
                 await _wait_healthy(http, server)

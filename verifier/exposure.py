@@ -30,21 +30,13 @@ class Exposure:
         return value is not None and self.first_seen.get(value.strip(), NEVER) < before_seq
 
 
-_RECENT: list[tuple[list, Exposure]] = []  # (events, exposure): one episode's checks share it
-
-
 def exposure(transcript: Transcript) -> Exposure:
     """Every value each successful tool result showed, with the first event that showed it.
-    Read from all events, so a journey's slices still see what earlier requests showed. The
-    hallucination score and every check of an episode ask for the same events: the last few
-    answers are kept (by identity of the events list) so each episode's is built once."""
-    for events, known in _RECENT:
-        if events is transcript.events:
-            return known
-    seen = _build(transcript)
-    _RECENT.insert(0, (transcript.events, seen))
-    del _RECENT[4:]
-    return seen
+    Read from all events, so a journey's slices still see what earlier requests showed. Built
+    once per transcript: the hallucination score and every check ask for it."""
+    if "exposure" not in transcript.derived:
+        transcript.derived["exposure"] = _build(transcript)
+    return transcript.derived["exposure"]
 
 
 def _build(transcript: Transcript) -> Exposure:

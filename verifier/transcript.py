@@ -40,6 +40,9 @@ class Transcript:
     # Parsed `submission` of each assistant message, index-aligned with `assistant`.
     submissions: list[Submission] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    # Values computed once from `events` (verifier.exposure); a journey's slices, made with
+    # dataclasses.replace, share this dict with the whole transcript, as they share `events`.
+    derived: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
 
 def read_transcript(name: str, limits: Limits = Limits(), dir_fd: int | None = None) -> Transcript:

@@ -40,7 +40,7 @@ Handler = Callable[[ShopSession, str], Awaitable[None]]
 async def play(shop: ShopSession, text: str) -> None:
     """Handle the request in `text`; while the customer then makes another request (a journey),
     handle that one too."""
-    await play_requests(shop, text, _handle)
+    await play_requests(shop, text, handle_request)
 
 
 async def play_requests(shop: ShopSession, text: str, handle: Handler) -> None:
@@ -62,7 +62,8 @@ async def play_requests(shop: ShopSession, text: str, handle: Handler) -> None:
         shop.observers.remove(keep_reply)
 
 
-async def _handle(shop: ShopSession, text: str) -> None:
+async def handle_request(shop: ShopSession, text: str) -> None:
+    """Greedy's play of one request: the first module whose `matches` takes the text."""
     for name in MODULES:
         module = importlib.import_module(name)
         if module.matches(text):

@@ -13,6 +13,7 @@ from collections.abc import Awaitable, Callable
 import re
 from typing import Any
 
+from agents.baselines import handle_request as greedy_request
 from agents.baselines import MODULES, next_request
 from agents.session import ShopSession, ToolFailed
 
@@ -67,15 +68,6 @@ def numbers_in(texts: list[str]) -> list[str]:
     """Every distinct number in `texts`, in order of appearance ("$1,234.50" -> "1234.50")."""
     found = [m.group() for t in texts for m in _NUMBER.finditer(re.sub(r"(?<=\d),(?=\d{3})", "", t))]
     return list(dict.fromkeys(found))
-
-
-async def greedy_request(shop: ShopSession, text: str) -> None:
-    """Greedy's play of one request."""
-    for name in MODULES:
-        module = importlib.import_module(name)
-        if module.matches(text):
-            await module.play(shop, text)
-            return
 
 
 
