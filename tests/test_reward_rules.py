@@ -4,6 +4,8 @@ in a message earn nothing, and surface features of the world give no answer away
 
 from __future__ import annotations
 
+import pytest
+
 from scenarios.constraints import satisfies
 from scenarios.customers import PATIENCE, SimulatedCustomer
 from scenarios.envs import generate
@@ -84,16 +86,31 @@ def test_the_customer_objects_a_limited_number_of_times_then_leaves(reader):
     assert customer.reply("And this?", Submission()).tag in ("quit", "continue", "confirm")
 
 
-def test_sell_outs_hit_fitting_and_other_products_alike(reader):
-    """PD: "sold out" says nothing about "fits" (pd-v2 sold out only fitting products)."""
+def _goal_parts(s):
+    """(category, constraints, products never sold out) of a PD, SUB or RETURN-with-replacement goal."""
+    goal = s.goal
+    if goal.kind == "product_discovery":
+        return goal.category_id, goal.constraints, {goal.anchor_product_id}
+    if goal.kind == "substitution":
+        return goal.category_id, goal.constraints, {goal.original_product_id}
+    return goal.replacement[0].value, goal.replacement, {goal.replacement_product_id}
+
+
+@pytest.mark.parametrize(("env", "difficulty"), [("pd", 4), ("sub", 6), ("return", 8)])
+def test_sell_outs_hit_fitting_and_other_products_alike(reader, env, difficulty):
+    """"Sold out" says nothing about "fits" (pd-v2, sub-v1 and return-v1 sold out only fitting
+    or highly relevant products)."""
     fitting, other = [0, 0], [0, 0]  # [sold out, total]
     for seed in range(150):
-        s = generate("pd", 4, seed, reader)
+        s = generate(env, difficulty, seed, reader)
+        if env == "return" and s.goal.replacement is None:
+            continue
+        category_id, constraints, kept = _goal_parts(s)
         sold = {c.product_id for c in s.stock_changes}
-        for p in reader.in_category(s.goal.category_id):
-            if p.stock <= 0 or p.product_id == s.goal.anchor_product_id:
+        for p in reader.in_category(category_id):
+            if p.stock <= 0 or p.product_id in kept:
                 continue
-            bucket = fitting if all(satisfies(p, c) for c in s.goal.constraints) else other
+            bucket = fitting if all(satisfies(p, c) for c in constraints) else other
             bucket[0] += p.product_id in sold
             bucket[1] += 1
     assert fitting[1] > 200 and other[1] > 200
