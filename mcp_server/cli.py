@@ -44,6 +44,11 @@ def serve(
     runs_dir: Annotated[Path | None, typer.Option(help="Where episode folders go "
                                                        "(default: $VERISHOP_HOME/runs).")] = None,
     catalog: Annotated[Path | None, typer.Option(help="Catalog file (default: the cached one).")] = None,
+    catalog_hash: Annotated[str | None, typer.Option(
+        envvar="VERISHOP_CATALOG_HASH", show_envvar=True,
+        help="Refuse to start unless the catalog has this content hash (`verishop catalog info`): every "
+             "machine of a cluster then serves the same catalog. Its products are always hashed again "
+             "once per copy or build.")] = None,
     host: Annotated[str, typer.Option(help="HTTP bind address.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(min=1, max=65535)] = 8000,
     no_default_episode: Annotated[bool, typer.Option("--no-default-episode", help="HTTP: create episodes only "
@@ -76,7 +81,7 @@ def serve(
 ) -> None:
     """Serve the shop's MCP tools. A bare `verishop serve` serves one default episode over stdio."""
     from mcp_server.access import AllowedHosts, is_loopback
-    from scenarios.console import ensure_writable, err, resolve_catalog
+    from scenarios.console import checked_catalog, ensure_writable, err, resolve_catalog
 
     logging.basicConfig(level=logging.WARNING)
     if transport is not Transport.stdio and not is_loopback(host) and not token:
@@ -96,6 +101,7 @@ def serve(
     runs = ensure_writable(runs_dir or verishop_home() / "runs", "episode folders",
                            "set VERISHOP_HOME to a writable folder or pass --runs-dir")
     catalog_file = resolve_catalog(catalog)
+    checked_catalog(catalog_file, catalog_hash)
     chosen = None
     if scenario is not None:
         try:

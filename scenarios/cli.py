@@ -46,6 +46,21 @@ def info(path: Annotated[Path, typer.Argument(help="Catalog file.")]) -> None:
             typer.echo(f"{key}: {value}")
 
 
+@catalog_app.command("verify")
+def verify(
+    path: Annotated[Path, typer.Argument(help="Catalog file.")],
+    expect: Annotated[str | None, typer.Option(help="The content hash this file must have (as printed by "
+                                                    "`catalog build` or `catalog info`).")] = None,
+) -> None:
+    """Hash a catalog's products again and check them against its recorded content hash (and
+    --expect): a copy from another machine is the catalog it claims to be. Exit code 2 if not."""
+    from scenarios.console import checked_catalog, err
+
+    verified = checked_catalog(path, expect, trust_stamp=False)
+    err.print(f"ok: {path} (seed={verified.seed}, size={verified.size:,}) content hash {verified.content_hash}",
+              markup=False, highlight=False, soft_wrap=True)
+
+
 def generate(
     env: Annotated[str, typer.Option(help="Environment id or short name, e.g. pd.")] = "pd",
     difficulty: Annotated[int, typer.Option(min=0, max=MAX_DIFFICULTY)] = 0,

@@ -6,11 +6,15 @@ from __future__ import annotations
 import os
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from scenarios.catalog.cache import DEFAULT_SEED, DEFAULT_SIZE, catalog_path, ensure_catalog, verishop_home
+
+if TYPE_CHECKING:
+    from scenarios.catalog.integrity import Verified
 
 err = Console(stderr=True)
 
@@ -49,3 +53,25 @@ def ensure_writable(folder: Path, what: str, hint: str) -> Path:
                   highlight=False, soft_wrap=True)
         raise SystemExit(2) from None
     return folder
+
+
+def checked_catalog(path: Path, expected_hash: str | None = None, *, trust_stamp: bool = True) -> Verified:
+    """`path` once its products hash to its recorded content hash (and to `expected_hash`, when
+    given); else one line on stderr saying what differs, and exit code 2. Hashing shows a
+    progress bar: it reads every product the first time a copied or rebuilt file is opened."""
+    from scenarios.catalog.integrity import verify_catalog
+    from scenarios.catalog.reader import CatalogError, CatalogReader
+
+    try:
+        with CatalogReader(path) as catalog:
+            size = catalog.size
+        with build_progress() as progress:
+            task = progress.add_task("verifying catalog", total=size, visible=False)
+
+            def advance(rows: int) -> None:
+                progress.update(task, visible=True, advance=rows)
+
+            return verify_catalog(path, expected_hash, trust_stamp=trust_stamp, on_progress=advance)
+    except (CatalogError, KeyError, ValueError) as exc:
+        err.print(f"error: {exc}", markup=False, highlight=False, soft_wrap=True)
+        raise SystemExit(2) from None

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from scenarios.catalog.generate import Chunk, chunk_count, generate_chunk
+from scenarios.catalog.integrity import write_stamp
 from scenarios.catalog.text import FTS_TOKENIZER
 from scenarios.taxonomy import CATEGORIES, TAXONOMY_VERSION
 
@@ -134,4 +135,5 @@ def build_catalog(
         raise
     db.close()
     os.replace(partial, path)
+    write_stamp(path, content_hash)  # just hashed: the first server to open it need not hash again
     return BuildResult(path, size, seed, content_hash, time.perf_counter() - started)
