@@ -7,9 +7,9 @@ than the one a trainer expects (`verishop serve --catalog-hash`).
 
 Hashing reads every product (4-8 µs a row: 0.4 s at 50,000, 8 s at 2,000,000 on this
 machine), so a file once verified gets a stamp beside it (`<file>.verified`) naming its hash,
-byte size, inode and modification time; while those match, opening it again costs nothing. A copy or an
-edit changes them, and the next server to open the file hashes it again. The stamp is a
-cache, never the proof: a read-only catalog folder simply gets hashed on every start.
+byte size, inode and modification time; while those match, opening it again costs nothing.
+A copy or an edit changes them, and the next server to open the file hashes it again. The
+stamp is a cache, never the proof: a read-only catalog folder simply gets hashed on every start.
 """
 
 from __future__ import annotations
