@@ -25,7 +25,7 @@ import verifiers.v1 as vf
 from verifiers.v1.env import RunSlot
 
 from scripted_model import ScriptedModel, serving
-from verishop_verifiers import load_environment
+from verishop_verifiers import VerishopTaskConfig, load_environment
 
 REPO = Path(__file__).resolve().parents[3]
 VERISHOP_PYTHON = os.environ.get("VERISHOP_PYTHON", str(REPO / ".venv" / "bin" / "python"))
@@ -197,4 +197,12 @@ def test_load_environment_gives_an_env_that_plays_in_process_with_the_control_to
     [trace] = episode.traces
     _, reward = _episode(services, trace.model_dump(mode="json"))
     assert episode.ok and trace.task.data.seed == 5 and trace.task.data.env_id == "pd-v3"
+    assert trace.task.data.episode_difficulty == reward["difficulty"] == 0
     assert trace.rewards["verishop_reward"].score == reward["total"] and reward["is_correct"]
+
+
+def test_a_token_left_out_of_the_config_is_read_from_its_environment_variable(monkeypatch):
+    monkeypatch.setenv("SHOP_TOKEN_FOR_TEST", "from-env")
+    config = VerishopTaskConfig(token_var="SHOP_TOKEN_FOR_TEST", verifier_token="given")
+    assert (config.control_token, config.sidecar_token) == ("from-env", "given")
+    assert VerishopTaskConfig(token="given", token_var="SHOP_TOKEN_FOR_TEST").control_token == "given"

@@ -35,14 +35,14 @@ class VerishopEnv(vf.Env[VerishopEnvConfig]):
         async with httpx.AsyncClient(timeout=HTTP_TIMEOUT_S) as http:
             episode = await open_episode(http, config.base_url,
                                          episode_spec(task.data.env, task.data.difficulty, task.data.seed),
-                                         config.token)
+                                         config.control_token)
         played = task.with_data(system_prompt=episode.system_prompt,
                                 prompt=f"The customer says:\n{episode.opening_message}",
                                 episode_id=episode.episode_id, env_id=episode.env_id,
-                                difficulty=episode.difficulty)
+                                episode_difficulty=episode.difficulty)
         played.config = config.model_copy(update={"mcp_url": episode.mcp_url})
         trace = await agents.agent.run(played)
         if not trace.ok:  # finalize closes a played episode; one whose rollout failed must not stay open
             async with httpx.AsyncClient(timeout=HTTP_TIMEOUT_S) as http:
                 with contextlib.suppress(ShopError, httpx.HTTPError):
-                    await close_episode(http, config.base_url, episode.episode_id, config.token)
+                    await close_episode(http, config.base_url, episode.episode_id, config.control_token)

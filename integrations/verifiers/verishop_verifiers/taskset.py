@@ -18,6 +18,7 @@ system prompt and opening message, its MCP URL). From there this module owns the
 from __future__ import annotations
 
 import json
+import os
 from typing import Any
 
 import httpx
@@ -41,6 +42,8 @@ class VerishopData(vf.TaskData):
     """Set per rollout by `VerishopEnv`: the shop episode this rollout plays."""
     env_id: str | None = None
     """Set per rollout: the versioned environment the episode belongs to (`pd-v3` ...)."""
+    episode_difficulty: int | None = None
+    """Set per rollout: the episode's difficulty (the curriculum's choice when `difficulty` is None)."""
 
 
 class VerishopState(vf.State):
@@ -52,14 +55,25 @@ class VerishopTaskConfig(vf.TaskConfig):
     base_url: str = "http://127.0.0.1:8000"
     """The shop's control API (`verishop serve --transport http`)."""
     token: str | None = None
-    """The control API's bearer token, when the shop has one (`--token`)."""
+    """The control API's bearer token, when the shop has one (`--token`). Saved with the run's
+    config; leave it unset to read it from `token_var` instead."""
+    token_var: str = "VERISHOP_TOKEN"
     verifier_url: str = "http://127.0.0.1:8100"
     """The verifier sidecar over the shop's runs folder (`verishop verifier serve`)."""
     verifier_token: str | None = None
+    verifier_token_var: str = "VERISHOP_TOKEN"
     reward_timeout_s: float = 60.0
     """How long finalize waits for the sidecar's reward.json once the episode is closed."""
     mcp_url: str | None = None
     """Set per rollout by `VerishopEnv`: the episode's Streamable HTTP MCP endpoint."""
+
+    @property
+    def control_token(self) -> str | None:
+        return self.token or os.environ.get(self.token_var) or None
+
+    @property
+    def sidecar_token(self) -> str | None:
+        return self.verifier_token or os.environ.get(self.verifier_token_var) or None
 
 
 class ShopTools(vf.Toolset[vf.ToolsetConfig]):
@@ -91,9 +105,9 @@ class VerishopTask(vf.Task[VerishopData, VerishopState, VerishopTaskConfig]):
     async def finalize(self, trace: vf.Trace) -> None:
         config = self.config
         async with httpx.AsyncClient(timeout=HTTP_TIMEOUT_S) as http:
-            closed = await close_episode(http, config.base_url, self.data.episode_id, config.token)
+            closed = await close_episode(http, config.base_url, self.data.episode_id, config.control_token)
             reward = await episode_reward(http, config.verifier_url, self.data.episode_id,
-                                          config.reward_timeout_s, config.verifier_token)
+                                          config.reward_timeout_s, config.sidecar_token)
         failed = [c.get("name") for c in reward.get("breakdown") or [] if c.get("passed") is False]
         trace.state.reward = {
             "verdict": reward.get("verdict"), "total": reward.get("total"),
