@@ -168,6 +168,8 @@ def test_a_model_that_answers_nothing_is_paid_at_most_zero(services, tmp_path):
     assert [e["tool"] for e in events if e["event"] == "tool_call"] == ["respond_to_customer"]
     assert _score(trace) == reward["total"] <= 0
     assert trace["metrics"]["is_correct"] == 0.0
+    verdict = trace["info"]["verishop"]
+    assert verdict["close_reason"] == "agent_done" and verdict["failed_checks"]
 
 
 def test_a_spent_turn_budget_ends_the_rollout_and_the_episode_is_closed_and_scored(services, tmp_path):

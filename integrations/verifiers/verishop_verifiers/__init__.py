@@ -8,12 +8,11 @@ from verishop_verifiers.env import VerishopEnv, VerishopEnvConfig
 from verishop_verifiers.load import load_environment
 from verishop_verifiers.taskset import (
     VerishopData,
-    VerishopState,
     VerishopTask,
     VerishopTaskConfig,
     VerishopTaskset,
     VerishopTasksetConfig,
 )
 
-__all__ = ["VerishopData", "VerishopEnv", "VerishopEnvConfig", "VerishopState", "VerishopTask",
+__all__ = ["VerishopData", "VerishopEnv", "VerishopEnvConfig", "VerishopTask",
            "VerishopTaskConfig", "VerishopTaskset", "VerishopTasksetConfig", "load_environment"]

@@ -11,7 +11,8 @@ system prompt and opening message, its MCP URL). From there this module owns the
   episode is closed (the customer was served, left, or its turn budget ran out); a harness turn
   limit (`--env.agent.max-turns`) ends it otherwise;
 - finalize: close the episode (`DELETE /episodes/{id}`; a no-op when it closed itself) and wait,
-  bounded, for the verifier sidecar's reward.json;
+  bounded, for the verifier sidecar's reward.json; its verdict, parts, close reason and failed
+  checks go in `trace.info["verishop"]`;
 - reward: its `total`; metrics: `r_task`, `r_eff`, `r_hall`, `is_correct`.
 """
 
@@ -30,6 +31,7 @@ from verishop_verifiers.shop import close_episode, episode_reward
 HTTP_TIMEOUT_S = 60.0
 CONVERSATION_TOOL = "respond_to_customer"
 REWARD_PARTS = ("r_task", "r_eff", "r_hall")
+INFO_KEY = "verishop"
 
 
 class VerishopData(vf.TaskData):
@@ -44,11 +46,6 @@ class VerishopData(vf.TaskData):
     """Set per rollout: the versioned environment the episode belongs to (`pd-v3` ...)."""
     episode_difficulty: int | None = None
     """Set per rollout: the episode's difficulty (the curriculum's choice when `difficulty` is None)."""
-
-
-class VerishopState(vf.State):
-    reward: dict[str, Any] | None = None
-    """The verifier's verdict for the rollout's episode (the fields of reward.json that score it)."""
 
 
 class VerishopTaskConfig(vf.TaskConfig):
@@ -82,7 +79,7 @@ class ShopTools(vf.Toolset[vf.ToolsetConfig]):
     TOOL_PREFIX = None  # the model sees `search_catalog`, as the system prompt names it
 
 
-class VerishopTask(vf.Task[VerishopData, VerishopState, VerishopTaskConfig]):
+class VerishopTask(vf.Task[VerishopData, vf.State, VerishopTaskConfig]):
     @property
     def key(self) -> str:
         # Every rollout plays its own episode; the task is the (env, difficulty, seed) it was drawn from.
@@ -109,7 +106,8 @@ class VerishopTask(vf.Task[VerishopData, VerishopState, VerishopTaskConfig]):
             reward = await episode_reward(http, config.verifier_url, self.data.episode_id,
                                           config.reward_timeout_s, config.sidecar_token)
         failed = [c.get("name") for c in reward.get("breakdown") or [] if c.get("passed") is False]
-        trace.state.reward = {
+        # the verdict rides on the trace (traces.jsonl), beside the reward and metrics drawn from it
+        trace.info[INFO_KEY] = {
             "verdict": reward.get("verdict"), "total": reward.get("total"),
             **{part: reward.get(part) for part in REWARD_PARTS}, "is_correct": bool(reward.get("is_correct")),
             "close_reason": reward.get("close_reason") or closed.get("close_reason"), "failed_checks": failed,
@@ -118,14 +116,14 @@ class VerishopTask(vf.Task[VerishopData, VerishopState, VerishopTaskConfig]):
     @vf.reward
     async def verishop_reward(self, trace: vf.Trace) -> float:
         """The verifier's total in [-1, 1]; an episode it could not score fails the rollout instead."""
-        reward = trace.state.reward
+        reward = trace.info.get(INFO_KEY)
         if reward is None or reward["verdict"] != "scored":
             raise vf.TaskError(f"episode {self.data.episode_id} was not scored: {reward}")
         return float(reward["total"])
 
     @vf.metric
     async def verishop(self, trace: vf.Trace) -> dict[str, float]:
-        reward = trace.state.reward or {}
+        reward = trace.info.get(INFO_KEY) or {}
         parts = {part: float(reward[part]) for part in REWARD_PARTS if reward.get(part) is not None}
         return {**parts, "is_correct": float(bool(reward.get("is_correct")))}
 
