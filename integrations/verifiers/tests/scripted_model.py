@@ -7,7 +7,8 @@ Policies, chosen by the request's `model`:
   under $8. A low price matters most to me ... 3 options"): one `search_catalog` with that
   category, requirement and order, then the first k results recommended, and done;
 - `null`: says it is done at once, answering nothing;
-- `staller`: reads the conversation forever (for the turn limit).
+- `staller`: reads the conversation forever (for the turn limit);
+- `talker`: answers in plain text, which ends the harness's loop without a word to the customer.
 
 Every request is kept in `requests` so a test can check what the model was shown.
 """
@@ -75,7 +76,11 @@ def staller(messages: list[dict[str, Any]]) -> dict[str, Any]:
     return _call("get_conversation", {})
 
 
-POLICIES = {"shopper": shopper, "null": null, "staller": staller}
+def talker(messages: list[dict[str, Any]]) -> dict[str, Any]:
+    return {"content": "Sure, I can help you find that."}
+
+
+POLICIES = {"shopper": shopper, "null": null, "staller": staller, "talker": talker}
 
 
 def _tool_results(messages: list[dict[str, Any]]) -> dict[str, str]:

@@ -172,12 +172,15 @@ def test_a_model_that_answers_nothing_is_paid_at_most_zero(services, tmp_path):
     assert verdict["close_reason"] == "agent_done" and verdict["failed_checks"]
 
 
-def test_a_spent_turn_budget_ends_the_rollout_and_the_episode_is_closed_and_scored(services, tmp_path):
-    [trace] = _vf_eval(services, tmp_path / "out", "staller", "--env.taskset.env", "pd", "-n", "1",
-                       "--env.agent.max-turns", "3")
+@pytest.mark.parametrize(("model", "flags", "stop"), [
+    ("staller", ["--env.agent.max-turns", "3"], "max_turns"),
+    ("talker", [], "agent_completed"),  # a reply without a tool call ends verifiers' chat loop
+])
+def test_a_rollout_that_ends_with_its_episode_open_closes_it_and_is_scored(services, tmp_path, model, flags, stop):
+    [trace] = _vf_eval(services, tmp_path / "out", model, "--env.taskset.env", "pd", "-n", "1", *flags)
 
     events, reward = _episode(services, trace)
-    assert trace["stop_condition"] == "max_turns"
+    assert trace["ok"] and trace["stop_condition"] == stop
     assert events[-1]["event"] == "episode_closed" and events[-1]["reason"] == "closed_by_client"
     assert reward["verdict"] == "scored" and _score(trace) == reward["total"] <= 0
 
