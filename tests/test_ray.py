@@ -13,6 +13,8 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import signal
+import statistics
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -74,6 +76,7 @@ async def play_oracle(episode: EpisodeHandle) -> None:
 def play_one(shop: VerishopCluster, seed: int) -> dict[str, Any]:
     """Open, play, close and score one episode; a crash of its server is reported, not raised."""
     here = ray.get_runtime_context().get_node_id()
+    began = time.monotonic()
     episode = shop.open_episode(collection=COLLECTION, seed=seed)
     row = {"episode_id": episode.episode_id, "env_id": episode.env_id, "seed": seed, "task_node": here,
            "episode_node": episode.node_id}
@@ -87,7 +90,8 @@ def play_one(shop: VerishopCluster, seed: int) -> dict[str, Any]:
         except ServerCrashed:
             return {**row, "crashed": True}
         raise exc
-    return {**row, "crashed": False, "verdict": reward["verdict"], "is_correct": reward["is_correct"]}
+    return {**row, "crashed": False, "verdict": reward["verdict"], "is_correct": reward["is_correct"],
+            "episode_s": time.monotonic() - began}
 
 
 @ray.remote(num_cpus=1, scheduling_strategy="SPREAD")
@@ -241,6 +245,10 @@ def test_a_node_whose_catalog_differs_from_the_drivers_refuses_to_serve(cluster:
 
 
 def test_300_episodes_spread_over_every_node_and_each_is_counted_once(shop: VerishopCluster):
+    # The baseline, in the same run: one task alone on one node (its worker warmed up first).
+    alone = ray.get(play_batch.remote(shop, list(range(EPISODES, EPISODES + BATCH))))
+    alone_rate = (len(alone) - 1) / sum(row["episode_s"] for row in alone[1:])  # the first one imports
+
     began = time.monotonic()
     batches = [list(range(start, start + BATCH)) for start in range(0, EPISODES, BATCH)]
     rows = [row for batch in ray.get([play_batch.remote(shop, seeds) for seeds in batches]) for row in batch]
@@ -253,12 +261,15 @@ def test_300_episodes_spread_over_every_node_and_each_is_counted_once(shop: Veri
     per_node = Counter(row["episode_node"] for row in rows)
     assert set(per_node) == set(alive_nodes())
 
-    expected = Counter(row["env_id"] for row in rows)
+    expected = Counter(row["env_id"] for row in rows + alone)
     wait_until(lambda: curriculum_counts(shop) == expected, "the curriculum to count every scored episode")
-    assert sum(curriculum_counts(shop).values()) == EPISODES
+    assert sum(curriculum_counts(shop).values()) == EPISODES + BATCH
+    rate = EPISODES / elapsed_s
     print(f"verishop-ray: {EPISODES} oracle episodes ({COLLECTION}, curriculum-chosen) in {elapsed_s:.1f} s = "
-          f"{EPISODES / elapsed_s:.1f} episodes/s; per node {sorted(per_node.values())}; per env "
-          f"{dict(sorted(expected.items()))}")
+          f"{rate:.1f} episodes/s over {NODES} nodes ({rate / alone_rate:.2f}x one task alone: "
+          f"{alone_rate:.1f}/s); episode p50 {statistics.median(row['episode_s'] for row in rows) * 1000:.0f} ms "
+          f"(alone {statistics.median(row['episode_s'] for row in alone[1:]) * 1000:.0f} ms); per node "
+          f"{sorted(per_node.values())}; per env {dict(sorted(expected.items()))}")
 
     # Re-verifying an episode rewrites its reward but never counts it twice.
     first = next(row for row in rows)
@@ -317,6 +328,26 @@ def test_a_killed_server_ends_its_episodes_as_crashed_and_new_ones_go_elsewhere(
     print(f"verishop-ray: server killed mid-run: {len(stranded)} open episodes (one in play: its client saw "
           f"{crossed['client_error']}) + {len(crashed)} of the batches' reported crashed; "
           f"{len(after['played'])} new episodes from that node went to other nodes")
+
+
+def test_a_shop_that_dies_alone_takes_its_actor_along_and_ray_restarts_both(shop: VerishopCluster):
+    here = ray.get_runtime_context().get_node_id()
+    node = next(node for node in reversed(alive_nodes()) if node != here)
+    stranded = ray.get(open_unplayed.options(scheduling_strategy=on(node)).remote(shop, [50_000]))[0]
+    server = ray.get_actor(server_name(node), namespace=shop.namespace)
+    shop_pid = ray.get(server.shop_pid.remote())
+    os.kill(shop_pid, signal.SIGKILL)  # the shop alone, as the kernel's OOM killer would
+
+    def restarted_pid() -> int | None:
+        try:
+            return ray.get(server.shop_pid.remote(), timeout=5)
+        except (ray.exceptions.RayActorError, ray.exceptions.GetTimeoutError):
+            return None  # between the death and the restart
+
+    wait_until(lambda: (pid := restarted_pid()) is not None and pid != shop_pid, "Ray to restart the server")
+    reward = shop.reward(stranded)  # the same handle: the node's new server answers for it
+    assert reward["close_reason"] == "server_crashed", reward
+    wait_until(lambda: counts_match_disk(shop), "the curriculum to count the restarted node's rewards")
 
 
 def test_the_curriculum_actor_restarts_from_its_file(shop: VerishopCluster):

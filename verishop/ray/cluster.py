@@ -200,31 +200,35 @@ class VerishopCluster:
             try:
                 response = self._client().get(f"{endpoint.verifier_url}/rewards/{episode.episode_id}",
                                               headers=_bearer(endpoint.token))
-            except httpx2.TransportError:
+            except httpx2.TransportError as exc:
+                # Next time round asks the node's actor again: a replacement, or ServerCrashed.
                 self._endpoints.pop(episode.node_id, None)
-                continue  # asks the actor again: a replacement, or ServerCrashed
-            if response.status_code == 200:
-                return response.json()
-            if response.status_code != 404:
-                raise VerishopRayError(f"GET /rewards/{episode.episode_id}: HTTP {response.status_code}: "
-                                       f"{response.text[:300]}")
-            if time.monotonic() > deadline:
-                raise RewardTimeout(f"no reward for {episode.episode_id} on node {episode.node_id[:12]} within "
-                                    f"{timeout_s:g} s (is it closed? {self.status(episode).get('status')})")
+                if time.monotonic() > deadline:
+                    raise ServerCrashed(episode.episode_id, episode.node_id, repr(exc)) from exc
+            else:
+                if response.status_code == 200:
+                    return response.json()
+                if response.status_code != 404:
+                    raise VerishopRayError(f"GET /rewards/{episode.episode_id}: HTTP {response.status_code}: "
+                                           f"{response.text[:300]}")
+                if time.monotonic() > deadline:
+                    raise RewardTimeout(f"no reward for {episode.episode_id} on node {episode.node_id[:12]} "
+                                        f"within {timeout_s:g} s (its status: {self.status(episode).get('status')})")
             time.sleep(REWARD_POLL_S)
 
     # --- inside ---------------------------------------------------------------------------------
 
     def _episode_request(self, method: str, episode: EpisodeHandle) -> dict[str, Any]:
-        endpoint = self._endpoint_or_crash(episode)
-        try:
-            response = self._client().request(method, f"{endpoint.shop_url}/episodes/{episode.episode_id}",
-                                              headers=_bearer(endpoint.token))
-        except httpx2.TransportError as exc:
-            self._endpoints.pop(episode.node_id, None)
-            if self._endpoint(episode.node_id) is None:
-                raise ServerCrashed(episode.episode_id, episode.node_id, repr(exc)) from exc
-            return self._episode_request(method, episode)  # a replacement took over: ask it
+        for attempt in range(2):  # the remembered endpoint, then the node's current server once
+            endpoint = self._endpoint_or_crash(episode)
+            try:
+                response = self._client().request(method, f"{endpoint.shop_url}/episodes/{episode.episode_id}",
+                                                  headers=_bearer(endpoint.token))
+                break
+            except httpx2.TransportError as exc:
+                self._endpoints.pop(episode.node_id, None)
+                if attempt == 1 or self._endpoint(episode.node_id) is None:
+                    raise ServerCrashed(episode.episode_id, episode.node_id, repr(exc)) from exc
         if response.status_code != 200:
             raise VerishopRayError(f"{method} /episodes/{episode.episode_id}: HTTP {response.status_code}: "
                                    f"{response.text[:300]}")

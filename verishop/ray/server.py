@@ -153,7 +153,18 @@ class ShopServer:
         except BaseException:
             self.verifier.stop()
             raise
+        self.stopping = False
+        threading.Thread(target=self._die_with_shop, name="verishop-shop-watch", daemon=True).start()
         self.start_s = time.monotonic() - began
+
+    def _die_with_shop(self) -> None:
+        """A shop that exits on its own takes the actor with it, so that clients see one thing
+        (the server is gone) and Ray restarts the actor, whose new shop closes the orphaned
+        episodes as server_crashed. An actor without its shop would answer but serve nothing."""
+        code = self.shop.wait()
+        if not self.stopping:
+            log.error("the shop on node %s exited with %s; ending the server actor", self.node_id[:12], code)
+            os._exit(1)
 
     def _start_shop(self):
         for attempt in range(PORT_ATTEMPTS):
@@ -208,6 +219,7 @@ class ShopServer:
 
     def stop(self) -> None:
         """Stop the shop (its open episodes close as server_stopped, then get scored) and the verifier."""
+        self.stopping = True
         stop(self.shop)
         self.verifier.stop()
 
