@@ -168,6 +168,43 @@ def is_gone(pid: int) -> bool:
         return True
 
 
+def memory_mib() -> tuple[list[float], float]:
+    """Proportional set size (PSS: shared pages split between their users) of each simulated
+    node (its raylet and every process under it: workers, actors, the shop), and of the
+    cluster-wide processes (GCS, dashboard, …). They all descend from this test process."""
+    children: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            pid, ppid = int(stat.parent.name), int(stat.read_text().rsplit(") ", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        children.setdefault(ppid, []).append(pid)
+
+    def tree(pid: int) -> list[int]:
+        return [pid, *(p for child in children.get(pid, []) for p in tree(child))]
+
+    def pss(pid: int) -> float:
+        try:
+            line = next(line for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines()
+                        if line.startswith("Pss:"))
+            return int(line.split()[1]) / 1024
+        except (OSError, StopIteration):
+            return 0.0
+
+    nodes, rest = [], 0.0
+    for child in children.get(os.getpid(), []):
+        try:
+            is_raylet = b"raylet" in Path(f"/proc/{child}/cmdline").read_bytes()
+        except OSError:
+            continue
+        size = sum(pss(pid) for pid in tree(child))
+        if is_raylet:
+            nodes.append(size)
+        else:
+            rest += size
+    return sorted(nodes), rest
+
+
 def on(node_id: str) -> NodeAffinitySchedulingStrategy:
     return NodeAffinitySchedulingStrategy(node_id, soft=False)
 
@@ -270,6 +307,10 @@ def test_300_episodes_spread_over_every_node_and_each_is_counted_once(shop: Veri
           f"{alone_rate:.1f}/s); episode p50 {statistics.median(row['episode_s'] for row in rows) * 1000:.0f} ms "
           f"(alone {statistics.median(row['episode_s'] for row in alone[1:]) * 1000:.0f} ms); per node "
           f"{sorted(per_node.values())}; per env {dict(sorted(expected.items()))}")
+
+    nodes_mib, cluster_mib = memory_mib()
+    print(f"verishop-ray: memory (PSS) per node {', '.join(f'{m:.0f}' for m in nodes_mib)} MiB (raylet, workers, "
+          f"server actor, shop); cluster-wide processes {cluster_mib:.0f} MiB")
 
     # Re-verifying an episode rewrites its reward but never counts it twice.
     first = next(row for row in rows)

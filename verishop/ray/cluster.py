@@ -99,13 +99,19 @@ class VerishopCluster:
         runs = Path(runs_dir).resolve()
         curriculum = start_curriculum(runs / CURRICULUM_FILE, here, namespace, curriculum_params)
         ray.get(curriculum.counts.remote(), timeout=timeout_s)
-        nodes = alive_nodes()
+        first = None
         if spec.content_hash is None:  # a build: the driver's node says what everyone must match
-            first = nodes.pop(nodes.index(here)) if here in nodes else nodes.pop(0)
-            found = _wait_started({first: _start_server(first, runs, spec, namespace)}, timeout_s)[first]
-            spec = spec.expecting(found)
+            nodes = alive_nodes()
+            node = here if here in nodes else nodes[0]
+            first = _start_server(node, runs, spec, namespace)
+            spec = spec.expecting(_wait_started({node: first}, timeout_s)[node])
         shop = cls(runs, spec, namespace)
-        shop.heal(timeout_s=timeout_s)
+        try:
+            shop.heal(timeout_s=timeout_s)
+        except BaseException:
+            if first is not None:
+                ray.kill(first, no_restart=True)
+            raise
         return shop
 
     def heal(self, *, timeout_s: float = START_TIMEOUT_S) -> list[str]:
