@@ -362,13 +362,16 @@ def test_a_killed_server_ends_its_episodes_as_crashed_and_new_ones_go_elsewhere(
     # A replacement on the victim's node closes what was left open as server_crashed; its
     # verifier scores those episodes, and the counts still match the rewards on disk.
     assert shop.heal() == [victim]
+    replacement = next(stats for stats in shop.stats() if stats.node_id == victim)
+    assert replacement.replayed > 0  # every reward already on that node, sent again: none counts twice
     for episode in stranded:
         reward = shop.reward(episode)
         assert reward["close_reason"] == "server_crashed", reward
     wait_until(lambda: counts_match_disk(shop), "the curriculum to count the crashed episodes' rewards")
     print(f"verishop-ray: server killed mid-run: {len(stranded)} open episodes (one in play: its client saw "
           f"{crossed['client_error']}) + {len(crashed)} of the batches' reported crashed; "
-          f"{len(after['played'])} new episodes from that node went to other nodes")
+          f"{len(after['played'])} new episodes from that node went to other nodes; its replacement started "
+          f"in {replacement.start_s:.2f} s and replayed {replacement.replayed} rewards to the curriculum")
 
 
 def test_a_shop_that_dies_alone_takes_its_actor_along_and_ray_restarts_both(shop: VerishopCluster):
