@@ -45,7 +45,9 @@ SERVER_RESTARTS = 3  # a server that crashes comes back on its node, which then 
 
 @dataclass(frozen=True)
 class EpisodeHandle:
-    """An open episode: where the agent plays it and what it is told. Picklable."""
+    """An open episode: where the agent plays it and what it is told. Picklable. It is the
+    trainer's: `seed` and `run_dir` lead to the hidden goal, so only `mcp_url`,
+    `system_prompt` and `opening_message` are for the agent."""
 
     episode_id: str
     env_id: str
@@ -112,6 +114,7 @@ class VerishopCluster:
             if first is not None:
                 ray.kill(first, no_restart=True)
             raise
+        shop._check_catalogs()  # servers a previous driver started must serve the same catalog
         return shop
 
     def heal(self, *, timeout_s: float = START_TIMEOUT_S) -> list[str]:
@@ -223,6 +226,14 @@ class VerishopCluster:
             time.sleep(REWARD_POLL_S)
 
     # --- inside ---------------------------------------------------------------------------------
+
+    def _check_catalogs(self) -> None:
+        servers = self.servers()
+        hashes = ray.get([handle.catalog_hash.remote() for handle in servers.values()], timeout=CALL_TIMEOUT_S)
+        for node_id, found in zip(servers, hashes):
+            if found != self.catalog.content_hash:
+                raise CatalogMismatch(f"node {node_id[:12]}: its running server serves catalog {found[:16]}…, not "
+                                      f"{str(self.catalog.content_hash)[:16]}…; VerishopCluster.shutdown() first")
 
     def _episode_request(self, method: str, episode: EpisodeHandle) -> dict[str, Any]:
         for attempt in range(2):  # the remembered endpoint, then the node's current server once
