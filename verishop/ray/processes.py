@@ -75,14 +75,16 @@ def spawn_bound_to_me(command: list[str], log_path: Path, env: dict[str, str]) -
                                 env=env, start_new_session=True)
 
 
-def log_tail(log_path: Path) -> str:
+def log_tail(log_path: Path | None) -> str:
+    if log_path is None:  # a thread of the actor: its output is in the actor's log
+        return "(see the server actor's log in the Ray session's logs)"
     try:
         return log_path.read_text(errors="replace")[-LOG_TAIL_CHARS:]
     except OSError:
         return "(no log)"
 
 
-def wait_healthy(url: str, proc: subprocess.Popen, log_path: Path,
+def wait_healthy(url: str, proc: subprocess.Popen, log_path: Path | None,
                  deadline_s: float = HEALTH_DEADLINE_S) -> float:
     """Poll `url` until it answers 200, at most `deadline_s`; the seconds it took. Raises
     ServerStartFailed (with the log's tail) if the process exits or the deadline passes."""

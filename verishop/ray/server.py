@@ -26,6 +26,7 @@ import logging
 import os
 import secrets
 import socket
+import subprocess
 import threading
 import time
 from dataclasses import dataclass
@@ -37,8 +38,10 @@ import uvicorn
 from scenarios.curriculum_store import EnvState
 from verifier.access import Access, allowed_hosts
 from verifier.curriculum import CurriculumFeed
+from verifier.errors import Incomplete
 from verifier.files import REWARD_FILE
 from verifier.runner import Settings
+from verifier.safeio import Limits, episode_folder, read_regular
 from verifier.service import VerifierService, create_app
 from verishop.ray.catalog import CatalogSpec, node_catalog
 from verishop.ray.curriculum import Scored, curriculum_actor
@@ -148,7 +151,7 @@ class ShopServer:
         self.verifier = VerifierThread(self.runs, self.catalog, self.host, self.token, self.curriculum)
         self.log_path = self.folder / "shop.log"
         try:
-            wait_healthy(f"{self.verifier.url}/health", _AliveThread(self.verifier.thread), self.log_path)
+            wait_healthy(f"{self.verifier.url}/health", _AliveThread(self.verifier.thread), None)
             self.shop, self.shop_url = self._start_shop()
         except BaseException:
             self.verifier.stop()
@@ -166,7 +169,8 @@ class ShopServer:
             log.error("the shop on node %s exited with %s; ending the server actor", self.node_id[:12], code)
             os._exit(1)
 
-    def _start_shop(self):
+    def _start_shop(self) -> tuple[subprocess.Popen, str]:
+        """The shop subprocess and its URL, once healthy (another port if the one probed was taken)."""
         for attempt in range(PORT_ATTEMPTS):
             port = free_port(self.host)
             env = {**os.environ, "VERISHOP_TOKEN": self.token, "VERISHOP_HOME": str(self.folder / "home")}
@@ -188,10 +192,11 @@ class ShopServer:
         sent = 0
         curriculum = curriculum_actor(self.curriculum.namespace)
         for reward_file in sorted(self.runs.glob(f"*/{REWARD_FILE}")):
-            try:
-                reward = json.loads(reward_file.read_text())
-            except (OSError, ValueError):
-                continue  # the verifier rewrites it; its hook then counts the episode
+            try:  # as the sidecar serves it: a regular file, under the cap, never through a link
+                with episode_folder(reward_file.parent) as dir_fd:
+                    reward = json.loads(read_regular(REWARD_FILE, "reward", Limits().reward_bytes, dir_fd))
+            except (Incomplete, OSError, ValueError):
+                continue  # not a reward our verifier wrote (it writes by rename): nothing to count
             if reward.get("verdict") != "scored" or reward.get("env_id") is None or reward.get("difficulty") is None:
                 continue
             batch.append(Scored(reward["episode_id"], reward["env_id"], reward["difficulty"],
