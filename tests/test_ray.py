@@ -88,7 +88,7 @@ def play_one(shop: VerishopCluster, seed: int) -> dict[str, Any]:
         try:
             shop.status(episode)
         except ServerCrashed:
-            return {**row, "crashed": True}
+            return {**row, "crashed": True, "episode": episode}
         raise exc
     return {**row, "crashed": False, "verdict": reward["verdict"], "is_correct": reward["is_correct"],
             "episode_s": time.monotonic() - began}
@@ -335,7 +335,11 @@ def test_a_killed_server_ends_its_episodes_as_crashed_and_new_ones_go_elsewhere(
 
     # Mid-run: batches keep playing on every node while the victim's server is killed; the
     # kernel kills its shop subprocess with it.
+    victim_episodes = node_folder(shop.runs_dir, victim) / EPISODES_DIR
+    opened_before = len(list(victim_episodes.iterdir()))
     running = [play_batch.remote(shop, list(range(start, start + 5))) for start in range(20_000, 20_030, 5)]
+    wait_until(lambda: len(list(victim_episodes.iterdir())) > opened_before,
+               "a batch to open an episode on the victim's node")
     server = ray.get_actor(server_name(victim), namespace=shop.namespace)
     shop_pid = ray.get(server.shop_pid.remote())
     ray.kill(server, no_restart=True)
@@ -361,12 +365,15 @@ def test_a_killed_server_ends_its_episodes_as_crashed_and_new_ones_go_elsewhere(
 
     # A replacement on the victim's node closes what was left open as server_crashed; its
     # verifier scores those episodes, and the counts still match the rewards on disk.
+    scored_there = sum(json.loads(f.read_text())["verdict"] == "scored" for f in victim_episodes.glob("*/reward.json"))
     assert shop.heal() == [victim]
     replacement = next(stats for stats in shop.stats() if stats.node_id == victim)
-    assert replacement.replayed > 0  # every reward already on that node, sent again: none counts twice
+    assert replacement.replayed == scored_there  # every reward already there, sent again: none counts twice
     for episode in stranded:
         reward = shop.reward(episode)
         assert reward["close_reason"] == "server_crashed", reward
+    for row in crashed:  # closed by the crash or just before it: either way scored now, on the old handle
+        assert shop.reward(row["episode"])["verdict"] == "scored"
     wait_until(lambda: counts_match_disk(shop), "the curriculum to count the crashed episodes' rewards")
     print(f"verishop-ray: server killed mid-run: {len(stranded)} open episodes (one in play: its client saw "
           f"{crossed['client_error']}) + {len(crashed)} of the batches' reported crashed; "
