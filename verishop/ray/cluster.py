@@ -15,9 +15,9 @@ by name. It remembers each node's endpoint in the process that uses it, never in
 
 from __future__ import annotations
 
-import itertools
 import secrets
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -74,7 +74,6 @@ class VerishopCluster:
         self.namespace = namespace
         self._endpoints: dict[str, ServerEndpoint] = {}
         self._http: httpx2.Client | None = None
-        self._turn = itertools.count()
 
     def __getstate__(self) -> dict[str, Any]:
         return {"runs_dir": self.runs_dir, "catalog": self.catalog, "namespace": self.namespace}
@@ -174,7 +173,7 @@ class VerishopCluster:
         else:
             body.update({"collection": collection} if collection else {"env": env or "pd"}, difficulty=difficulty)
         here = ray.get_runtime_context().get_node_id()
-        for endpoint in self._endpoints_to_try(here):
+        for endpoint in self._endpoints_to_try(here, seed):
             try:
                 response = self._client().post(f"{endpoint.shop_url}/episodes", json=body,
                                                headers=_bearer(endpoint.token))
@@ -277,16 +276,17 @@ class VerishopCluster:
         self._endpoints[node_id] = endpoint
         return endpoint
 
-    def _endpoints_to_try(self, here: str):
-        """This node's server first, then the other nodes' in turn (a different first one on
-        each call, so the episodes of a node without a server spread over the rest)."""
+    def _endpoints_to_try(self, here: str, seed: int) -> Iterator[ServerEndpoint]:
+        """This node's server first, then the other nodes' in turn, starting from one the seed
+        picks (so the episodes of a node without a server spread over the rest, even when
+        every task opens a single episode)."""
         endpoint = self._endpoint(here)
         if endpoint is not None:
             yield endpoint
         others = [node for node in alive_nodes() if node != here]
         if not others:
             return
-        start = next(self._turn) % len(others)
+        start = seed % len(others)
         for node in others[start:] + others[:start]:
             if (endpoint := self._endpoint(node)) is not None:
                 yield endpoint
