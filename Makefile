@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test test-report test-llm test-adapters test-inspect test-verifiers bench serve clean
+.PHONY: run test test-report test-llm test-adapters test-inspect test-ray test-verifiers bench serve clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -57,6 +57,16 @@ test-verifiers: $(STAMP)
 	test -x $(VERIFIERS_VENV)/bin/python || $(PYTHON) -m venv $(VERIFIERS_VENV)
 	$(VERIFIERS_VENV)/bin/pip install --quiet -e 'integrations/verifiers[test]'
 	cd integrations/verifiers && .venv/bin/pytest -q
+
+# Opt-in: verishop on a three-node Ray cluster simulated on this machine (ray.cluster_utils.Cluster,
+# one CPU per node, every address 127.0.0.1): 300 oracle episodes from Ray tasks, a server killed
+# mid-run, the curriculum actor restarted. Installs the `ray` extra (ray[default] 2.60) first.
+# Prints the measured numbers (the test's lines starting with verishop-ray:) and the summary.
+test-ray: $(STAMP)
+	$(BIN)/pip install --quiet -e '.[dev,ray]'
+	$(BIN)/pytest -q -m ray -rP tests/test_ray.py > .ray-test.log 2>&1; status=$$?; \
+	grep -E '^verishop-ray:|^(FAILED|ERROR) |[0-9]+ (passed|failed)' .ray-test.log; \
+	echo "(full output: .ray-test.log)"; exit $$status
 
 LLM_PORT ?= 8765
 # Opt-in, not part of `make test`: builds llama-cpp-python from source (minutes) and lets Gemma 3

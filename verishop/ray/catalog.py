@@ -1,0 +1,68 @@
+"""The catalog every node serves: the same file content everywhere, checked by its hash.
+
+A node either builds it from `(seed, size)` (the build is deterministic, so every node gets the
+same bytes' worth of products and the same content hash) or opens a path that exists on every
+node. Either way the hash in the file's `meta` table must equal the one the driver expects,
+or the node refuses to serve: episodes scored against different catalogs are not comparable.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from scenarios.catalog.cache import ensure_catalog
+from scenarios.catalog.reader import CatalogReader
+from verishop.ray.errors import CatalogMismatch
+
+BUILT_NAME = "catalog.db"
+
+
+@dataclass(frozen=True)
+class CatalogSpec:
+    """Where a node gets its catalog: `path`, or a build from `seed` and `size` into the node's
+    own folder. `content_hash`, when known, is what every node's copy must hash to."""
+
+    path: Path | None = None
+    seed: int | None = None
+    size: int | None = None
+    content_hash: str | None = None
+
+    def __post_init__(self) -> None:
+        if (self.path is None) == (self.seed is None or self.size is None):
+            raise ValueError("a catalog is either a path or a (seed, size) to build, not both or neither")
+
+    @classmethod
+    def at(cls, path: Path | str, content_hash: str | None = None) -> CatalogSpec:
+        return cls(path=Path(path), content_hash=content_hash)
+
+    @classmethod
+    def build(cls, seed: int, size: int, content_hash: str | None = None) -> CatalogSpec:
+        return cls(seed=seed, size=size, content_hash=content_hash)
+
+    def expecting(self, content_hash: str) -> CatalogSpec:
+        return CatalogSpec(self.path, self.seed, self.size, content_hash)
+
+
+def content_hash(path: Path) -> str:
+    with CatalogReader(path) as reader:
+        return reader.meta["content_hash"]
+
+
+def node_catalog(spec: CatalogSpec, node_dir: Path) -> tuple[Path, str]:
+    """The catalog file on this node (built into `node_dir` first if the spec says so) and its
+    content hash, which must equal `spec.content_hash` when that is set."""
+    if spec.path is not None:
+        path = spec.path
+        if not path.is_file():
+            raise CatalogMismatch(f"catalog {path} does not exist on this node")
+    else:
+        assert spec.seed is not None and spec.size is not None
+        path = ensure_catalog(node_dir / BUILT_NAME, size=spec.size, seed=spec.seed)
+    found = content_hash(path)
+    if spec.content_hash is not None and found != spec.content_hash:
+        origin = f"from seed {spec.seed}, size {spec.size}" if spec.path is None else "given"
+        raise CatalogMismatch(f"catalog {path} ({origin}) has content hash {found[:16]}…, the driver expects "
+                              f"{spec.content_hash[:16]}…: this node would serve different products (another "
+                              f"verishop version, or another file at that path)")
+    return path, found
