@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from scenarios.catalog.cache import ensure_catalog
-from scenarios.catalog.reader import CatalogReader
+from scenarios.catalog.integrity import verify_catalog
+from scenarios.catalog.reader import CatalogError, CatalogReader
 from verishop.ray.errors import CatalogMismatch
 
 BUILT_NAME = "catalog.db"
@@ -59,7 +60,10 @@ def node_catalog(spec: CatalogSpec, node_dir: Path) -> tuple[Path, str]:
     else:
         assert spec.seed is not None and spec.size is not None
         path = ensure_catalog(node_dir / BUILT_NAME, size=spec.size, seed=spec.seed)
-    found = content_hash(path)
+    try:  # the products hashed again on the first open of this copy (scenarios.catalog.integrity)
+        found = verify_catalog(path).content_hash
+    except CatalogError as exc:
+        raise CatalogMismatch(f"catalog on this node: {exc}") from None
     if spec.content_hash is not None and found != spec.content_hash:
         origin = f"from seed {spec.seed}, size {spec.size}" if spec.path is None else "given"
         raise CatalogMismatch(f"catalog {path} ({origin}) has content hash {found[:16]}…, the driver expects "

@@ -47,11 +47,13 @@ def serve_supports_workers() -> bool:
     return "workers" in inspect.signature(serve).parameters
 
 
-def serve_command(*, catalog: Path, runs_dir: Path, host: str, port: int) -> list[str]:
+def serve_command(*, catalog: Path, catalog_hash: str, runs_dir: Path, host: str, port: int) -> list[str]:
     """`verishop serve` as a server actor runs it: HTTP, episodes only through the control API
-    (the token comes through VERISHOP_TOKEN, never argv, where `ps` would show it)."""
+    (the token comes through VERISHOP_TOKEN, never argv, where `ps` would show it), refusing any
+    catalog but the cluster's."""
     command = [sys.executable, "-m", "verishop", "serve", "--transport", "http", "--no-default-episode",
-               "--catalog", str(catalog), "--runs-dir", str(runs_dir), "--host", host, "--port", str(port)]
+               "--catalog", str(catalog), "--catalog-hash", catalog_hash, "--runs-dir", str(runs_dir),
+               "--host", host, "--port", str(port)]
     if serve_supports_workers():
         command += ["--workers", "1"]
     return command

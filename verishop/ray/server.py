@@ -174,7 +174,8 @@ class ShopServer:
         for attempt in range(PORT_ATTEMPTS):
             port = free_port(self.host)
             env = {**os.environ, "VERISHOP_TOKEN": self.token, "VERISHOP_HOME": str(self.folder / "home")}
-            command = serve_command(catalog=self.catalog, runs_dir=self.runs, host=self.host, port=port)
+            command = serve_command(catalog=self.catalog, catalog_hash=self.content_hash, runs_dir=self.runs,
+                                    host=self.host, port=port)
             proc = spawn_bound_to_me(command, self.log_path, env)
             url = f"http://{_url_host(self.host)}:{port}"
             try:
