@@ -17,6 +17,7 @@ own port.
 from __future__ import annotations
 
 import contextlib
+import json
 from collections import OrderedDict
 from collections.abc import AsyncIterator
 from urllib.parse import urlsplit
@@ -30,7 +31,9 @@ from starlette.routing import Mount, Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from mcp_server.access import AllowedHosts, HostGuard
-from mcp_server.http import RETRY_AFTER_S, ControlSettings, read_capped
+from mcp_server.http import RETRY_AFTER_S, ControlSettings, read_capped, short
+from mcp_server.lifecycle import is_episode_id
+from mcp_server.relay import Answer, RelayError
 from mcp_server.workers import Worker, WorkerPool
 
 # Episode id -> the worker slot holding it. Bounded: an id that has fallen out is looked for on
@@ -76,11 +79,11 @@ def create_front_app(pool: WorkerPool, *, host: str, port: int, control: Control
     def forwarded_headers(request: Request) -> list[tuple[bytes, bytes]]:
         return [(k, v) for k, v in request.headers.raw if k.lower() not in HOP_HEADERS]
 
-    def answer(r: httpx2.Response, payload: dict | None = None) -> Response:
+    def answer(r: Answer, payload: dict | None = None) -> Response:
         headers = {k: r.headers[k] for k in ANSWER_HEADERS if k in r.headers and k != "content-type"}
         if payload is not None:
-            return JSONResponse(payload, r.status_code, headers=headers)
-        return Response(r.content, r.status_code, headers=headers, media_type=r.headers.get("content-type"))
+            return JSONResponse(payload, r.status, headers=headers)
+        return Response(r.body, r.status, headers=headers, media_type=r.headers.get("content-type"))
 
     def with_worker_urls(payload: dict, request: Request, worker: Worker) -> dict:
         if payload.get("status") == "open":
@@ -108,38 +111,39 @@ def create_front_app(pool: WorkerPool, *, host: str, port: int, control: Control
         creating += 1
         worker.creating += 1
         try:
-            r = await pool.http.post(f"{pool.base(worker)}/episodes", content=body,
-                                     headers=forwarded_headers(request))
-        except httpx2.TransportError:
+            r = await worker.relay.request("POST", "/episodes", forwarded_headers(request), body)
+        except RelayError:
             return unavailable(f"worker {worker.index} stopped while creating the episode; retry")
         finally:
             creating -= 1
             worker.creating -= 1
-        if r.status_code != 201:
+        if r.status != 201:
             return answer(r)
-        payload = r.json()
+        payload = json.loads(r.body)
         place(payload["episode_id"], worker)
         worker.open_episodes += 1
         return answer(r, with_worker_urls(payload, request, worker))
 
     async def show(request: Request) -> Response:
         episode_id = request.path_params["episode_id"]
+        if not is_episode_id(episode_id):  # it goes into a request line: only what the hub makes
+            return JSONResponse({"error": f"no episode {short(repr(episode_id), 60)} on this server"}, 404)
         index = placements.get(episode_id)
         candidates = [pool.workers[index]] if index is not None else [w for w in pool.workers if w.ready]
         r = None
         for worker in candidates:
             try:
-                r = await pool.http.request(request.method, f"{pool.base(worker)}/episodes/{episode_id}",
-                                            headers=forwarded_headers(request))
-            except httpx2.TransportError:
+                r = await worker.relay.request(request.method, f"/episodes/{episode_id}",
+                                               forwarded_headers(request))
+            except RelayError:
                 return unavailable(f"worker {worker.index} is being replaced; retry")
-            if r.status_code != 404:
+            if r.status != 404:
                 break
         if r is None:
             return unavailable("no worker is running; retry later")
-        if r.status_code != 200:
+        if r.status != 200:
             return answer(r)
-        payload = r.json()
+        payload = json.loads(r.body)
         if request.method == "DELETE" and index is not None and placements.pop(episode_id, None) is not None:
             worker.open_episodes = max(0, worker.open_episodes - 1)
         return answer(r, with_worker_urls(payload, request, worker))
@@ -149,8 +153,8 @@ def create_front_app(pool: WorkerPool, *, host: str, port: int, control: Control
         if worker is None:
             return unavailable("no worker is running; retry later")
         try:
-            r = await pool.http.get(f"{pool.base(worker)}/curriculum", headers=forwarded_headers(request))
-        except httpx2.TransportError:
+            r = await worker.relay.request("GET", "/curriculum", forwarded_headers(request))
+        except RelayError:
             return unavailable(f"worker {worker.index} is being replaced; retry")
         return answer(r)
 

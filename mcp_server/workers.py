@@ -27,6 +27,7 @@ stops them with SIGTERM and each closes its open episodes as `server_stopped`.
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import os
 import signal
@@ -44,6 +45,7 @@ from anyio.abc import Process, TaskGroup
 
 from mcp_server.lifecycle import is_episode_id
 from mcp_server.recovery import Recovered, recover
+from mcp_server.relay import Relay, RelayError
 
 log = logging.getLogger(__name__)
 
@@ -51,6 +53,7 @@ WORKER_START_DEADLINE_S = 60.0
 WORKER_STOP_DEADLINE_S = 30.0
 HEALTH_POLL_S = 1.0
 HEALTH_PROBE_S = 0.05
+HEALTH_TIMEOUT_S = 2.0
 # A worker that keeps dying right after its start is restarted less and less often.
 RESTART_BACKOFF_S = (0.0, 0.5, 2.0, 5.0)
 STABLE_AFTER_S = 30.0
@@ -66,6 +69,7 @@ class Worker:
 
     index: int
     listener: socket.socket
+    relay: Relay
     process: Process | None = None
     ready: bool = False
     restarts: int = 0
@@ -138,12 +142,14 @@ def worker_sockets(host: str, count: int, first_port: int) -> list[socket.socket
 class WorkerPool:
     def __init__(self, settings: PoolSettings, listeners: Sequence[socket.socket]):
         self.settings = settings
-        self.workers = [Worker(i, sock) for i, sock in enumerate(listeners)]
-        self.stopping = False
         self.local_host = local_address(settings.host)
+        self.workers = [Worker(i, sock, Relay(self.local_host, sock.getsockname()[1]))
+                        for i, sock in enumerate(listeners)]
+        self.stopping = False
+        # Only for the default episode's routes, which may stream (SSE); the control API uses
+        # each worker's relay.
         self.http = httpx2.AsyncClient(timeout=httpx2.Timeout(120.0, connect=10.0),
-                                       limits=httpx2.Limits(max_connections=None, max_keepalive_connections=256))
-        self._changed = anyio.Event()
+                                       limits=httpx2.Limits(max_connections=None, max_keepalive_connections=16))
 
     def base(self, worker: Worker) -> str:
         return f"http://{self.local_host}:{worker.port}"
@@ -214,6 +220,7 @@ class WorkerPool:
             code = await process.wait()
             self._close_pipe(worker)
             worker.ready = False
+            worker.relay.close()
             if self.stopping:
                 return
             lived_s = time.monotonic() - worker.started_at_s
@@ -245,12 +252,12 @@ class WorkerPool:
 
     async def _refresh(self, worker: Worker) -> bool:
         try:
-            r = await self.http.get(f"{self.base(worker)}/health", timeout=2.0)
-        except httpx2.TransportError:
+            r = await worker.relay.request("GET", "/health", timeout_s=HEALTH_TIMEOUT_S)
+        except (RelayError, TimeoutError):
             return False
-        if r.status_code != 200:
+        if r.status != 200:
             return False
-        health = r.json()
+        health = json.loads(r.body)
         worker.open_episodes, worker.max_episodes = health["open_episodes"], health["max_episodes"]
         return True
 
@@ -275,6 +282,7 @@ class WorkerPool:
                     tg.start_soon(self._stop_one, worker)
             await self.http.aclose()
             for worker in self.workers:
+                worker.relay.close()
                 worker.listener.close()
 
     async def _stop_one(self, worker: Worker) -> None:
