@@ -98,6 +98,9 @@ def serve(
     from scenarios.console import ensure_writable, err, resolve_catalog
 
     logging.basicConfig(level=logging.WARNING)
+    if transport is Transport.stdio and (workers or 1) > 1:
+        raise typer.BadParameter("applies to --transport http or sse (stdio serves one client per process)",
+                                 param_hint="--workers")
     if transport is not Transport.stdio and not is_loopback(host) and not token:
         err.print(f"error: --host {host} is reachable from other machines: set a control token with --token or "
                   f"VERISHOP_TOKEN", markup=False, highlight=False, soft_wrap=True)

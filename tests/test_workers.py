@@ -16,11 +16,15 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from urllib.parse import urlsplit
 
+import anyio
 import httpx2
 import pytest
 from mcp import Client
+from mcp.client.sse import sse_client
 from mcp.client.streamable_http import streamable_http_client
 from servers import Process, free_port, started
+
+from mcp_server.front import worker_url
 
 DEADLINE_S = 60.0
 POLL_S = 0.05
@@ -117,11 +121,28 @@ def test_episodes_are_placed_on_the_least_loaded_worker_and_served_at_its_own_po
         assert http.get("/curriculum").json()["windows"]
 
 
-async def test_the_default_episode_is_served_at_mcp_through_the_supervisor(two_workers: Process) -> None:
-    async with httpx2.AsyncClient(timeout=30.0) as http_client:
-        async with Client(streamable_http_client(f"{two_workers.base}/mcp", http_client=http_client)) as client:
-            conversation = (await client.call_tool("get_conversation", {})).structured_content
-    assert conversation["status"] == "open" and conversation["messages"]
+async def test_the_default_episode_is_served_at_mcp_and_sse_through_the_supervisor(two_workers: Process) -> None:
+    with anyio.fail_after(DEADLINE_S):
+        async with httpx2.AsyncClient(timeout=30.0) as http_client:
+            async with Client(streamable_http_client(f"{two_workers.base}/mcp", http_client=http_client)) as client:
+                over_http = (await client.call_tool("get_conversation", {})).structured_content
+        async with Client(sse_client(f"{two_workers.base}/sse")) as client:
+            over_sse = (await client.call_tool("get_conversation", {})).structured_content
+    assert over_http["status"] == "open" and over_http["messages"] == over_sse["messages"]
+
+
+@pytest.mark.parametrize("template, base, expected", [
+    (None, "http://127.0.0.1:8000", "http://127.0.0.1:41001"),
+    (None, "https://shop.example.org/verishop", "https://shop.example.org:41001"),
+    (None, "http://[::1]:8000", "http://[::1]:41001"),
+    ("https://shop.example.org/w{index}/", "http://127.0.0.1:8000", "https://shop.example.org/w1"),
+])
+def test_a_workers_url_keeps_the_host_the_client_used_and_takes_the_workers_port(
+        template: str | None, base: str, expected: str) -> None:
+    class Slot:
+        index, port = 1, 41001
+
+    assert worker_url(template, base, Slot()) == expected
 
 
 def test_max_episodes_is_a_total_across_workers(catalog_path: Path, tmp_path: Path) -> None:
@@ -191,6 +212,7 @@ def test_workers_stop_when_the_supervisor_is_killed(catalog_path: Path, tmp_path
 @pytest.mark.parametrize("args, complaint", [
     (["--workers", "0"], "--workers"),
     (["--workers", "2", "--worker-url", "http://shop.lan:9000"], "{port} or {index}"),
+    (["--transport", "stdio", "--workers", "2"], "--transport http or sse"),
 ])
 def test_bad_worker_options_are_refused(catalog_path: Path, tmp_path: Path, args: list[str], complaint: str) -> None:
     out = subprocess.run([sys.executable, "-m", "verishop", "serve", "--transport", "http", "--port", str(free_port()),
