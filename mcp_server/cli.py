@@ -138,17 +138,22 @@ def serve(
         if worker_url is not None and "{port}" not in worker_url and "{index}" not in worker_url:
             raise typer.BadParameter("needs {port} or {index}, else every worker would get the same URL",
                                      param_hint="--worker-url")
+        if chosen is not None:
+            _check_scenario_file(chosen, catalog_file)  # here, not in worker 0: one error, exit code 2
         listener = _listen(host, port)
         # The supervisor writes the curriculum parameters once; the workers open the same file.
         open_store(curriculum, runs, curriculum_checks, curriculum_threshold, curriculum_width).close()
-        shared = ["serve", "--transport", transport.value, "--workers", "1", "--env", env, "--difficulty",
-                  str(difficulty), "--seed", str(seed), "--runs-dir", str(runs), "--catalog", str(catalog_file),
-                  "--host", host, "--idle-timeout-s", str(idle_timeout_s), "--allowed-hosts", allowed_hosts,
-                  "--max-episodes", str(max_episodes), "--lookups-per-turn", str(lookups_per_turn),
-                  "--curriculum", str(curriculum or runs / "curriculum.db")]
-        if scenario is not None:
-            shared += ["--scenario", str(scenario.resolve())]
-        anyio.run(_serve_workers, shared, count, worker_port, worker_url, with_default, host, port, transport,
+        shared = ["serve", "--transport", transport.value, "--workers", "1", "--runs-dir", str(runs), "--catalog",
+                  str(catalog_file), "--host", host, "--idle-timeout-s", str(idle_timeout_s), "--allowed-hosts",
+                  allowed_hosts, "--max-episodes", str(max_episodes), "--curriculum",
+                  str(curriculum or runs / "curriculum.db")]
+        default_args = None
+        if with_default:
+            default_args = ["--env", env, "--difficulty", str(difficulty), "--seed", str(seed), "--lookups-per-turn",
+                            str(lookups_per_turn)]
+            if scenario is not None:
+                default_args += ["--scenario", str(scenario.resolve())]
+        anyio.run(_serve_workers, shared, default_args, count, worker_port, worker_url, host, port, transport,
                   runs, control, listener)
     else:
         worker = listen_fd is not None
@@ -160,6 +165,20 @@ def serve(
         if worker:
             return
     err.print("server stopped")
+
+
+def _check_scenario_file(chosen: Scenario, catalog: Path) -> None:
+    from mcp_server.admission import check_scenario
+    from mcp_server.errors import ShopError
+    from scenarios.catalog.reader import CatalogReader
+    from scenarios.console import err
+
+    with CatalogReader(catalog) as reader:
+        try:
+            check_scenario(chosen, reader)
+        except ShopError as exc:
+            err.print(f"error: {str(exc).strip(chr(39))}", markup=False, highlight=False, soft_wrap=True)
+            raise typer.Exit(2) from None
 
 
 def default_workers() -> int:
@@ -314,8 +333,8 @@ async def _stop_when_orphaned(server, parent_fd: int) -> None:
     server.should_exit = True
 
 
-async def _serve_workers(worker_args: list[str], count: int, first_port: int, worker_template: str | None,
-                         with_default: bool, host: str, port: int, transport: Transport, runs: Path,
+async def _serve_workers(worker_args: list[str], default_args: list[str] | None, count: int, first_port: int,
+                         worker_template: str | None, host: str, port: int, transport: Transport, runs: Path,
                          control: ControlSettings, listener: socket.socket) -> None:
     """The supervisor of `count` worker processes (mcp_server.workers, mcp_server.front)."""
     import uvicorn
@@ -332,27 +351,30 @@ async def _serve_workers(worker_args: list[str], count: int, first_port: int, wo
                   soft_wrap=True)
         raise typer.Exit(2) from None
     settings = PoolSettings(count=count, host=host, worker_args=worker_args, runs_dir=runs,
-                            default_episode=with_default, first_port=first_port, token=control.token)
+                            default_args=default_args, first_port=first_port, token=control.token)
     pool = WorkerPool(settings, sockets)
+    try:
+        await pool.start()
+    except BaseException as exc:
+        await pool.stop()
+        if isinstance(exc, WorkerStartFailed):
+            err.print(f"error: {exc}", markup=False, highlight=False, soft_wrap=True)
+            raise typer.Exit(1) from None
+        raise
     shown = "127.0.0.1" if host in ("0.0.0.0", "::", "[::]") else host
     base = (control.public_url or f"http://{shown}:{port}").rstrip("/")
+    if default_args is not None:
+        path = "mcp" if transport is Transport.http else "sse"
+        err.print(f"verishop: default episode at {base}/{path} (held by worker 0)")
+    err.print(f"verishop: control API at {base}/episodes (POST to create an episode"
+              f"{', with the token' if control.token else ''}); {count} workers on ports "
+              f"{', '.join(str(w.port) for w in pool.workers)}; runs in {runs}")
+    app = create_front_app(pool, host=host, port=port, control=control, worker_template=worker_template)
+    config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on",
+                            timeout_keep_alive=KEEP_ALIVE_S)
     async with anyio.create_task_group() as tg:
+        pool.supervise(tg)
         try:
-            try:
-                await pool.start(tg)
-            except WorkerStartFailed as exc:
-                err.print(f"error: {exc}", markup=False, highlight=False, soft_wrap=True)
-                raise typer.Exit(1) from None
-            ports = ", ".join(str(w.port) for w in pool.workers)
-            if with_default:
-                path = "mcp" if transport is Transport.http else "sse"
-                err.print(f"verishop: default episode at {base}/{path} (held by worker 0)")
-            err.print(f"verishop: control API at {base}/episodes (POST to create an episode"
-                      f"{', with the token' if control.token else ''}); {count} workers on ports {ports}; "
-                      f"runs in {runs}")
-            app = create_front_app(pool, host=host, port=port, control=control, worker_template=worker_template)
-            config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on",
-                                    timeout_keep_alive=KEEP_ALIVE_S)
             await uvicorn.Server(config).serve(sockets=[listener])
         finally:
             await pool.stop()

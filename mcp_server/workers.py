@@ -101,7 +101,7 @@ class PoolSettings:
     host: str
     worker_args: list[str]  # `serve ...` options shared by all workers
     runs_dir: Path
-    default_episode: bool  # worker 0 holds it
+    default_args: list[str] | None  # worker 0's options for the default episode; None: no default episode
     first_port: int = 0  # 0: a free port per worker
     token: str | None = None
     env: dict[str, str] = field(default_factory=dict)
@@ -156,13 +156,25 @@ class WorkerPool:
 
     # -- starting and replacing ------------------------------------------------------------
 
-    async def start(self, tg: TaskGroup) -> None:
-        """Recover the runs dir, start every worker and wait (bounded) until all answer; then
-        watch them in `tg`."""
+    async def start(self) -> None:
+        """Recover the runs dir, start every worker and wait (bounded) until all answer."""
         report_recovered(await anyio.to_thread.run_sync(recover, self.settings.runs_dir, is_episode_id))
-        async with anyio.create_task_group() as starting:
+        failures: list[WorkerStartFailed] = []
+
+        async def start_one(worker: Worker) -> None:
+            try:
+                await self._spawn_ready(worker)
+            except WorkerStartFailed as exc:
+                failures.append(exc)
+
+        async with anyio.create_task_group() as starting:  # at once: their imports overlap
             for worker in self.workers:
-                starting.start_soon(self._spawn_ready, worker)
+                starting.start_soon(start_one, worker)
+        if failures:
+            raise failures[0]
+
+    def supervise(self, tg: TaskGroup) -> None:
+        """Replace dead workers and keep their loads current, in `tg`, until it is cancelled."""
         for worker in self.workers:
             tg.start_soon(self._watch, worker)
         tg.start_soon(self._poll_health)
@@ -174,7 +186,9 @@ class WorkerPool:
     def command(self, worker: Worker, parent_fd: int) -> list[str]:
         args = [sys.executable, "-m", "verishop", *self.settings.worker_args, "--listen-fd",
                 str(worker.listener.fileno()), "--parent-fd", str(parent_fd)]
-        if worker.index > 0 or not self.settings.default_episode:
+        if worker.index == 0 and self.settings.default_args is not None:
+            args += self.settings.default_args
+        else:
             args.append("--no-default-episode")
         return args
 

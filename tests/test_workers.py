@@ -156,6 +156,25 @@ def test_max_episodes_is_a_total_across_workers(catalog_path: Path, tmp_path: Pa
             create(http, 9)
 
 
+def test_the_token_public_url_and_idle_timeout_apply_on_every_worker(catalog_path: Path, tmp_path: Path) -> None:
+    token = "t0ken-for-workers"
+    with serve_workers(catalog_path, tmp_path, "--no-default-episode", "--public-url",
+                       "https://shop.example.org/verishop", "--idle-timeout-s", "1", "--token", token) as server:
+        with httpx2.Client(base_url=server.base, timeout=30.0) as http:
+            refused = http.post("/episodes", json={"env": "pd", "difficulty": 1, "seed": 1})
+            assert refused.status_code == 401 and refused.headers["www-authenticate"] == "Bearer", refused.text
+            http.headers["authorization"] = f"Bearer {token}"
+            episodes = [create(http, seed) for seed in range(2)]
+            worker_ports = {w["port"] for w in health(http)["workers"]}
+            assert {port(ep["mcp_url"]) for ep in episodes} == worker_ports
+            assert all(ep["mcp_url"].startswith("https://shop.example.org:") for ep in episodes)
+            for ep in episodes:
+                reason = wait_for(f"{ep['episode_id']} idle-closed", lambda ep=ep: http.get(
+                    f"/episodes/{ep['episode_id']}").json().get("close_reason"))
+                assert reason == "idle_timeout"
+            assert http.get("/curriculum", headers={"authorization": "Bearer wrong"}).status_code == 401
+
+
 def test_a_killed_worker_is_replaced_and_only_its_episodes_close_as_crashed(catalog_path: Path,
                                                                             tmp_path: Path) -> None:
     with serve_workers(catalog_path, tmp_path, "--no-default-episode") as server:
