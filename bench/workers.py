@@ -233,12 +233,19 @@ def main() -> None:
     for r in results:
         if r["errors"]:
             console.print(f"[red]--workers {r['workers']}: {r['errors']} errors, e.g. {r['first_errors']}[/red]")
+    # What the CPU spent per episode allows, whatever else the machine runs: one worker is bound
+    # by its own core, N workers by the N cores that they, the supervisor and the client share.
+    first, last = results[0], results[-1]
+    cores = min(last["workers"], os.cpu_count() or 1)
+    cpu_bound = (cores / (last["server_cpu_ms_per_episode"] + last["client_cpu_ms_per_episode"])) / (
+        1 / first["server_cpu_ms_per_episode"])
+    console.print(f"CPU-bound ratio from the CPU per episode (server and client): {cpu_bound:.2f}x")
     best = results[-1]["ratio"]
     mark = "[green]met[/green]" if best >= TARGET_RATIO else "[red]MISSED[/red]"
     console.print(f"--workers {counts[-1]} vs --workers {counts[0]}: {best:.2f}x ({mark}, target >= {TARGET_RATIO}x "
                   f"on 2 cores)")
     write_json("workers", {"size": args.size, "episodes": args.episodes, "concurrency": args.concurrency,
-                           "cores": os.cpu_count(), "results": results})
+                           "cores": os.cpu_count(), "cpu_bound_ratio": round(cpu_bound, 2), "results": results})
 
 
 if __name__ == "__main__":

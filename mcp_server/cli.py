@@ -153,7 +153,9 @@ def serve(
                             str(lookups_per_turn)]
             if scenario is not None:
                 default_args += ["--scenario", str(scenario.resolve())]
-        anyio.run(_serve_workers, shared, default_args, count, worker_port, worker_url, host, port, transport,
+        from mcp_server.front import run_supervisor
+
+        anyio.run(run_supervisor, shared, default_args, count, worker_port, worker_url, host, port, transport,
                   runs, control, listener)
     else:
         worker = listen_fd is not None
@@ -191,16 +193,9 @@ def default_workers() -> int:
 
 def _recover(hub) -> None:
     """Close what a crashed server left open in this runs dir, and say so."""
-    from scenarios.console import err
+    from mcp_server.workers import report_recovered
 
-    found = hub.recover()
-    if found.crashed:
-        err.print(f"verishop: closed {len(found.crashed)} episode(s) left open by a crashed server (reason "
-                  f"server_crashed): {', '.join(found.crashed[:5])}{' ...' if len(found.crashed) > 5 else ''}",
-                  markup=False, highlight=False, soft_wrap=True)
-    for episode_id in found.interrupted:
-        err.print(f"verishop: episode {episode_id} was interrupted while its world was created; closed with "
-                  f"reason creation_interrupted", markup=False, highlight=False, soft_wrap=True)
+    report_recovered(hub.recover())
 
 
 async def _open_default(hub, chosen: Scenario | None, env: str, difficulty: int, seed: int, lookups_per_turn: int):
@@ -331,51 +326,3 @@ async def _stop_when_orphaned(server, parent_fd: int) -> None:
     while await anyio.to_thread.run_sync(os.read, parent_fd, 64, abandon_on_cancel=True):
         pass  # the supervisor never writes; any byte is ignored
     server.should_exit = True
-
-
-async def _serve_workers(worker_args: list[str], default_args: list[str] | None, count: int, first_port: int,
-                         worker_template: str | None, host: str, port: int, transport: Transport, runs: Path,
-                         control: ControlSettings, listener: socket.socket) -> None:
-    """The supervisor of `count` worker processes (mcp_server.workers, mcp_server.front)."""
-    import uvicorn
-
-    from mcp_server.front import create_front_app
-    from mcp_server.workers import PoolSettings, WorkerPool, WorkerStartFailed, worker_sockets
-    from scenarios.console import err
-
-    try:
-        sockets = worker_sockets(host, count, first_port)
-    except OSError as exc:
-        err.print(f"error: cannot listen for {count} workers on {host} from port {first_port}: "
-                  f"{exc.strerror or exc} (choose another --worker-port, or 0)", markup=False, highlight=False,
-                  soft_wrap=True)
-        raise typer.Exit(2) from None
-    settings = PoolSettings(count=count, host=host, worker_args=worker_args, runs_dir=runs,
-                            default_args=default_args, first_port=first_port, token=control.token)
-    pool = WorkerPool(settings, sockets)
-    try:
-        await pool.start()
-    except BaseException as exc:
-        await pool.stop()
-        if isinstance(exc, WorkerStartFailed):
-            err.print(f"error: {exc}", markup=False, highlight=False, soft_wrap=True)
-            raise typer.Exit(1) from None
-        raise
-    shown = "127.0.0.1" if host in ("0.0.0.0", "::", "[::]") else host
-    base = (control.public_url or f"http://{shown}:{port}").rstrip("/")
-    if default_args is not None:
-        path = "mcp" if transport is Transport.http else "sse"
-        err.print(f"verishop: default episode at {base}/{path} (held by worker 0)")
-    err.print(f"verishop: control API at {base}/episodes (POST to create an episode"
-              f"{', with the token' if control.token else ''}); {count} workers on ports "
-              f"{', '.join(str(w.port) for w in pool.workers)}; runs in {runs}")
-    app = create_front_app(pool, host=host, port=port, control=control, worker_template=worker_template)
-    config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on",
-                            timeout_keep_alive=KEEP_ALIVE_S)
-    async with anyio.create_task_group() as tg:
-        pool.supervise(tg)
-        try:
-            await uvicorn.Server(config).serve(sockets=[listener])
-        finally:
-            await pool.stop()
-            tg.cancel_scope.cancel()

@@ -11,18 +11,23 @@ single server (mcp_server.http), answered by the workers (mcp_server.workers).
 
 The workers check the token, the body and the scenario, so the answers are theirs, word for
 word; this app adds placement, the total `--max-episodes`, and the Host/Origin check of its
-own port.
+own port. `run_supervisor` starts the workers and serves this app.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import socket
 from collections import OrderedDict
 from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
+import anyio
 import httpx2
+import typer
 from starlette.applications import Starlette
 from starlette.background import BackgroundTask
 from starlette.requests import Request
@@ -34,7 +39,10 @@ from mcp_server.access import AllowedHosts, HostGuard
 from mcp_server.http import RETRY_AFTER_S, ControlSettings, read_capped, short
 from mcp_server.lifecycle import is_episode_id
 from mcp_server.relay import Answer, RelayError
-from mcp_server.workers import Worker, WorkerPool
+
+if TYPE_CHECKING:
+    from mcp_server.cli import Transport
+from mcp_server.workers import PoolSettings, Worker, WorkerPool, WorkerStartFailed, worker_sockets
 
 # Episode id -> the worker slot holding it. Bounded: an id that has fallen out is looked for on
 # every worker (they read closed episodes back from disk).
@@ -214,3 +222,51 @@ class DefaultEpisodeProxy:
                                      background=BackgroundTask(r.aclose))
         await response(scope, receive, send)
 
+
+async def run_supervisor(worker_args: list[str], default_args: list[str] | None, count: int, first_port: int,
+                         worker_template: str | None, host: str, port: int, transport: Transport, runs: Path,
+                         control: ControlSettings, listener: socket.socket) -> None:
+    """`verishop serve --workers N`: start the workers, then answer on `listener` until a signal
+    (mcp_server.cli builds the arguments; `worker_args` are the `serve` options every worker gets,
+    `default_args` those of worker 0's default episode)."""
+    import uvicorn
+
+    from mcp_server.cli import KEEP_ALIVE_S, Transport
+    from scenarios.console import err
+
+    try:
+        sockets = worker_sockets(host, count, first_port)
+    except OSError as exc:
+        err.print(f"error: cannot listen for {count} workers on {host} from port {first_port}: "
+                  f"{exc.strerror or exc} (choose another --worker-port, or 0)", markup=False, highlight=False,
+                  soft_wrap=True)
+        raise typer.Exit(2) from None
+    settings = PoolSettings(count=count, host=host, worker_args=worker_args, runs_dir=runs,
+                            default_args=default_args, first_port=first_port, token=control.token)
+    pool = WorkerPool(settings, sockets)
+    try:
+        await pool.start()
+    except BaseException as exc:
+        await pool.stop()
+        if isinstance(exc, WorkerStartFailed):
+            err.print(f"error: {exc}", markup=False, highlight=False, soft_wrap=True)
+            raise typer.Exit(1) from None
+        raise
+    shown = "127.0.0.1" if host in ("0.0.0.0", "::", "[::]") else host
+    base = (control.public_url or f"http://{shown}:{port}").rstrip("/")
+    if default_args is not None:
+        path = "mcp" if transport is Transport.http else "sse"
+        err.print(f"verishop: default episode at {base}/{path} (held by worker 0)")
+    err.print(f"verishop: control API at {base}/episodes (POST to create an episode"
+              f"{', with the token' if control.token else ''}); {count} workers on ports "
+              f"{', '.join(str(w.port) for w in pool.workers)}; runs in {runs}")
+    app = create_front_app(pool, host=host, port=port, control=control, worker_template=worker_template)
+    config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on",
+                            timeout_keep_alive=KEEP_ALIVE_S)
+    async with anyio.create_task_group() as tg:
+        pool.supervise(tg)
+        try:
+            await uvicorn.Server(config).serve(sockets=[listener])
+        finally:
+            await pool.stop()
+            tg.cancel_scope.cancel()
