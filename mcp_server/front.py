@@ -241,8 +241,8 @@ async def run_supervisor(worker_args: list[str], default_args: list[str] | None,
                   f"{exc.strerror or exc} (choose another --worker-port, or 0)", markup=False, highlight=False,
                   soft_wrap=True)
         raise typer.Exit(2) from None
-    settings = PoolSettings(count=count, host=host, worker_args=worker_args, runs_dir=runs,
-                            default_args=default_args, first_port=first_port, token=control.token)
+    settings = PoolSettings(host=host, worker_args=worker_args, runs_dir=runs, default_args=default_args,
+                            token=control.token)
     pool = WorkerPool(settings, sockets)
     try:
         await pool.start()

@@ -36,7 +36,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import anyio
@@ -73,6 +73,7 @@ class Worker:
     process: Process | None = None
     ready: bool = False
     restarts: int = 0
+    quick_exits: int = 0  # in a row, each within STABLE_AFTER_S of its start
     started_at_s: float = 0.0
     open_episodes: int = 0  # as of the last health answer, plus creations seen since
     max_episodes: int = 0
@@ -97,14 +98,11 @@ class Worker:
 class PoolSettings:
     """What every worker is started with (built by `verishop serve`)."""
 
-    count: int
     host: str
     worker_args: list[str]  # `serve ...` options shared by all workers
     runs_dir: Path
     default_args: list[str] | None  # worker 0's options for the default episode; None: no default episode
-    first_port: int = 0  # 0: a free port per worker
     token: str | None = None
-    env: dict[str, str] = field(default_factory=dict)
 
 
 def local_address(host: str) -> str:
@@ -193,22 +191,23 @@ class WorkerPool:
         return args
 
     async def _spawn(self, worker: Worker) -> None:
-        read_end, write_end = os.pipe()
+        self._close_pipe(worker)  # a predecessor's that died at start
+        worker.ready, worker.started_at_s = False, time.monotonic()
+        worker.open_episodes = worker.creating = 0
         env = {k: v for k, v in os.environ.items() if k != "VERISHOP_TOKEN"}
-        env.update(self.settings.env)
         if self.settings.token:
             env["VERISHOP_TOKEN"] = self.settings.token  # not in argv, where `ps` shows it
+        read_end, write_end = os.pipe()
         try:
             worker.process = await anyio.open_process(
                 self.command(worker, read_end), stdin=subprocess.DEVNULL, stdout=None, stderr=None, env=env,
                 pass_fds=(worker.listener.fileno(), read_end), start_new_session=True)
-        except BaseException:
+        except OSError as exc:  # out of processes or file descriptors: the watcher tries again
             os.close(write_end)
-            raise
+            raise WorkerStartFailed(f"cannot start worker {worker.index}: {exc}") from None
         finally:
             os.close(read_end)
-        worker.parent_pipe, worker.ready, worker.started_at_s = write_end, False, time.monotonic()
-        worker.open_episodes = worker.creating = 0
+        worker.parent_pipe = write_end
 
     async def _wait_ready(self, worker: Worker) -> None:
         deadline = time.monotonic() + WORKER_START_DEADLINE_S
@@ -237,19 +236,29 @@ class WorkerPool:
             worker.relay.close()
             if self.stopping:
                 return
-            lived_s = time.monotonic() - worker.started_at_s
             recovered = await anyio.to_thread.run_sync(recover, self.settings.runs_dir, is_episode_id)
             report_recovered(recovered, f"worker {worker.index} (pid {process.pid}) exited with code {code}",
                              always=True)
-            quick = worker.restarts if lived_s < STABLE_AFTER_S else 0
-            await anyio.sleep(RESTART_BACKOFF_S[min(quick, len(RESTART_BACKOFF_S) - 1)])
+            await self._restart(worker)
+            if self.stopping:
+                return
+
+    async def _restart(self, worker: Worker) -> None:
+        """Start a replacement, at once the first time, later and later if each dies young."""
+        while not self.stopping:
+            young = time.monotonic() - worker.started_at_s < STABLE_AFTER_S
+            worker.quick_exits = worker.quick_exits + 1 if young else 0
+            await anyio.sleep(RESTART_BACKOFF_S[min(max(worker.quick_exits - 1, 0), len(RESTART_BACKOFF_S) - 1)])
             if self.stopping:
                 return
             worker.restarts += 1
             try:
                 await self._spawn_ready(worker)
+                return
             except WorkerStartFailed as exc:
-                log.error("%s", exc)  # the watch loop sees the exit (or the next one) and tries again
+                log.error("%s", exc)
+                if worker.process is not None and worker.process.returncode is None:
+                    return  # started but slow: _wait_ready killed it, and the watcher sees that exit
 
     async def _poll_health(self) -> None:
         """Keep each worker's load current: episodes also close by themselves (done, idle,
