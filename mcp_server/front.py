@@ -48,8 +48,9 @@ from mcp_server.workers import PoolSettings, Worker, WorkerPool, WorkerStartFail
 # every worker (they read closed episodes back from disk).
 PLACEMENTS_KEPT = 1 << 16
 # Not forwarded either way: they describe one connection, not the request.
+# (`expect: 100-continue` was answered here already; `origin` was checked here, against this port.)
 HOP_HEADERS = frozenset({b"host", b"origin", b"connection", b"keep-alive", b"transfer-encoding", b"te",
-                         b"upgrade", b"proxy-connection", b"content-length"})
+                         b"upgrade", b"proxy-connection", b"content-length", b"expect"})
 ANSWER_HEADERS = ("content-type", "retry-after", "www-authenticate")
 
 

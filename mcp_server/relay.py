@@ -90,6 +90,9 @@ class Relay:
                 raise RelayError(f"the worker on port {self.port}: {exc}") from None
             lines = raw_head.decode("latin-1").split("\r\n")
             status = int(lines[0].split(" ", 2)[1])
+            while 100 <= status < 200:  # an interim answer: the real one follows
+                lines = (await reader.readuntil(b"\r\n\r\n")).decode("latin-1").split("\r\n")
+                status = int(lines[0].split(" ", 2)[1])
             headers = {name.strip().lower(): value.strip()
                        for name, _, value in (line.partition(":") for line in lines[1:] if line)}
             body = await self._body(reader, headers)

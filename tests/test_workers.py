@@ -239,3 +239,35 @@ def test_bad_worker_options_are_refused(catalog_path: Path, tmp_path: Path, args
                          capture_output=True, text=True, timeout=DEADLINE_S, stdin=subprocess.DEVNULL,
                          env={**os.environ, "VERISHOP_HOME": str(tmp_path)})
     assert out.returncode == 2 and complaint in out.stderr, out.stderr
+
+
+async def test_the_relay_resends_on_a_fresh_connection_when_the_worker_closed_an_idle_one() -> None:
+    """A worker's keep-alive ends (or a replacement took the port): the reused connection fails
+    before any answer, and the request goes again on a new one. Chunked answers are read whole."""
+    import asyncio
+
+    from mcp_server.relay import Relay
+
+    answers = [b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok",
+               b"HTTP/1.1 201 Created\r\ntransfer-encoding: chunked\r\n\r\n3\r\nabc\r\n2\r\nde\r\n0\r\n\r\n"]
+    connections = 0
+
+    async def one_answer_then_close(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        nonlocal connections
+        connections += 1
+        await reader.readuntil(b"\r\n\r\n")
+        writer.write(answers[connections - 1])
+        await writer.drain()
+        writer.close()  # as an idle keep-alive connection is closed: the client learns only on reuse
+
+    server = await asyncio.start_server(one_answer_then_close, "127.0.0.1", 0)
+    relay = Relay("127.0.0.1", server.sockets[0].getsockname()[1])
+    try:
+        with anyio.fail_after(DEADLINE_S):
+            first = await relay.request("GET", "/health")
+            second = await relay.request("POST", "/episodes", [(b"content-type", b"application/json")], b"{}")
+    finally:
+        relay.close()
+        server.close()
+    assert (first.status, first.body) == (200, b"ok")
+    assert (second.status, second.body, connections) == (201, b"abcde", 2)
