@@ -51,7 +51,7 @@ PLACEMENTS_KEPT = 1 << 16
 # (`expect: 100-continue` was answered here already; `origin` was checked here, against this port.)
 HOP_HEADERS = frozenset({b"host", b"origin", b"connection", b"keep-alive", b"transfer-encoding", b"te",
                          b"upgrade", b"proxy-connection", b"content-length", b"expect"})
-ANSWER_HEADERS = ("content-type", "retry-after", "www-authenticate")
+ANSWER_HEADERS = ("retry-after", "www-authenticate")  # passed on from a worker's answer
 
 
 def worker_url(template: str | None, base: str, worker: Worker) -> str:
@@ -89,7 +89,7 @@ def create_front_app(pool: WorkerPool, *, host: str, port: int, control: Control
         return [(k, v) for k, v in request.headers.raw if k.lower() not in HOP_HEADERS]
 
     def answer(r: Answer, payload: dict | None = None) -> Response:
-        headers = {k: r.headers[k] for k in ANSWER_HEADERS if k in r.headers and k != "content-type"}
+        headers = {k: r.headers[k] for k in ANSWER_HEADERS if k in r.headers}
         if payload is not None:
             return JSONResponse(payload, r.status, headers=headers)
         return Response(r.body, r.status, headers=headers, media_type=r.headers.get("content-type"))
@@ -154,6 +154,7 @@ def create_front_app(pool: WorkerPool, *, host: str, port: int, control: Control
             return answer(r)
         payload = json.loads(r.body)
         if request.method == "DELETE" and index is not None and placements.pop(episode_id, None) is not None:
+            # It may have closed by itself before (done, idle): the next health poll corrects the count.
             worker.open_episodes = max(0, worker.open_episodes - 1)
         return answer(r, with_worker_urls(payload, request, worker))
 
