@@ -37,7 +37,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from mcp_server.access import AllowedHosts, HostGuard
 from mcp_server.http import RETRY_AFTER_S, ControlSettings, read_capped, short
-from mcp_server.lifecycle import is_episode_id
+from mcp_server.lifecycle import is_episode_id, raise_open_file_limit
 from mcp_server.relay import Answer, RelayError
 
 if TYPE_CHECKING:
@@ -236,6 +236,7 @@ async def run_supervisor(worker_args: list[str], default_args: list[str] | None,
     from mcp_server.cli import KEEP_ALIVE_S, Transport
     from scenarios.console import err
 
+    raise_open_file_limit()  # a socket per client and per relayed connection
     try:
         sockets = worker_sockets(host, count, first_port)
     except OSError as exc:
