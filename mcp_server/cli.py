@@ -323,6 +323,8 @@ async def _serve_http(catalog: Path, runs: Path, chosen: Scenario | None, env: s
 async def _stop_when_orphaned(server, parent_fd: int) -> None:
     """Stop `server` (as SIGTERM would: episodes close as server_stopped) once the supervisor's
     end of the pipe closes, which the kernel does when the supervisor dies, SIGKILL included."""
-    while await anyio.to_thread.run_sync(os.read, parent_fd, 64, abandon_on_cancel=True):
-        pass  # the supervisor never writes; any byte is ignored
+    while True:
+        await anyio.wait_readable(parent_fd)  # on the event loop: no thread waits for this
+        if not os.read(parent_fd, 64):  # the supervisor never writes; any byte is ignored
+            break
     server.should_exit = True
