@@ -92,6 +92,7 @@ bench: $(STAMP)  ## long runs: catalog build up to 2M products, search latency, 
 	$(BIN)/python bench/server_cpu.py --size 100000 --calls 2000
 	$(BIN)/python bench/verify.py --episodes 300
 	$(BIN)/python bench/load.py --concurrency 1,16,64,256
+	$(BIN)/python bench/workers.py
 	$(BIN)/pytest -q -m slow
 
 clean:

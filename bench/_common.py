@@ -97,14 +97,15 @@ def verdict(value: float, target: float) -> str:
         f"[red]MISSED[/red] ({value:.2f} > {target:g})"
 
 
-def start_http_server(catalog: Path, runs: Path) -> tuple[int, subprocess.Popen]:
+def start_http_server(catalog: Path, runs: Path, workers: int = 1) -> tuple[int, subprocess.Popen]:
     """`verishop serve --transport http` on a free port over `catalog`, episodes under `runs`
-    (the caller waits for /health and terminates it)."""
+    (the caller waits for /health and terminates it). One process by default: the benchmarks
+    that read the server's pid (CPU, memory) mean that process."""
     from agents.evaluate import _free_port, _serve_command
 
     port = _free_port()
     server = subprocess.Popen(
-        _serve_command("--transport", "http", "--no-default-episode", "--port", str(port), "--catalog",
-                       str(catalog), "--runs-dir", str(runs)),
+        _serve_command("--transport", "http", "--workers", str(workers), "--no-default-episode", "--port",
+                       str(port), "--catalog", str(catalog), "--runs-dir", str(runs)),
         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     return port, server

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno
 import logging
+import os
 import socket
 from enum import Enum
 from pathlib import Path
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
 
 
 KEEP_ALIVE_S = 75
+MAX_WORKERS = 256
 IDE_LOOKUPS_PER_TURN = axes_for(MAX_DIFFICULTY).tool_calls_per_turn  # as mcp_server.defaults, without its imports
 
 
@@ -78,12 +80,32 @@ def serve(
     curriculum_checks: CurriculumChecks = None,
     curriculum_threshold: CurriculumThreshold = None,
     curriculum_width: CurriculumWidth = None,
+    workers: Annotated[int | None, typer.Option(
+        min=1, max=MAX_WORKERS, show_default="the number of cores",
+        help="HTTP/SSE: shop processes. With more than one, a supervisor on --port answers the control API "
+             "and places each new episode on the least-loaded worker; the episode's mcp_url names that "
+             "worker's own port, so tool calls go straight to it. 1: one process, no supervisor.")] = None,
+    worker_port: Annotated[int, typer.Option(
+        min=0, max=65535, help="HTTP with --workers > 1: worker i listens on this port + i (on --host); 0: a "
+                               "free port each, chosen at start.")] = 0,
+    worker_url: Annotated[str | None, typer.Option(
+        help="HTTP with --workers > 1: the base URL clients reach worker i at, with {port} and {index}, e.g. "
+             "'https://shop.example.org/w{index}' behind a proxy. Default: the scheme and host name of the "
+             "request (or of --public-url) with the worker's port.")] = None,
+    listen_fd: Annotated[int | None, typer.Option(hidden=True, help="Internal (a worker): serve on this "
+                                                                     "inherited listening socket.")] = None,
+    parent_fd: Annotated[int | None, typer.Option(hidden=True, help="Internal (a worker): stop when this "
+                                                                     "inherited pipe reaches end-of-file.")] = None,
 ) -> None:
-    """Serve the shop's MCP tools. A bare `verishop serve` serves one default episode over stdio."""
+    """Serve the shop's MCP tools. A bare `verishop serve` serves one default episode over stdio.
+    Over HTTP it runs one process per core by default (--workers)."""
     from mcp_server.access import AllowedHosts, is_loopback
     from scenarios.console import checked_catalog, ensure_writable, err, resolve_catalog
 
     logging.basicConfig(level=logging.WARNING)
+    if transport is Transport.stdio and (workers or 1) > 1:
+        raise typer.BadParameter("applies to --transport http or sse (stdio serves one client per process)",
+                                 param_hint="--workers")
     if transport is not Transport.stdio and not is_loopback(host) and not token:
         err.print(f"error: --host {host} is reachable from other machines: set a control token with --token or "
                   f"VERISHOP_TOKEN", markup=False, highlight=False, soft_wrap=True)
@@ -110,31 +132,76 @@ def serve(
             raise typer.BadParameter(f"cannot read scenario {scenario}: {exc}", param_hint="--scenario") from None
     if transport is Transport.stdio:
         anyio.run(_serve_stdio, catalog_file, runs, chosen, env, difficulty, seed, lookups_per_turn)
-    else:
-        with_default = not no_default_episode or chosen is not None
-        from mcp_server.http import ControlSettings
+        err.print("server stopped")
+        return
+    with_default = not no_default_episode or chosen is not None
+    from mcp_server.http import ControlSettings
 
-        control = ControlSettings(token=token or None, public_url=public_url, allowed_hosts=extra_hosts,
-                                  max_episodes=max_episodes or None)
+    control = ControlSettings(token=token or None, public_url=public_url, allowed_hosts=extra_hosts,
+                              max_episodes=max_episodes or None)
+    count = workers or default_workers()
+    if listen_fd is None and count > 1:
+        if worker_url is not None and "{port}" not in worker_url and "{index}" not in worker_url:
+            raise typer.BadParameter("needs {port} or {index}, else every worker would get the same URL",
+                                     param_hint="--worker-url")
+        if chosen is not None:
+            _check_scenario_file(chosen, catalog_file)  # here, not in worker 0: one error, exit code 2
         listener = _listen(host, port)
+        # The supervisor writes the curriculum parameters once; the workers open the same file.
+        open_store(curriculum, runs, curriculum_checks, curriculum_threshold, curriculum_width).close()
+        shared = ["serve", "--transport", transport.value, "--workers", "1", "--runs-dir", str(runs), "--catalog",
+                  str(catalog_file), "--host", host, "--idle-timeout-s", str(idle_timeout_s), "--allowed-hosts",
+                  allowed_hosts, "--max-episodes", str(max_episodes), "--curriculum",
+                  str(curriculum or runs / "curriculum.db")]
+        default_args = None
+        if with_default:
+            default_args = ["--env", env, "--difficulty", str(difficulty), "--seed", str(seed), "--lookups-per-turn",
+                            str(lookups_per_turn)]
+            if scenario is not None:
+                default_args += ["--scenario", str(scenario.resolve())]
+        from mcp_server.front import run_supervisor
+
+        anyio.run(run_supervisor, shared, default_args, count, worker_port, worker_url, host, port, transport,
+                  runs, control, listener)
+    else:
+        worker = listen_fd is not None
+        listener = socket.socket(fileno=listen_fd) if worker else _listen(host, port)
         store = open_store(curriculum, runs, curriculum_checks, curriculum_threshold, curriculum_width)
         anyio.run(_serve_http, catalog_file, runs, chosen if with_default else None, env, difficulty, seed,
-                  lookups_per_turn, with_default, host, port, transport, idle_timeout_s, store, control, listener)
+                  lookups_per_turn, with_default, host, listener.getsockname()[1], transport, idle_timeout_s,
+                  store, control, listener, parent_fd)
+        if worker:
+            return
     err.print("server stopped")
+
+
+def _check_scenario_file(chosen: Scenario, catalog: Path) -> None:
+    from mcp_server.admission import check_scenario
+    from mcp_server.errors import ShopError
+    from scenarios.catalog.reader import CatalogReader
+    from scenarios.console import err
+
+    with CatalogReader(catalog) as reader:
+        try:
+            check_scenario(chosen, reader)
+        except ShopError as exc:
+            err.print(f"error: {str(exc).strip(chr(39))}", markup=False, highlight=False, soft_wrap=True)
+            raise typer.Exit(2) from None
+
+
+def default_workers() -> int:
+    """One worker per core this process may run on."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not Linux
+        return max(1, os.cpu_count() or 1)
 
 
 def _recover(hub) -> None:
     """Close what a crashed server left open in this runs dir, and say so."""
-    from scenarios.console import err
+    from mcp_server.workers import report_recovered
 
-    found = hub.recover()
-    if found.crashed:
-        err.print(f"verishop: closed {len(found.crashed)} episode(s) left open by a crashed server (reason "
-                  f"server_crashed): {', '.join(found.crashed[:5])}{' ...' if len(found.crashed) > 5 else ''}",
-                  markup=False, highlight=False, soft_wrap=True)
-    for episode_id in found.interrupted:
-        err.print(f"verishop: episode {episode_id} was interrupted while its world was created; closed with "
-                  f"reason creation_interrupted", markup=False, highlight=False, soft_wrap=True)
+    report_recovered(hub.recover())
 
 
 async def _open_default(hub, chosen: Scenario | None, env: str, difficulty: int, seed: int, lookups_per_turn: int):
@@ -179,11 +246,8 @@ async def _serve_stdio(catalog: Path, runs: Path, chosen: Scenario | None, env: 
         await hub.aclose("client_disconnected")
 
 
-def _listen(host: str, port: int) -> socket.socket:
-    """The listening socket, bound before anything else happens, so that a port in use is one
-    line on stderr and exit code 2 (not a default episode announced, then a traceback)."""
-    from scenarios.console import err
-
+def bind_socket(host: str, port: int) -> socket.socket:
+    """A TCP socket bound to host:port (0: a free port), inheritable by a worker process."""
     family = socket.AF_INET6 if ":" in host.strip("[]") else socket.AF_INET
     # IPPROTO_TCP, not 0: asyncio sets TCP_NODELAY only on sockets that say they are TCP, and
     # without it every small response waits out a 40 ms delayed ACK.
@@ -191,21 +255,35 @@ def _listen(host: str, port: int) -> socket.socket:
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind((host.strip("[]"), port))
-    except OSError as exc:
+    except BaseException:
         sock.close()
+        raise
+    sock.set_inheritable(True)
+    return sock
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    """The listening socket, bound before anything else happens, so that a port in use is one
+    line on stderr and exit code 2 (not a default episode announced, then a traceback)."""
+    from scenarios.console import err
+
+    try:
+        return bind_socket(host, port)
+    except OSError as exc:
         reason = "the port is in use" if exc.errno == errno.EADDRINUSE else exc.strerror or str(exc)
         err.print(f"error: cannot listen on {host}:{port}: {reason} (choose another with --port)", markup=False,
                   highlight=False, soft_wrap=True)
         raise typer.Exit(2) from None
-    sock.set_inheritable(True)
-    return sock
 
 
 async def _serve_http(catalog: Path, runs: Path, chosen: Scenario | None, env: str, difficulty: int, seed: int,
                       lookups_per_turn: int, with_default: bool, host: str, port: int, transport: Transport,
                       idle_timeout_s: float,
                       curriculum: CurriculumStore | None, control: ControlSettings,
-                      listener: socket.socket) -> None:
+                      listener: socket.socket, parent_fd: int | None = None) -> None:
+    """One shop process. With `parent_fd` it is a worker of a supervisor (mcp_server.workers):
+    the supervisor recovers the runs dir and announces the URLs, and the worker stops when the
+    supervisor is gone."""
     import uvicorn
 
     from mcp_server.http import create_http_app
@@ -213,29 +291,46 @@ async def _serve_http(catalog: Path, runs: Path, chosen: Scenario | None, env: s
     from mcp_server.lifecycle import close_idle_episodes, raise_open_file_limit
     from scenarios.console import err
 
+    worker = parent_fd is not None
     before, after = raise_open_file_limit()
-    if after > before:
+    if after > before and not worker:
         err.print(f"verishop: open-file limit raised from {before} to {after} (several files per episode)")
     hub = EpisodeHub(catalog, runs)
-    _recover(hub)
+    if not worker:
+        _recover(hub)
     shown = "127.0.0.1" if host in ("0.0.0.0", "::", "[::]") else host
     base = (control.public_url or f"http://{shown}:{port}").rstrip("/")
     try:
         if with_default:
             episode = await _open_default(hub, chosen, env, difficulty, seed, lookups_per_turn)
-            path = "mcp" if transport is Transport.http else "sse"
-            err.print(f"verishop: default episode {episode.episode_id} at {base}/{path}")
-        err.print(f"verishop: control API at {base}/episodes (POST to create an episode"
-                  f"{', with the token' if control.token else ''}); runs in {runs}")
+            if not worker:
+                path = "mcp" if transport is Transport.http else "sse"
+                err.print(f"verishop: default episode {episode.episode_id} at {base}/{path}")
+        if not worker:
+            err.print(f"verishop: control API at {base}/episodes (POST to create an episode"
+                      f"{', with the token' if control.token else ''}); runs in {runs}")
         app = create_http_app(hub, host=host, port=port, curriculum=curriculum, control=control)
         # A 5 s keep-alive (uvicorn's default) races clients that reuse pooled connections while
         # hundreds of episodes keep the loop busy: the server drops a connection as a request arrives.
         config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on",
                                 timeout_keep_alive=KEEP_ALIVE_S)
+        server = uvicorn.Server(config)
         async with anyio.create_task_group() as tg:
             if idle_timeout_s > 0:
                 tg.start_soon(close_idle_episodes, hub, idle_timeout_s)
-            await uvicorn.Server(config).serve(sockets=[listener])
+            if parent_fd is not None:
+                tg.start_soon(_stop_when_orphaned, server, parent_fd)
+            await server.serve(sockets=[listener])
             tg.cancel_scope.cancel()
     finally:
         await hub.aclose()
+
+
+async def _stop_when_orphaned(server, parent_fd: int) -> None:
+    """Stop `server` (as SIGTERM would: episodes close as server_stopped) once the supervisor's
+    end of the pipe closes, which the kernel does when the supervisor dies, SIGKILL included."""
+    while True:
+        await anyio.wait_readable(parent_fd)  # on the event loop: no thread waits for this
+        if not os.read(parent_fd, 64):  # the supervisor never writes; any byte is ignored
+            break
+    server.should_exit = True

@@ -45,6 +45,10 @@ def started(args: list[str], log_path: Path, env: dict[str, str] | None = None, 
     """Start `python -m verishop ARGS --port P` on a free port, wait (bounded) until /health
     answers, yield it, and stop it on exit (SIGTERM, then SIGKILL)."""
     port = free_port()
+    if args[:1] == ["serve"] and "--workers" not in args:
+        # One process unless a test asks for workers: it starts in a second (a supervisor and a
+        # worker per core take several), and tests that look at the server's pid mean that process.
+        args = [*args, "--workers", "1"]
     # a token in the developer's shell must not leak into servers that the test did not give one
     inherited = {k: v for k, v in os.environ.items() if k != "VERISHOP_TOKEN"}
     with open(log_path, "wb") as log:
