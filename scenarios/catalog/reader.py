@@ -118,6 +118,44 @@ class CatalogReader:
             args.append(max_price_cents)
         return [Product.from_row(r) for r in self.db.execute(sql + " ORDER BY rowid", args)]
 
+    def featured_in_category(self, category_id: str, limit: int) -> list[Product]:
+        """The first `limit` products of a category in featured (rowid) order.
+
+        NOT INDEXED: the category indexes are in price, rating or delivery order, so through them
+        SQLite reads the whole category to sort it by rowid (74,000 rows at 2M). Walking the table
+        in rowid order reads about `limit` / (the category's share of the catalog) rows whatever
+        the catalog's size, since generation spreads every category evenly over the rows.
+        """
+        sql = f"SELECT {PRODUCT_COLUMNS} FROM products NOT INDEXED WHERE category_id = ? ORDER BY rowid LIMIT ?"
+        return [Product.from_row(r) for r in self.db.execute(sql, (category_id, limit))]
+
+    def in_stock_count(self, category_id: str, at_most: int, besides: str = "") -> int:
+        """How many products of a category are in stock (`besides` aside), counting up to `at_most`."""
+        sql = ("SELECT count(*) FROM (SELECT 1 FROM products WHERE category_id = ? AND stock > 0"
+               " AND product_id != ? LIMIT ?)")
+        return self.db.execute(sql, (category_id, besides, at_most)).fetchone()[0]
+
+    def sample_category(self, rng: random.Random, category_id: str, runs: int, run_rows: int) -> list[Product]:
+        """Up to `runs` × `run_rows` distinct products of a category, in the order drawn: `runs` runs
+        of consecutive category products in featured (rowid) order, each from a random row on
+        (wrapping around at the end). The catalog places products in rows independently of what
+        they are, so every product of the category is as likely to be drawn, and the reads are
+        about `runs` × `run_rows` / (the category's share of the catalog) rows at any size.
+        """
+        drawn: dict[str, Product] = {}
+        for _ in range(runs):
+            for product in self._run_from(rng.randrange(self.size), category_id, run_rows):
+                drawn.setdefault(product.product_id, product)
+        return list(drawn.values())
+
+    def _run_from(self, rowid: int, category_id: str, rows: int) -> list[Product]:
+        sql = (f"SELECT {PRODUCT_COLUMNS} FROM products NOT INDEXED "
+               "WHERE category_id = ? AND rowid {} ? ORDER BY rowid LIMIT ?")
+        run = [Product.from_row(r) for r in self.db.execute(sql.format(">="), (category_id, rowid, rows))]
+        if len(run) < rows:  # wrap around to the first rows
+            run += [Product.from_row(r) for r in self.db.execute(sql.format("<"), (category_id, rowid, rows - len(run)))]
+        return run
+
 
 def feasible_products(catalog: CatalogReader, where: str, args: list[object], limit: int = 5000) -> list[Product]:
     """Products matching a WHERE clause from `scenarios.constraints.feasible_sql`, featured order."""
