@@ -13,7 +13,8 @@ from scenarios.catalog.reader import CatalogReader, Product, feasible_products
 from scenarios.constraints import constraint_sql, feasible_sql, satisfies
 from scenarios.models import Constraint, Persona, RankedProduct
 from scenarios.taxonomy import category
-from scenarios.topk import RankQuery, top_k
+from scenarios.catalog.text import attribute_token, brand_token, match_expression
+from scenarios.topk import Head, RankQuery, top_k
 
 DIMENSIONS = ("price", "rating", "ship", "brand", "sim")
 _BASE_ALPHA = {"price": 2.0, "rating": 2.0, "ship": 1.0, "brand": 1.0, "sim": 1.0}
@@ -143,10 +144,13 @@ def pd_rank_query(constraints: tuple[Constraint, ...], persona: Persona, referen
         return " AND ".join(sql), args
 
     where, where_args = feasible_sql(constraints)
+    facets = [brand_token(str(c.value)) if c.kind == "brand" else attribute_token(str(c.attribute), str(c.value))
+              for c in constraints if c.kind in ("brand", "attribute")]
     return RankQuery(where=f"{where} AND stock > 0", where_args=where_args, score_sql=score_sql,
                      score_args=score_args, score=lambda p: utility(p, persona, reference),
                      admits=lambda p: all(satisfies(p, c) for c in constraints),
-                     index=_DIMENSION_INDEX[heaviest], bounds=bounds, best_possible=total)
+                     index=_DIMENSION_INDEX[heaviest], bounds=bounds, best_possible=total,
+                     facets=match_expression([], facets) if facets else None)
 
 
 def ndcg(relevances: list[float], ideal: list[float]) -> float:
@@ -235,9 +239,15 @@ def substitute_rank_query(original: Product, constraints: tuple[Constraint, ...]
         return "price_cents BETWEEN ? AND ?", [math.floor(original.price_cents / factor),
                                                 math.ceil(original.price_cents * factor)]
 
+    # The original's twins (same brand, every attribute alike) first: on a large catalog the k
+    # best are among them, and any other product loses at least the brand's or one attribute's share.
+    twins = Head(match=match_expression([], [brand_token(original.brand),
+                                             *(attribute_token(a, v) for a, v in original.attrs.items())]),
+                 others_max=1 - lam * min(SIM_WEIGHTS["brand"],
+                                          SIM_WEIGHTS["attributes"] / max(1, len(original.attrs))))
     return RankQuery(where="category_id = ? AND product_id != ? AND stock > 0",
                      where_args=[original.category_id, original.product_id], score_sql=score_sql,
                      score_args=score_args,
                      score=lambda p: substitute_relevance(p, original, constraints, lam),
                      admits=lambda p: p.category_id == original.category_id and p.product_id != original.product_id,
-                     index="products_by_category", bounds=bounds, best_possible=1.0)
+                     index="products_by_category", bounds=bounds, best_possible=1.0, head=twins)

@@ -35,6 +35,15 @@ EXTRA_ROWS = 16
 
 
 @dataclass(frozen=True)
+class Head:
+    """Candidates found through the full-text index's facet tokens (`scenarios.catalog.text`):
+    the rows holding every token of `match`, all others scoring at most `others_max`. When the
+    k-th best of the head beats `others_max`, the ranking reads nothing else."""
+    match: str  # an FTS5 MATCH expression
+    others_max: float
+
+
+@dataclass(frozen=True)
 class RankQuery:
     where: str  # the candidate rows (catalog stock is filtered here; episode stock in Python)
     where_args: list[object]
@@ -46,6 +55,10 @@ class RankQuery:
     # SQL conditions on the index's columns met by every row scoring at least the threshold.
     bounds: Callable[[float], tuple[str, list[object]]]
     best_possible: float
+    head: Head | None = None
+    # An FTS5 MATCH expression every candidate's row holds (facet tokens of the goal's brand and
+    # attributes): checked on the index entry's rowid, before SQLite reads the table row.
+    facets: str | None = None
 
 
 def ensure_ln(db: sqlite3.Connection) -> None:
@@ -62,39 +75,83 @@ def top_k(catalog: CatalogReader, query: RankQuery, k: int, stock: dict[str, int
     exact score, best first, ties by ID: what ranking every candidate would give."""
     ensure_ln(catalog.db)
     pool = [*extra, *_restocked(catalog, query, stock)]
-    sold_out = sum(1 for s in stock.values() if s <= 0)
+    limit = k + sum(1 for s in stock.values() if s <= 0) + EXTRA_ROWS
+    if query.head is not None:
+        found = _best_if_exact(catalog, query, k, stock, pool, limit, head_filter(query.head), query.head.others_max)
+        if found is not None:
+            return found
     for step in THRESHOLD_STEPS:
         threshold = None if step is None else query.best_possible - step
-        limit = k + sold_out + EXTRA_ROWS
-        while True:
-            rows = _fetch(catalog, query, threshold, limit)
-            ranked = _rank([*pool, *(p for p, _ in rows)], query, stock)
-            truncated = len(rows) == limit
-            # Every unread row scores below `unread_max`: below the last row read if the query
-            # was cut by its limit, below the threshold otherwise (none at all without one).
-            unread_max = rows[-1][1] if truncated else threshold
-            if unread_max is None or (len(ranked) >= k and ranked[k - 1].utility > unread_max + SCORE_SLACK):
-                return ranked[:k]
-            if not truncated:
-                break  # too few rows clear this threshold: lower it
-            limit *= 2
+        found = _best_if_exact(catalog, query, k, stock, pool, limit, threshold_filter(query, threshold), threshold)
+        if found is not None:
+            return found
     raise AssertionError("unreachable: the last step reads every candidate")
 
 
-def _fetch(catalog: CatalogReader, query: RankQuery, threshold: float | None,
-           limit: int) -> list[tuple[Product, float]]:
-    """Candidates scoring at least `threshold` (all without one), best SQL score first."""
-    where, args = query.where, [*query.where_args]
-    if threshold is not None:
-        # The bounds first: SQLite checks conditions on the index's columns in WHERE order before
-        # it reads the table row, and a table row costs about 3 µs at 2M products.
-        bound_sql, bound_args = query.bounds(threshold - SCORE_SLACK)
-        where = f"{bound_sql} AND {where} AND ({query.score_sql}) >= ?"
-        args = [*bound_args, *args, *query.score_args, threshold - SCORE_SLACK]
-    sql = (f"SELECT {PRODUCT_COLUMNS}, ({query.score_sql}) AS score FROM products INDEXED BY {query.index} "
-           f"WHERE {where} ORDER BY score DESC LIMIT ?")
-    rows = catalog.db.execute(sql, [*query.score_args, *args, limit]).fetchall()
+@dataclass(frozen=True)
+class Filter:
+    """What narrows the candidates: conditions checked before the query's WHERE (cheap ones, on
+    an index's columns) and after it (the score), and the FROM clause that reads them."""
+    before: str
+    before_args: list[object]
+    source: str
+    after: str = "1"
+    after_args: tuple[object, ...] = ()
+
+
+def head_filter(head: Head) -> Filter:
+    # NOT INDEXED: the rows come from the full-text index's list, one rowid lookup each; through a
+    # category index SQLite would walk the whole category to test each rowid against the list.
+    return Filter("rowid IN (SELECT rowid FROM products_fts WHERE products_fts MATCH ?)", [head.match],
+                  "products NOT INDEXED")
+
+
+def threshold_filter(query: RankQuery, threshold: float | None) -> Filter:
+    source = f"products INDEXED BY {query.index}"
+    # What the index entry holds first: SQLite checks conditions on the index's columns (and the
+    # rowid) in WHERE order before it reads the table row, and a table row costs about 3 µs at 2M
+    # products. The score last: the query's own conditions are cheaper and reject most rows.
+    before, before_args = [], []
+    if query.facets is not None:
+        before.append("rowid IN (SELECT rowid FROM products_fts WHERE products_fts MATCH ?)")
+        before_args.append(query.facets)
+    if threshold is None:
+        return Filter(" AND ".join(before) or "1", before_args, source)
+    bound_sql, bound_args = query.bounds(threshold - SCORE_SLACK)
+    return Filter(" AND ".join([*before, bound_sql]), [*before_args, *bound_args], source,
+                  f"({query.score_sql}) >= ?", (*query.score_args, threshold - SCORE_SLACK))
+
+
+def _best_if_exact(catalog: CatalogReader, query: RankQuery, k: int, stock: dict[str, int], pool: list[Product],
+                   limit: int, narrowed: Filter, others_max: float | None) -> list[RankedProduct] | None:
+    """The k best, if the rows the filter leaves out (scoring at most `others_max`; None: it leaves
+    none out) cannot be among them; else None. The query's limit doubles while it cuts rows off."""
+    while True:
+        rows = _fetch(catalog, query, narrowed, limit)
+        ranked = _rank([*pool, *(p for p, _ in rows)], query, stock)
+        truncated = len(rows) == limit
+        # Unread rows score at most the last row read (cut by the limit) or `others_max`.
+        unread_max = max(rows[-1][1], others_max if others_max is not None else -math.inf) if truncated \
+            else others_max
+        if unread_max is None or (len(ranked) >= k and ranked[k - 1].utility > unread_max + SCORE_SLACK):
+            return ranked[:k]
+        if not truncated:
+            return None  # too few rows pass this filter
+        limit *= 2
+
+
+def _fetch(catalog: CatalogReader, query: RankQuery, narrowed: Filter, limit: int) -> list[tuple[Product, float]]:
+    """Candidates passing the filter, best SQL score first."""
+    sql, args = fetch_sql(query, narrowed)
+    rows = catalog.db.execute(sql, [*args, limit]).fetchall()
     return [(Product.from_row(r[:-1]), r[-1]) for r in rows]
+
+
+def fetch_sql(query: RankQuery, narrowed: Filter) -> tuple[str, list[object]]:
+    """The SQL of `_fetch` and its arguments, the LIMIT's aside (for EXPLAIN QUERY PLAN in tests)."""
+    sql = (f"SELECT {PRODUCT_COLUMNS}, ({query.score_sql}) AS score FROM {narrowed.source} "
+           f"WHERE {narrowed.before} AND {query.where} AND {narrowed.after} ORDER BY score DESC LIMIT ?")
+    return sql, [*query.score_args, *narrowed.before_args, *query.where_args, *narrowed.after_args]
 
 
 def _restocked(catalog: CatalogReader, query: RankQuery, stock: dict[str, int]) -> list[Product]:

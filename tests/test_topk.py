@@ -19,7 +19,7 @@ from scenarios.envs.shared import SELL_OUT_RUN_ROWS, SELL_OUT_RUNS
 from scenarios.ranking import ideal_ranking, pd_rank_query, substitute_rank_query
 from scenarios.ranking_reference import ideal_mismatches, pd_ideal_by_full_scan
 from scenarios.taxonomy import SHOPPABLE_CATEGORIES
-from scenarios.topk import THRESHOLD_STEPS, ensure_ln
+from scenarios.topk import THRESHOLD_STEPS, ensure_ln, fetch_sql, head_filter, threshold_filter
 
 
 def _check_ideals(reader: CatalogReader, env: str, seeds: range) -> int:
@@ -96,27 +96,27 @@ def test_the_sample_of_a_small_category_covers_it_and_draws_each_product_once(re
 
 
 def _plan(reader: CatalogReader, sql: str, args: list[object]) -> str:
-    return " | ".join(row[3] for row in reader.db.execute("EXPLAIN QUERY PLAN " + sql, args))
+    return " | ".join(row[3] for row in reader.db.execute("EXPLAIN QUERY PLAN " + sql, [*args, 10]))
 
 
-def test_rankings_and_samples_read_through_an_index(reader):
+def test_rankings_read_through_an_index_or_the_full_text_list_and_samples_by_rowid(reader):
     ensure_ln(reader.db)
-    goal = generate("pd", 6, 3, reader).goal
+    goal = next(g for g in (generate("pd", 8, seed, reader).goal for seed in range(40))
+                if any(c.kind in ("brand", "attribute") for c in g.constraints))
     for priority in ("price", "rating", "ship"):
         persona = goal.persona.model_copy(update={"weights": {**goal.persona.weights, priority: 0.9}})
         query = pd_rank_query(goal.constraints, persona, reader.product(goal.anchor_product_id))
-        bounds, bound_args = query.bounds(0.95)
-        plan = _plan(reader, f"SELECT 1 FROM products INDEXED BY {query.index} WHERE {bounds} AND {query.where}",
-                     [*bound_args, *query.where_args])
-        assert plan.startswith(f"SEARCH products USING INDEX {query.index} (category_id=?"), plan
-        assert "SCAN" not in plan and "TEMP B-TREE" not in plan, plan
+        plan = _plan(reader, *fetch_sql(query, threshold_filter(query, 0.95)))
+        assert plan.startswith(f"SEARCH products USING INDEX {query.index} (category_id=? AND "), plan
+        assert "SCAN products_fts VIRTUAL TABLE" in plan and "SCAN products " not in plan, plan
     sub = generate("sub", 2, 3, reader).goal
     query = substitute_rank_query(reader.product(sub.original_product_id), sub.constraints, sub.similarity_weight)
-    bounds, bound_args = query.bounds(0.99)
-    plan = _plan(reader, f"SELECT 1 FROM products INDEXED BY {query.index} WHERE {bounds} AND {query.where}",
-                 [*bound_args, *query.where_args])
-    assert "(category_id=? AND price_cents>? AND price_cents<?)" in plan, plan
-    run = _plan(reader, "SELECT 1 FROM products NOT INDEXED WHERE category_id = ? AND rowid >= ? ORDER BY rowid LIMIT 5",
+    plan = _plan(reader, *fetch_sql(query, threshold_filter(query, 0.99)))
+    assert plan.startswith("SEARCH products USING INDEX products_by_category (category_id=? AND price_cents>? "
+                           "AND price_cents<?)"), plan
+    plan = _plan(reader, *fetch_sql(query, head_filter(query.head)))
+    assert plan.startswith("SEARCH products USING INTEGER PRIMARY KEY (rowid=?)"), plan
+    run = _plan(reader, "SELECT 1 FROM products NOT INDEXED WHERE category_id = ? AND rowid >= ? ORDER BY rowid LIMIT ?",
                 ["chargers", 100])
     assert run == "SEARCH products USING INTEGER PRIMARY KEY (rowid>?)", run
 
