@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from scenarios.catalog.build import build_catalog
-from scenarios.catalog.reader import CatalogReader, feasible_products
+from scenarios.catalog.reader import CatalogReader, _runs_of, feasible_products
 from scenarios.difficulty import MAX_DIFFICULTY
 from scenarios.envs import generate
 from scenarios.envs.shared import SELL_OUT_RUN_ROWS, SELL_OUT_RUNS
@@ -93,6 +93,15 @@ def test_the_sample_of_a_small_category_covers_it_and_draws_each_product_once(re
     assert sorted(p.product_id for p in drawn) == sorted(everything)
     some = reader.sample_category(random.Random(2), cat, runs=6, run_rows=10)
     assert len({p.product_id for p in some}) == len(some) <= 60
+
+
+def test_a_small_category_read_whole_gives_the_runs_the_table_walk_gives(reader):
+    rng = random.Random(3)
+    for cat in SHOPPABLE_CATEGORIES[:8]:
+        read_whole = _runs_of(reader._rows_of(cat.id))
+        for _ in range(50):
+            start, rows = rng.randrange(reader.size), rng.choice((1, 5, 32, 300))
+            assert read_whole(start, cat.id, rows) == reader._run_from(start, cat.id, rows)
 
 
 def _plan(reader: CatalogReader, sql: str, args: list[object]) -> str:
