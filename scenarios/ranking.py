@@ -231,13 +231,21 @@ def substitute_rank_query(original: Product, constraints: tuple[Constraint, ...]
         # Price closeness must reach what the threshold leaves it with attributes, brand and
         # constraints all met; closeness c means a price within a factor 2^(1 - c) of the original's.
         need = (threshold - lam * (1 - SIM_WEIGHTS["price"]) - (1 - lam)) / (lam * SIM_WEIGHTS["price"])
-        if need <= 0:
-            return "1", []
         if need > 1:
             return "0", []
-        factor = 2 ** (1 - need) * (1 + 1e-9)
-        return "price_cents BETWEEN ? AND ?", [math.floor(original.price_cents / factor),
-                                                math.ceil(original.price_cents * factor)]
+        sql, args = [], []
+        if need > 0:
+            factor = 2 ** (1 - need) * (1 + 1e-9)
+            sql.append("price_cents BETWEEN ? AND ?")
+            args += [math.floor(original.price_cents / factor), math.ceil(original.price_cents * factor)]
+        # Then the brand and the price closeness exactly, the rest at its best: the brand from the
+        # full-text facet list, checked on the rowid before SQLite reads the row.
+        sql.append(f"? * ({SIM_WEIGHTS['attributes']} + {SIM_WEIGHTS['brand']} * "
+                   "(rowid IN (SELECT rowid FROM products_fts WHERE products_fts MATCH ?))"
+                   f" + {SIM_WEIGHTS['price']} * max(0.0, 1 - abs(ln(price_cents) - ?) / ?)) + ? >= ?")
+        args += [lam, match_expression([], [brand_token(original.brand)]), math.log(original.price_cents),
+                 math.log(2), 1 - lam, threshold]
+        return " AND ".join(sql), args
 
     # The original's twins (same brand, every attribute alike) first: on a large catalog the k
     # best are among them, and any other product loses at least the brand's or one attribute's share.
