@@ -30,6 +30,8 @@ SCORE_SLACK = 2e-6
 # Thresholds below the best possible score, tried in turn: most rankings finish at the first
 # or second; None reads every candidate (a small category, or a goal only a few products meet).
 THRESHOLD_STEPS = (0.02, 0.05, 0.1, 0.2, 0.4, None)
+# Facet lists up to this long are read whole once the first walk of the index found too few.
+FACET_ROWS_READ_WHOLE = 1000
 # Rows fetched per query beyond k and the episode's sold-out products: ties and near-ties.
 EXTRA_ROWS = 16
 
@@ -77,12 +79,19 @@ def top_k(catalog: CatalogReader, query: RankQuery, k: int, stock: dict[str, int
     pool = [*extra, *_restocked(catalog, query, stock)]
     limit = k + sum(1 for s in stock.values() if s <= 0) + EXTRA_ROWS
     if query.head is not None:
-        found = _best_if_exact(catalog, query, k, stock, pool, limit, head_filter(query.head), query.head.others_max)
+        found = _best_if_exact(catalog, query, k, stock, pool, limit, facet_filter(query.head.match), query.head.others_max)
         if found is not None:
             return found
-    for step in THRESHOLD_STEPS:
+    for i, step in enumerate(THRESHOLD_STEPS):
+        if i == 1 and query.facets is not None and _matches_at_most(catalog, query.facets, FACET_ROWS_READ_WHOLE):
+            # The first walk found too few; the goal's brand and attributes leave so few products
+            # that reading every one of them is cheaper than walking further down the index.
+            return _best_if_exact(catalog, query, k, stock, pool, limit, facet_filter(query.facets), None)
         threshold = None if step is None else query.best_possible - step
-        found = _best_if_exact(catalog, query, k, stock, pool, limit, threshold_filter(query, threshold), threshold)
+        # The facet list costs a set of its rowids (15,000 for one attribute at 2M products): worth
+        # it only once the first walk has shown that few rows of the index meet the goal.
+        narrowed = threshold_filter(query, threshold, with_facets=i > 0)
+        found = _best_if_exact(catalog, query, k, stock, pool, limit, narrowed, threshold)
         if found is not None:
             return found
     raise AssertionError("unreachable: the last step reads every candidate")
@@ -99,20 +108,21 @@ class Filter:
     after_args: tuple[object, ...] = ()
 
 
-def head_filter(head: Head) -> Filter:
+def facet_filter(match: str) -> Filter:
+    """The rows holding every facet token of `match`."""
     # NOT INDEXED: the rows come from the full-text index's list, one rowid lookup each; through a
     # category index SQLite would walk the whole category to test each rowid against the list.
-    return Filter("rowid IN (SELECT rowid FROM products_fts WHERE products_fts MATCH ?)", [head.match],
+    return Filter("rowid IN (SELECT rowid FROM products_fts WHERE products_fts MATCH ?)", [match],
                   "products NOT INDEXED")
 
 
-def threshold_filter(query: RankQuery, threshold: float | None) -> Filter:
+def threshold_filter(query: RankQuery, threshold: float | None, with_facets: bool = True) -> Filter:
     source = f"products INDEXED BY {query.index}"
     # What the index entry holds first: SQLite checks conditions on the index's columns (and the
     # rowid) in WHERE order before it reads the table row, and a table row costs about 3 µs at 2M
     # products. The score last: the query's own conditions are cheaper and reject most rows.
     before, before_args = [], []
-    if query.facets is not None:
+    if query.facets is not None and with_facets:
         before.append("rowid IN (SELECT rowid FROM products_fts WHERE products_fts MATCH ?)")
         before_args.append(query.facets)
     if threshold is None:
@@ -152,6 +162,11 @@ def fetch_sql(query: RankQuery, narrowed: Filter) -> tuple[str, list[object]]:
     sql = (f"SELECT {PRODUCT_COLUMNS}, ({query.score_sql}) AS score FROM {narrowed.source} "
            f"WHERE {narrowed.before} AND {query.where} AND {narrowed.after} ORDER BY score DESC LIMIT ?")
     return sql, [*query.score_args, *narrowed.before_args, *query.where_args, *narrowed.after_args]
+
+
+def _matches_at_most(catalog: CatalogReader, match: str, rows: int) -> bool:
+    sql = "SELECT count(*) FROM (SELECT 1 FROM products_fts WHERE products_fts MATCH ? LIMIT ?)"
+    return catalog.db.execute(sql, (match, rows + 1)).fetchone()[0] <= rows
 
 
 def _restocked(catalog: CatalogReader, query: RankQuery, stock: dict[str, int]) -> list[Product]:

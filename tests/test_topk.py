@@ -19,7 +19,7 @@ from scenarios.envs.shared import SELL_OUT_RUN_ROWS, SELL_OUT_RUNS
 from scenarios.ranking import ideal_ranking, pd_rank_query, substitute_rank_query
 from scenarios.ranking_reference import ideal_mismatches, pd_ideal_by_full_scan
 from scenarios.taxonomy import SHOPPABLE_CATEGORIES
-from scenarios.topk import THRESHOLD_STEPS, ensure_ln, fetch_sql, head_filter, threshold_filter
+from scenarios.topk import THRESHOLD_STEPS, ensure_ln, facet_filter, fetch_sql, threshold_filter
 
 
 def _check_ideals(reader: CatalogReader, env: str, seeds: range) -> int:
@@ -123,7 +123,7 @@ def test_rankings_read_through_an_index_or_the_full_text_list_and_samples_by_row
     plan = _plan(reader, *fetch_sql(query, threshold_filter(query, 0.99)))
     assert plan.startswith("SEARCH products USING INDEX products_by_category (category_id=? AND price_cents>? "
                            "AND price_cents<?)"), plan
-    plan = _plan(reader, *fetch_sql(query, head_filter(query.head)))
+    plan = _plan(reader, *fetch_sql(query, facet_filter(query.head.match)))
     assert plan.startswith("SEARCH products USING INTEGER PRIMARY KEY (rowid=?)"), plan
     run = _plan(reader, "SELECT 1 FROM products NOT INDEXED WHERE category_id = ? AND rowid >= ? ORDER BY rowid LIMIT ?",
                 ["chargers", 100])
