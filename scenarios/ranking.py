@@ -1,7 +1,9 @@
 """Persona utility and the ideal ranking for product discovery (reference section 3).
 
 Shared by the generator (which stores the ideal list in the scenario) and the verifier
-(which scores recommended products with the same utility and may recompute the list).
+(which scores recommended products with the same utility and may recompute the list). Both
+read the k best through a category index (`scenarios.topk`); `scenarios.ranking_reference`
+ranks every candidate instead, for the tests that prove the two agree.
 """
 
 from __future__ import annotations
@@ -10,11 +12,11 @@ import math
 import random
 
 from scenarios.catalog.reader import CatalogReader, Product, feasible_products
+from scenarios.catalog.text import attribute_token, brand_token, match_expression
 from scenarios.constraints import constraint_sql, feasible_sql, satisfies
 from scenarios.models import Constraint, Persona, RankedProduct
 from scenarios.taxonomy import category
-from scenarios.catalog.text import attribute_token, brand_token, match_expression
-from scenarios.topk import Head, RankQuery, top_k
+from scenarios.topk import IN_FACET_LIST, Head, RankQuery, top_k
 
 DIMENSIONS = ("price", "rating", "ship", "brand", "sim")
 _BASE_ALPHA = {"price": 2.0, "rating": 2.0, "ship": 1.0, "brand": 1.0, "sim": 1.0}
@@ -60,27 +62,9 @@ def utility(p: Product, persona: Persona, reference: Product) -> float:
 
 def feasible(catalog: CatalogReader, constraints: tuple[Constraint, ...]) -> list[Product]:
     """Catalog products meeting every constraint (stock aside), featured order (the first
-    MAX_FEASIBLE): for pd-v3 and for tests that rank every candidate."""
+    MAX_FEASIBLE): for tests and benchmarks that look at the fitting products themselves."""
     where, args = feasible_sql(constraints)
     return feasible_products(catalog, where, args, limit=MAX_FEASIBLE)
-
-
-def rank_every_feasible(catalog: CatalogReader, constraints: tuple[Constraint, ...], persona: Persona,
-                        stock: dict[str, int], extra: list[Product] = (),
-                        candidates: list[Product] | None = None) -> tuple[list[RankedProduct], int]:
-    """pd-v3's ideal ranking: the first MAX_FEASIBLE feasible products (featured order) that are
-    in stock (episode stock applied), by utility, best first (ties by ID), and how many there are."""
-    if candidates is None:
-        candidates = feasible(catalog, constraints)
-    candidates = list(candidates) + [p for p in extra if all(satisfies(p, c) for c in constraints)]
-    reference = catalog.product(persona.reference_product_id)
-    ranked = [
-        RankedProduct(product_id=p.product_id, utility=utility(p, persona, reference))
-        for p in candidates
-        if stock.get(p.product_id, p.stock) > 0
-    ]
-    ranked.sort(key=lambda r: (-r.utility, r.product_id))
-    return ranked, len(ranked)
 
 
 def ideal_ranking(catalog: CatalogReader, constraints: tuple[Constraint, ...], persona: Persona,
@@ -163,7 +147,6 @@ def ndcg(relevances: list[float], ideal: list[float]) -> float:
 # --- substitution (SUB): similarity to a sold-out original --------------------------------
 
 SIM_WEIGHTS = {"attributes": 0.5, "brand": 0.25, "price": 0.25}
-MAX_SUBSTITUTES = 20_000
 
 
 def similarity(p: Product, original: Product) -> float:
@@ -184,13 +167,6 @@ def substitute_relevance(p: Product, original: Product, constraints: tuple[Const
         return 0.0
     met = sum(satisfies(p, c) for c in constraints) / len(constraints) if constraints else 1.0
     return round(similarity_weight * similarity(p, original) + (1 - similarity_weight) * met, 6)
-
-
-def substitutes(catalog: CatalogReader, original: Product) -> list[Product]:
-    """The candidates for replacing `original`: the other products of its category, featured order."""
-    where, args = feasible_sql((Constraint(kind="category", value=original.category_id),))
-    return [p for p in feasible_products(catalog, where, args, limit=MAX_SUBSTITUTES)
-            if p.product_id != original.product_id]
 
 
 def substitute_ranking(candidates: list[Product], original: Product, constraints: tuple[Constraint, ...],
@@ -240,8 +216,7 @@ def substitute_rank_query(original: Product, constraints: tuple[Constraint, ...]
             args += [math.floor(original.price_cents / factor), math.ceil(original.price_cents * factor)]
         # Then the brand and the price closeness exactly, the rest at its best: the brand from the
         # full-text facet list, checked on the rowid before SQLite reads the row.
-        sql.append(f"? * ({SIM_WEIGHTS['attributes']} + {SIM_WEIGHTS['brand']} * "
-                   "(rowid IN (SELECT rowid FROM products_fts WHERE products_fts MATCH ?))"
+        sql.append(f"? * ({SIM_WEIGHTS['attributes']} + {SIM_WEIGHTS['brand']} * ({IN_FACET_LIST})"
                    f" + {SIM_WEIGHTS['price']} * max(0.0, 1 - abs(ln(price_cents) - ?) / ?)) + ? >= ?")
         args += [lam, match_expression([], [brand_token(original.brand)]), math.log(original.price_cents),
                  math.log(2), 1 - lam, threshold]

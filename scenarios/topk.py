@@ -34,6 +34,8 @@ THRESHOLD_STEPS = (0.02, 0.05, 0.1, 0.2, 0.4, None)
 FACET_ROWS_READ_WHOLE = 1000
 # Rows fetched per query beyond k and the episode's sold-out products: ties and near-ties.
 EXTRA_ROWS = 16
+# The rows holding every token of an FTS5 MATCH expression (the facet tokens of the builder).
+IN_FACET_LIST = "rowid IN (SELECT rowid FROM products_fts WHERE products_fts MATCH ?)"
 
 
 @dataclass(frozen=True)
@@ -79,14 +81,16 @@ def top_k(catalog: CatalogReader, query: RankQuery, k: int, stock: dict[str, int
     pool = [*extra, *_restocked(catalog, query, stock)]
     limit = k + sum(1 for s in stock.values() if s <= 0) + EXTRA_ROWS
     if query.head is not None:
-        found = _best_if_exact(catalog, query, k, stock, pool, limit, facet_filter(query.head.match), query.head.others_max)
+        head = facet_filter(query.head.match)
+        found = _best_if_exact(catalog, query, k, stock, pool, limit, head, query.head.others_max)
         if found is not None:
             return found
     for i, step in enumerate(THRESHOLD_STEPS):
         if i == 1 and query.facets is not None and _matches_at_most(catalog, query.facets, FACET_ROWS_READ_WHOLE):
             # The first walk found too few; the goal's brand and attributes leave so few products
             # that reading every one of them is cheaper than walking further down the index.
-            return _best_if_exact(catalog, query, k, stock, pool, limit, facet_filter(query.facets), None)
+            every = facet_filter(query.facets)
+            return _best_if_exact(catalog, query, k, stock, pool, limit, every, None)
         threshold = None if step is None else query.best_possible - step
         # The facet list costs a set of its rowids (15,000 for one attribute at 2M products): worth
         # it only once the first walk has shown that few rows of the index meet the goal.
@@ -112,18 +116,18 @@ def facet_filter(match: str) -> Filter:
     """The rows holding every facet token of `match`."""
     # NOT INDEXED: the rows come from the full-text index's list, one rowid lookup each; through a
     # category index SQLite would walk the whole category to test each rowid against the list.
-    return Filter("rowid IN (SELECT rowid FROM products_fts WHERE products_fts MATCH ?)", [match],
-                  "products NOT INDEXED")
+    return Filter(IN_FACET_LIST, [match], "products NOT INDEXED")
 
 
 def threshold_filter(query: RankQuery, threshold: float | None, with_facets: bool = True) -> Filter:
+    """The rows of the query's index that may score at least `threshold` (every row without one)."""
     source = f"products INDEXED BY {query.index}"
     # What the index entry holds first: SQLite checks conditions on the index's columns (and the
     # rowid) in WHERE order before it reads the table row, and a table row costs about 3 µs at 2M
     # products. The score last: the query's own conditions are cheaper and reject most rows.
     before, before_args = [], []
     if query.facets is not None and with_facets:
-        before.append("rowid IN (SELECT rowid FROM products_fts WHERE products_fts MATCH ?)")
+        before.append(IN_FACET_LIST)
         before_args.append(query.facets)
     if threshold is None:
         return Filter(" AND ".join(before) or "1", before_args, source)
