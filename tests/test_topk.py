@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from scenarios.catalog.build import build_catalog
-from scenarios.catalog.reader import CatalogReader, _runs_of, feasible_products
+from scenarios.catalog.reader import CatalogReader, Product, _runs_of, feasible_products
 from scenarios.difficulty import MAX_DIFFICULTY
 from scenarios.envs import generate
 from scenarios.envs.shared import SELL_OUT_RUN_ROWS, SELL_OUT_RUNS
@@ -47,8 +47,9 @@ def test_the_ranking_stays_exact_with_restocked_sold_out_and_episode_products(re
         category = reader.in_category(goal.category_id)
         stock = {p.product_id: rng.choice((0, 5)) for p in rng.sample(category, min(20, len(category)))}
         anchor = reader.product(goal.anchor_product_id)
-        extra = [anchor.__class__(f"P9{seed:07d}", anchor.group_id, anchor.title, anchor.brand, anchor.category_id,
-                                  anchor.price_cents - 100, 5.0, 1, 1, 3, anchor.attrs)]
+        # An episode product (a synthesized variant) better than the anchor on every count.
+        extra = [Product(f"P9{seed:07d}", anchor.group_id, anchor.title, anchor.brand, anchor.category_id,
+                         anchor.price_cents - 100, 5.0, 1, 1, 3, anchor.attrs)]
         k = goal.items_to_recommend
         assert (ideal_ranking(reader, goal.constraints, goal.persona, stock, k, extra)
                 == pd_ideal_by_full_scan(reader, goal.constraints, goal.persona, stock, k, extra))
