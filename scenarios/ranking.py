@@ -134,6 +134,7 @@ def pd_rank_query(constraints: tuple[Constraint, ...], persona: Persona, referen
                      score_args=score_args, score=lambda p: utility(p, persona, reference),
                      admits=lambda p: all(satisfies(p, c) for c in constraints),
                      index=_DIMENSION_INDEX[heaviest], bounds=bounds, best_possible=total,
+                     category_id=reference.category_id,
                      facets=match_expression([], facets) if facets else None)
 
 
@@ -233,4 +234,5 @@ def substitute_rank_query(original: Product, constraints: tuple[Constraint, ...]
                      score_args=score_args,
                      score=lambda p: substitute_relevance(p, original, constraints, lam),
                      admits=lambda p: p.category_id == original.category_id and p.product_id != original.product_id,
-                     index="products_by_category", bounds=bounds, best_possible=1.0, head=twins)
+                     index="products_by_category", bounds=bounds, best_possible=1.0, head=twins,
+                     category_id=original.category_id)

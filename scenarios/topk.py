@@ -32,6 +32,8 @@ SCORE_SLACK = 2e-6
 THRESHOLD_STEPS = (0.02, 0.05, 0.1, 0.2, 0.4, None)
 # Facet lists up to this long are read whole once the first walk of the index found too few.
 FACET_ROWS_READ_WHOLE = 1000
+# A category this small is ranked whole in one query: cheaper than any walk.
+SMALL_CATEGORY_ROWS = 64
 # Rows fetched per query beyond k and the episode's sold-out products: ties and near-ties.
 EXTRA_ROWS = 16
 # The rows holding every token of an FTS5 MATCH expression (the facet tokens of the builder).
@@ -60,6 +62,7 @@ class RankQuery:
     bounds: Callable[[float], tuple[str, list[object]]]
     best_possible: float
     head: Head | None = None
+    category_id: str | None = None  # every candidate's, when they share one
     # An FTS5 MATCH expression every candidate's row holds (facet tokens of the goal's brand and
     # attributes): checked on the index entry's rowid, before SQLite reads the table row.
     facets: str | None = None
@@ -80,6 +83,8 @@ def top_k(catalog: CatalogReader, query: RankQuery, k: int, stock: dict[str, int
     ensure_ln(catalog.db)
     pool = [*extra, *_restocked(catalog, query, stock)]
     limit = k + sum(1 for s in stock.values() if s <= 0) + EXTRA_ROWS
+    if query.category_id is not None and catalog.category_has_at_most(query.category_id, SMALL_CATEGORY_ROWS):
+        return _best_if_exact(catalog, query, k, stock, pool, limit, threshold_filter(query, None), None)
     if query.head is not None:
         head = facet_filter(query.head.match)
         found = _best_if_exact(catalog, query, k, stock, pool, limit, head, query.head.others_max)
