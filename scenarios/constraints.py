@@ -78,28 +78,34 @@ def describe_violation(product: Product, c: Constraint) -> str:
     raise ValueError(f"unknown constraint kind {c.kind!r}")
 
 
+def constraint_sql(c: Constraint) -> tuple[str, list[object]]:
+    """A condition over `products` true exactly for the products meeting `c` (stock aside for
+    "in_stock", which an episode may change)."""
+    match c.kind:
+        case "category":
+            return "category_id = ?", [c.value]
+        case "brand":
+            return "brand = ?", [c.value]
+        case "attribute":
+            return "json_extract(attrs, ?) = ?", [f"$.{c.attribute}", c.value]
+        case "price_max":
+            return "price_cents <= ?", [c.value]
+        case "rating_min":
+            return "rating >= ?", [c.value]
+        case "ship_days_max":
+            return "ship_days <= ?", [c.value]
+        case "in_stock":
+            return "stock > 0", []
+    raise ValueError(f"unknown constraint kind {c.kind!r}")
+
+
 def feasible_sql(constraints: tuple[Constraint, ...]) -> tuple[str, list[object]]:
     """A WHERE clause over `products` selecting exactly the products meeting every constraint
     (stock aside, which an episode may change)."""
     where: list[str] = []
     args: list[object] = []
     for c in constraints:
-        match c.kind:
-            case "category":
-                where.append("category_id = ?")
-            case "brand":
-                where.append("brand = ?")
-            case "attribute":
-                where.append("json_extract(attrs, ?) = ?")
-                args.append(f"$.{c.attribute}")
-            case "price_max":
-                where.append("price_cents <= ?")
-            case "rating_min":
-                where.append("rating >= ?")
-            case "ship_days_max":
-                where.append("ship_days <= ?")
-            case "in_stock":
-                where.append("stock > 0")
-                continue
-        args.append(c.value)
+        sql, values = constraint_sql(c)
+        where.append(sql)
+        args += values
     return (" AND ".join(where) or "1"), args

@@ -161,7 +161,8 @@ class ProductDiscoveryGoal(Frozen):
     # The ideal list: feasible, in-stock products ranked by persona utility, computed from the
     # catalog at generation (top `items_to_recommend`); the verifier can recompute it.
     ideal: tuple[RankedProduct, ...]
-    feasible_count: int
+    # How many feasible in-stock products there were (pd-v3); pd-v4 reads only the best, so None.
+    feasible_count: int | None = None
 
 
 class CartItem(Frozen):

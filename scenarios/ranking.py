@@ -1,7 +1,9 @@
 """Persona utility and the ideal ranking for product discovery (reference section 3).
 
 Shared by the generator (which stores the ideal list in the scenario) and the verifier
-(which scores recommended products with the same utility and may recompute the list).
+(which scores recommended products with the same utility and may recompute the list). Both
+read the k best through a category index (`scenarios.topk`); `scenarios.ranking_reference`
+ranks every candidate instead, for the tests that prove the two agree.
 """
 
 from __future__ import annotations
@@ -10,9 +12,11 @@ import math
 import random
 
 from scenarios.catalog.reader import CatalogReader, Product, feasible_products
-from scenarios.constraints import feasible_sql, satisfies
+from scenarios.catalog.text import attribute_token, brand_token, match_expression
+from scenarios.constraints import constraint_sql, feasible_sql, satisfies
 from scenarios.models import Constraint, Persona, RankedProduct
 from scenarios.taxonomy import category
+from scenarios.topk import IN_FACET_LIST, Head, RankQuery, top_k
 
 DIMENSIONS = ("price", "rating", "ship", "brand", "sim")
 _BASE_ALPHA = {"price": 2.0, "rating": 2.0, "ship": 1.0, "brand": 1.0, "sim": 1.0}
@@ -57,27 +61,81 @@ def utility(p: Product, persona: Persona, reference: Product) -> float:
 
 
 def feasible(catalog: CatalogReader, constraints: tuple[Constraint, ...]) -> list[Product]:
-    """Catalog products meeting every constraint (stock aside), featured order."""
+    """Catalog products meeting every constraint (stock aside), featured order (the first
+    MAX_FEASIBLE): for tests and benchmarks that look at the fitting products themselves."""
     where, args = feasible_sql(constraints)
     return feasible_products(catalog, where, args, limit=MAX_FEASIBLE)
 
 
 def ideal_ranking(catalog: CatalogReader, constraints: tuple[Constraint, ...], persona: Persona,
-                  stock: dict[str, int], extra: list[Product] = (),
-                  candidates: list[Product] | None = None) -> tuple[list[RankedProduct], int]:
-    """All feasible, in-stock products (episode stock applied) by utility, best first (ties by ID),
-    and how many there are. Pass `candidates` when the feasible set is already at hand."""
-    if candidates is None:
-        candidates = feasible(catalog, constraints)
-    candidates = list(candidates) + [p for p in extra if all(satisfies(p, c) for c in constraints)]
+                  stock: dict[str, int], k: int, extra: list[Product] = ()) -> list[RankedProduct]:
+    """The k feasible, in-stock products (episode stock applied, episode `extra` products meeting
+    every constraint added) of highest utility, best first (ties by ID), over the whole catalog,
+    read through the category index of the customer's heaviest sort dimension (pd-v4)."""
     reference = catalog.product(persona.reference_product_id)
-    ranked = [
-        RankedProduct(product_id=p.product_id, utility=utility(p, persona, reference))
-        for p in candidates
-        if stock.get(p.product_id, p.stock) > 0
-    ]
-    ranked.sort(key=lambda r: (-r.utility, r.product_id))
-    return ranked, len(ranked)
+    assert reference is not None, "the persona's reference product is in the catalog"
+    extra = [p for p in extra if all(satisfies(p, c) for c in constraints)]
+    return top_k(catalog, pd_rank_query(constraints, persona, reference), k, stock, extra)
+
+
+# The category index whose leading sort column is each utility dimension (scenarios/catalog/build.py).
+_DIMENSION_INDEX = {"price": "products_by_category", "rating": "products_by_category_rating",
+                    "ship": "products_by_category_ship"}
+
+
+# Each index's two leading sort columns, as utility dimensions, and their terms of `utility` in SQL
+# (the weight is the first argument).
+_INDEX_HOLDS = {"price": ("price", "rating"), "rating": ("rating", "price"), "ship": ("ship", "price")}
+_PHI_SQL = {"price": "? * (1 - min(1.0, max(0.0, (ln(price_cents) - ?) / ?)))", "rating": "? * (rating - 1) / 4.0",
+            "ship": "? * (1 - (min(ship_days, 10) - 1) / 9.0)"}
+
+
+def pd_rank_query(constraints: tuple[Constraint, ...], persona: Persona, reference: Product) -> RankQuery:
+    """`utility` as a ranking over the catalog: its SQL form, and index bounds for a threshold."""
+    w = persona.weights
+    lo, hi = category(reference.category_id).price_cents
+    log_lo, log_span = math.log(lo), math.log(hi) - math.log(lo)
+    sim_terms = " + ".join("(json_extract(attrs, ?) IS ?)" for _ in reference.attrs) or "0"
+    sim_args = [a for key, value in reference.attrs.items() for a in (f"$.{key}", value)]
+    score_sql = (f"{_PHI_SQL['price']} + {_PHI_SQL['rating']} + {_PHI_SQL['ship']} + ? * (brand = ?)"
+                 f" + ? * ({sim_terms}) / {max(1, len(reference.attrs))}.0")
+    score_args = [w["price"], log_lo, log_span, w["rating"], w["ship"], w["brand"], persona.preferred_brand,
+                  w["sim"], *sim_args]
+    total = sum(w.values())
+    phi_args = {"price": [log_lo, log_span], "rating": [], "ship": []}
+    heaviest = max(_DIMENSION_INDEX, key=lambda d: (w[d], d))
+
+    def bounds(threshold: float) -> tuple[str, list[object]]:
+        # Each of price, rating and delivery must reach what the threshold leaves it with every
+        # other dimension at its best (phi = 1).
+        need = {d: (threshold - (total - w[d])) / w[d] if w[d] > 0 else 0.0 for d in _DIMENSION_INDEX}
+        sql, args = [], []
+        if need["price"] > 0:
+            sql.append("price_cents <= ?")
+            args.append(math.floor(math.exp(log_lo + (1 - need["price"]) * log_span) * (1 + 1e-9)) + 1)
+        if need["rating"] > 0:
+            sql.append("rating >= ?")
+            args.append(1 + 4 * need["rating"] - 1e-9)
+        if need["ship"] > 0 and 1 + 9 * (1 - need["ship"]) < 10:
+            sql.append("ship_days <= ?")
+            args.append(math.floor(1 + 9 * (1 - need["ship"]) + 1e-9))
+        # The two dimensions the index holds, exactly, with the other three at their best: checked
+        # before SQLite reads the table row.
+        held = _INDEX_HOLDS[heaviest]
+        sql.append(" + ".join(_PHI_SQL[d] for d in held) + " + ? >= ?")
+        args += [w[held[0]], *phi_args[held[0]], w[held[1]], *phi_args[held[1]],
+                 total - w[held[0]] - w[held[1]], threshold]
+        return " AND ".join(sql), args
+
+    where, where_args = feasible_sql(constraints)
+    facets = [brand_token(str(c.value)) if c.kind == "brand" else attribute_token(str(c.attribute), str(c.value))
+              for c in constraints if c.kind in ("brand", "attribute")]
+    return RankQuery(where=f"{where} AND stock > 0", where_args=where_args, score_sql=score_sql,
+                     score_args=score_args, score=lambda p: utility(p, persona, reference),
+                     admits=lambda p: all(satisfies(p, c) for c in constraints),
+                     index=_DIMENSION_INDEX[heaviest], bounds=bounds, best_possible=total,
+                     category_id=reference.category_id,
+                     facets=match_expression([], facets) if facets else None)
 
 
 def ndcg(relevances: list[float], ideal: list[float]) -> float:
@@ -90,7 +148,6 @@ def ndcg(relevances: list[float], ideal: list[float]) -> float:
 # --- substitution (SUB): similarity to a sold-out original --------------------------------
 
 SIM_WEIGHTS = {"attributes": 0.5, "brand": 0.25, "price": 0.25}
-MAX_SUBSTITUTES = 20_000
 
 
 def similarity(p: Product, original: Product) -> float:
@@ -113,13 +170,6 @@ def substitute_relevance(p: Product, original: Product, constraints: tuple[Const
     return round(similarity_weight * similarity(p, original) + (1 - similarity_weight) * met, 6)
 
 
-def substitutes(catalog: CatalogReader, original: Product) -> list[Product]:
-    """The candidates for replacing `original`: the other products of its category, featured order."""
-    where, args = feasible_sql((Constraint(kind="category", value=original.category_id),))
-    return [p for p in feasible_products(catalog, where, args, limit=MAX_SUBSTITUTES)
-            if p.product_id != original.product_id]
-
-
 def substitute_ranking(candidates: list[Product], original: Product, constraints: tuple[Constraint, ...],
                        similarity_weight: float, stock: dict[str, int]) -> list[RankedProduct]:
     """In-stock candidates (episode stock applied) by relevance, best first (ties by ID)."""
@@ -128,3 +178,61 @@ def substitute_ranking(candidates: list[Product], original: Product, constraints
               for p in candidates if stock.get(p.product_id, p.stock) > 0]
     ranked.sort(key=lambda r: (-r.utility, r.product_id))
     return ranked
+
+
+def best_substitutes(catalog: CatalogReader, original: Product, constraints: tuple[Constraint, ...],
+                     similarity_weight: float, stock: dict[str, int], k: int) -> list[RankedProduct]:
+    """The k most relevant in-stock substitutes (episode stock applied) over the whole category,
+    best first (ties by ID), read through the category's price index around the original's price
+    (sub-v3)."""
+    return top_k(catalog, substitute_rank_query(original, constraints, similarity_weight), k, stock)
+
+
+def substitute_rank_query(original: Product, constraints: tuple[Constraint, ...],
+                          similarity_weight: float) -> RankQuery:
+    """`substitute_relevance` as a ranking over the catalog: its SQL form, and the price band
+    around the original that a threshold leaves."""
+    lam = similarity_weight
+    attr_terms = " + ".join("(json_extract(attrs, ?) IS ?)" for _ in original.attrs)
+    attr_share = f"({attr_terms}) / {len(original.attrs)}.0" if original.attrs else "1.0"
+    attr_args = [a for key, value in original.attrs.items() for a in (f"$.{key}", value)]
+    met_parts = [constraint_sql(c) for c in constraints]
+    met_share = (f"({' + '.join(f'coalesce(({sql}), 0)' for sql, _ in met_parts)}) / {len(met_parts)}.0"
+                 if met_parts else "1.0")
+    score_sql = (f"? * ({SIM_WEIGHTS['attributes']} * {attr_share} + {SIM_WEIGHTS['brand']} * (brand = ?)"
+                 f" + {SIM_WEIGHTS['price']} * max(0.0, 1 - abs(ln(price_cents) - ?) / ?)) + ? * {met_share}")
+    score_args = [lam, *attr_args, original.brand, math.log(original.price_cents), math.log(2), 1 - lam,
+                  *(a for _, args in met_parts for a in args)]
+
+    def bounds(threshold: float) -> tuple[str, list[object]]:
+        # Price closeness must reach what the threshold leaves it with attributes, brand and
+        # constraints all met; closeness c means a price within a factor 2^(1 - c) of the original's.
+        need = (threshold - lam * (1 - SIM_WEIGHTS["price"]) - (1 - lam)) / (lam * SIM_WEIGHTS["price"])
+        if need > 1:
+            return "0", []
+        sql, args = [], []
+        if need > 0:
+            factor = 2 ** (1 - need) * (1 + 1e-9)
+            sql.append("price_cents BETWEEN ? AND ?")
+            args += [math.floor(original.price_cents / factor), math.ceil(original.price_cents * factor)]
+        # Then the brand and the price closeness exactly, the rest at its best: the brand from the
+        # full-text facet list, checked on the rowid before SQLite reads the row.
+        sql.append(f"? * ({SIM_WEIGHTS['attributes']} + {SIM_WEIGHTS['brand']} * ({IN_FACET_LIST})"
+                   f" + {SIM_WEIGHTS['price']} * max(0.0, 1 - abs(ln(price_cents) - ?) / ?)) + ? >= ?")
+        args += [lam, match_expression([], [brand_token(original.brand)]), math.log(original.price_cents),
+                 math.log(2), 1 - lam, threshold]
+        return " AND ".join(sql), args
+
+    # The original's twins (same brand, every attribute alike) first: on a large catalog the k
+    # best are among them, and any other product loses at least the brand's or one attribute's share.
+    twins = Head(match=match_expression([], [brand_token(original.brand),
+                                             *(attribute_token(a, v) for a, v in original.attrs.items())]),
+                 others_max=1 - lam * min(SIM_WEIGHTS["brand"],
+                                          SIM_WEIGHTS["attributes"] / max(1, len(original.attrs))))
+    return RankQuery(where="category_id = ? AND product_id != ? AND stock > 0",
+                     where_args=[original.category_id, original.product_id], score_sql=score_sql,
+                     score_args=score_args,
+                     score=lambda p: substitute_relevance(p, original, constraints, lam),
+                     admits=lambda p: p.category_id == original.category_id and p.product_id != original.product_id,
+                     index="products_by_category", bounds=bounds, best_possible=1.0, head=twins,
+                     category_id=original.category_id)

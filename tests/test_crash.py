@@ -19,6 +19,8 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from servers import started
 
+from scenarios.catalog.reader import CatalogReader
+
 
 async def test_sigkill_keeps_transcript_and_world(catalog_path: Path, tmp_path: Path) -> None:
     answered: list[tuple[str, dict]] = []
@@ -42,8 +44,10 @@ async def test_sigkill_keeps_transcript_and_world(catalog_path: Path, tmp_path: 
 
                     await call("get_conversation", {})
                     found = await call("search_catalog", {"category_id": "headphones", "in_stock_only": True,
-                                                          "limit": 5})
-                    first, second = (p["product_id"] for p in found["results"][:2])
+                                                          "limit": 10})
+                    with CatalogReader(catalog_path) as catalog:  # three units of the first are carted
+                        first, second = [p["product_id"] for p in found["results"]
+                                         if catalog.product(p["product_id"]).stock >= 3][:2]
                     await call("add_to_cart", {"product_id": first, "quantity": 2})
                     assert await call("add_to_cart", {"product_id": "P00000000"}) is None  # answered, as an error
                     await call("add_to_cart", {"product_id": second})

@@ -87,11 +87,11 @@ def test_params_and_windows_refuse_nonsense():
 
 def test_choose_draws_the_environment_from_the_list_and_the_level_from_its_window():
     rng = random.Random(3)
-    windows = {"pd-v3": Window(4, 6), "sub-v2": Window(0, 0)}
-    picks = [choose(["pd-v3", "sub-v2"], windows, rng) for _ in range(400)]
-    assert {env for env, _ in picks} == {"pd-v3", "sub-v2"}
-    assert {d for env, d in picks if env == "pd-v3"} == {4, 5, 6}
-    assert {d for env, d in picks if env == "sub-v2"} == {0}
+    windows = {"pd-v4": Window(4, 6), "sub-v3": Window(0, 0)}
+    picks = [choose(["pd-v4", "sub-v3"], windows, rng) for _ in range(400)]
+    assert {env for env, _ in picks} == {"pd-v4", "sub-v3"}
+    assert {d for env, d in picks if env == "pd-v4"} == {4, 5, 6}
+    assert {d for env, d in picks if env == "sub-v3"} == {0}
     assert choose(["cart-v2"], windows, rng) == ("cart-v2", 0)  # never seen: [0, 0]
 
 
@@ -130,22 +130,22 @@ def test_the_store_counts_each_episode_once_and_survives_reopening(tmp_path: Pat
     path = tmp_path / "curriculum.db"
     store = CurriculumStore(path)
     store.set_params(episodes_per_check=2)
-    assert store.record("ep_a", "pd-v3", 0, True).window == Window(0, 0, 1, 1)
-    assert store.record("ep_a", "pd-v3", 0, True) is None  # re-verified: not counted again
-    assert store.state("pd-v3").window == Window(0, 0, 1, 1)
-    after = store.record("ep_b", "pd-v3", 0, True)
+    assert store.record("ep_a", "pd-v4", 0, True).window == Window(0, 0, 1, 1)
+    assert store.record("ep_a", "pd-v4", 0, True) is None  # re-verified: not counted again
+    assert store.state("pd-v4").window == Window(0, 0, 1, 1)
+    after = store.record("ep_b", "pd-v4", 0, True)
     assert (after.window, after.episodes, after.checks) == (Window(0, 1), 2, 1)
-    store.record("ep_c", "pd-v3", 0, False)  # below the top: seen, not counted
-    last = store.state("pd-v3")
+    store.record("ep_c", "pd-v4", 0, False)  # below the top: seen, not counted
+    last = store.state("pd-v4")
     store.close()
     with CurriculumStore(path) as reopened:
         assert reopened.params().episodes_per_check == 2
-        assert reopened.state("pd-v3") == last
-        assert reopened.record("ep_a", "pd-v3", 1, True) is None  # still remembered as counted
-        snapshot = reopened.snapshot(["pd-v3", "cart-v2"])
+        assert reopened.state("pd-v4") == last
+        assert reopened.record("ep_a", "pd-v4", 1, True) is None  # still remembered as counted
+        snapshot = reopened.snapshot(["pd-v4", "cart-v2"])
     assert (last.episodes, last.window.attempts) == (3, 0)
-    assert [w["env_id"] for w in snapshot["windows"]] == ["pd-v3", "cart-v2"]
-    assert snapshot["windows"][0] == {"env_id": "pd-v3", "low": 0, "high": 1, "attempts": 0, "solved": 0,
+    assert [w["env_id"] for w in snapshot["windows"]] == ["pd-v4", "cart-v2"]
+    assert snapshot["windows"][0] == {"env_id": "pd-v4", "low": 0, "high": 1, "attempts": 0, "solved": 0,
                                       "episodes": 3, "checks": 1}
     assert snapshot["windows"][1]["high"] == 0 and snapshot["params"]["threshold"] == 0.9
 
@@ -158,8 +158,8 @@ def test_concurrent_writers_lose_no_episode(tmp_path: Path):
     def writer(worker: int) -> None:
         with CurriculumStore(path) as store:  # its own connection, as another process would have
             for i in range(25):
-                store.record(f"ep_{worker}_{i}", "pd-v3", 0, i % 2 == 0)
-                store.record(f"ep_{worker}_{i}", "pd-v3", 0, True)  # a duplicate from a re-verification
+                store.record(f"ep_{worker}_{i}", "pd-v4", 0, i % 2 == 0)
+                store.record(f"ep_{worker}_{i}", "pd-v4", 0, True)  # a duplicate from a re-verification
 
     threads = [threading.Thread(target=writer, args=(w,)) for w in range(4)]
     for t in threads:
@@ -167,7 +167,7 @@ def test_concurrent_writers_lose_no_episode(tmp_path: Path):
     for t in threads:
         t.join(timeout=60)
     with CurriculumStore(path) as store:
-        state = store.state("pd-v3")
+        state = store.state("pd-v4")
     assert (state.episodes, state.window.attempts, state.window.solved) == (100, 100, 52)
 
 
@@ -199,7 +199,7 @@ def test_writers_in_several_processes_count_each_episode_exactly_once(tmp_path: 
 
 
 def reward(episode_id: str, verdict: str = "scored", solved: bool = True, difficulty: int = 0) -> Reward:
-    return Reward(episode_id=episode_id, env_id="pd-v3", difficulty=difficulty, seed=1, verdict=verdict,
+    return Reward(episode_id=episode_id, env_id="pd-v4", difficulty=difficulty, seed=1, verdict=verdict,
                   is_correct=solved if verdict == "scored" else None)
 
 
@@ -208,9 +208,9 @@ async def test_the_feed_records_scored_episodes_and_skips_incomplete_ones(tmp_pa
         store.set_params(episodes_per_check=2)
         feed = CurriculumFeed(store)
         await feed(reward("ep_broken", verdict="incomplete"))
-        assert store.state("pd-v3").episodes == 0
+        assert store.state("pd-v4").episodes == 0
         await feed(reward("ep_1"))
         await feed(reward("ep_1"))
         await feed(reward("ep_2", solved=False))
-        state = store.state("pd-v3")
+        state = store.state("pd-v4")
     assert (state.episodes, state.checks, state.window) == (2, 1, Window(0, 0))  # 1/2 solved: no move

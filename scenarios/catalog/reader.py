@@ -6,6 +6,7 @@ for pure code paths.
 
 from __future__ import annotations
 
+import bisect
 import json
 import random
 import sqlite3
@@ -117,6 +118,69 @@ class CatalogReader:
             sql += " AND price_cents <= ?"
             args.append(max_price_cents)
         return [Product.from_row(r) for r in self.db.execute(sql + " ORDER BY rowid", args)]
+
+    def featured_in_category(self, category_id: str, limit: int) -> list[Product]:
+        """The first `limit` products of a category in featured (rowid) order."""
+        if self.category_has_at_most(category_id, limit):
+            return self.in_category(category_id)
+        # NOT INDEXED: the category indexes are in price, rating or delivery order, so through them
+        # SQLite reads the whole category to sort it by rowid (74,000 rows at 2M). Walking the table
+        # in rowid order reads about `limit` / (the category's share of the catalog) rows whatever
+        # the catalog's size, since generation spreads every category evenly over the rows.
+        sql = f"SELECT {PRODUCT_COLUMNS} FROM products NOT INDEXED WHERE category_id = ? ORDER BY rowid LIMIT ?"
+        return [Product.from_row(r) for r in self.db.execute(sql, (category_id, limit))]
+
+    def category_has_at_most(self, category_id: str, rows: int) -> bool:
+        """Whether a category has at most `rows` products (reading at most rows + 1 index entries).
+        A small category is cheapest read whole through its index."""
+        sql = "SELECT count(*) FROM (SELECT 1 FROM products WHERE category_id = ? LIMIT ?)"
+        return self.db.execute(sql, (category_id, rows + 1)).fetchone()[0] <= rows
+
+    def in_stock_count(self, category_id: str, at_most: int, besides: str = "") -> int:
+        """How many products of a category are in stock (`besides` aside), counting up to `at_most`."""
+        sql = ("SELECT count(*) FROM (SELECT 1 FROM products WHERE category_id = ? AND stock > 0"
+               " AND product_id != ? LIMIT ?)")
+        return self.db.execute(sql, (category_id, besides, at_most)).fetchone()[0]
+
+    def sample_category(self, rng: random.Random, category_id: str, runs: int, run_rows: int) -> list[Product]:
+        """Up to `runs` × `run_rows` distinct products of a category, in the order drawn: `runs` runs
+        of consecutive category products in featured (rowid) order, each from a random row on
+        (wrapping around at the end). The catalog places products in rows independently of what
+        they are, so every product of the category is as likely to be drawn, and the reads are
+        about `runs` × `run_rows` / (the category's share of the catalog) rows at any size.
+        """
+        run_from = self._run_from
+        if self.category_has_at_most(category_id, runs * run_rows):
+            run_from = _runs_of(self._rows_of(category_id))  # the same runs, from one read of the category
+        drawn: dict[str, Product] = {}
+        for _ in range(runs):
+            for product in run_from(rng.randrange(self.size), category_id, run_rows):
+                drawn.setdefault(product.product_id, product)
+        return list(drawn.values())
+
+    def _run_from(self, rowid: int, category_id: str, rows: int) -> list[Product]:
+        sql = (f"SELECT {PRODUCT_COLUMNS} FROM products NOT INDEXED "
+               "WHERE category_id = ? AND rowid {} ? ORDER BY rowid LIMIT ?")
+        run = [Product.from_row(r) for r in self.db.execute(sql.format(">="), (category_id, rowid, rows))]
+        if len(run) < rows:  # wrap around to the first rows
+            run += [Product.from_row(r) for r in self.db.execute(sql.format("<"), (category_id, rowid, rows - len(run)))]
+        return run
+
+    def _rows_of(self, category_id: str) -> list[tuple[int, Product]]:
+        sql = f"SELECT rowid, {PRODUCT_COLUMNS} FROM products WHERE category_id = ? ORDER BY rowid"
+        return [(r[0], Product.from_row(r[1:])) for r in self.db.execute(sql, (category_id,))]
+
+
+def _runs_of(rows: list[tuple[int, Product]]):
+    """`CatalogReader._run_from` over a category already read, in rowid order."""
+    rowids = [rowid for rowid, _ in rows]
+
+    def run_from(rowid: int, category_id: str, count: int) -> list[Product]:
+        first = bisect.bisect_left(rowids, rowid)
+        run = [p for _, p in rows[first:first + count]]
+        return run + [p for _, p in rows[:first][:count - len(run)]]
+
+    return run_from
 
 
 def feasible_products(catalog: CatalogReader, where: str, args: list[object], limit: int = 5000) -> list[Product]:

@@ -16,7 +16,7 @@ import math
 import random
 from dataclasses import dataclass
 
-from scenarios.catalog.reader import CatalogReader, Product, feasible_products
+from scenarios.catalog.reader import CatalogReader, Product
 from scenarios.difficulty import axes_for
 from scenarios.envs.shared import SharedWorld, pick_customer, pick_policy, pick_today
 from scenarios.household import make_browsing_history, make_order_history
@@ -139,7 +139,7 @@ def _candidates(rng: random.Random, project: Project) -> list[str]:
 
 
 def _pick(rng: random.Random, catalog: CatalogReader, category_id: str, axes: Axes) -> Pick | None:
-    reachable = feasible_products(catalog, "category_id = ?", [category_id], limit=axes.search_top_k)
+    reachable = catalog.featured_in_category(category_id, axes.search_top_k)
     in_stock = [p for p in reachable if p.stock > 0]
     if not in_stock:
         return None

@@ -22,6 +22,9 @@ matters most to it).
 journey-v3 (over v2): each request is scored by its own environment's new rules (committed
 answers count), and a journey of n requests owes n − 1 turns in r_eff, so a minimal correct
 play reaches 1.0.
+
+journey-v4 (over v3): its requests are pd-v4's, sub-v3's and return-v3's, whose generation reads
+a bounded number of catalog rows at any catalog size (issue 11).
 """
 
 from __future__ import annotations
@@ -41,7 +44,7 @@ from scenarios.rng import derive_seed, make_rng
 if TYPE_CHECKING:
     from scenarios.envs import EnvSpec
 
-ENV_ID = "journey-v3"
+ENV_ID = "journey-v4"
 # The random stream a seed draws from: kept from journey-v2 wherever generation did not change, so
 # re-scored versions play the same worlds.
 SEED_STREAM = "journey-v2"

@@ -11,6 +11,13 @@ stated, so no agent could rank by them (see scenarios.ranking.PRIORITY_BOOST).
 pd-v3 (over v2): the episode's sell-outs hit products of the category whether they fit or not
 (v2 sold out only fitting ones, so a sold-out result hinted "fits"); scoring follows the rules
 of issue 9 (committed lists count, IDs earn only once shown, items beyond k are misses).
+
+pd-v4 (over v3): generation reads a bounded number of catalog rows at any catalog size (issue 11).
+The sell-outs are drawn among a bounded uniform sample of the category (`shared.sell_outs`), not
+the whole category: at 2M products v3 sold out about 15,000 products per episode. The ideal list
+is the k best of the whole catalog, read through a category index (`ranking.ideal_ranking`); v3
+ranked the first 20,000 feasible products only, which at 2M missed part of a category.
+`feasible_count` is no longer counted (None): counting needs every feasible row.
 """
 
 from __future__ import annotations
@@ -21,16 +28,16 @@ import random
 from scenarios.catalog.reader import CatalogReader, Product
 from scenarios.constraints import describe
 from scenarios.difficulty import axes_for, numeric_slack
-from scenarios.envs.shared import EPOCH, SharedWorld, pick_customer, pick_policy, pick_today
+from scenarios.envs.shared import EPOCH, SharedWorld, pick_customer, pick_policy, pick_today, sell_outs
 from scenarios.household import make_browsing_history, make_order_history
 from scenarios.models import Constraint, Persona, ProductDiscoveryGoal, Scenario, StockChange
 from scenarios.noise import add_typos
-from scenarios.ranking import PRIORITIES, feasible, ideal_ranking, make_persona
+from scenarios.ranking import PRIORITIES, ideal_ranking, make_persona
 from scenarios.prompts import SYSTEM_PROMPT
 from scenarios.rng import make_rng
 from scenarios.taxonomy import DENIED_CATEGORY_IDS
 
-ENV_ID = "pd-v3"
+ENV_ID = "pd-v4"
 # The random stream a seed draws from: kept from pd-v2 wherever generation did not change, so
 # re-scored versions play the same worlds.
 SEED_STREAM = "pd-v2"
@@ -84,20 +91,13 @@ def generate(difficulty: int, seed: int, catalog: CatalogReader,
     constraints = (Constraint(kind="category", value=anchor.category_id),
                    *(c.model_copy(update={"stated": s}) for c, s in zip(picked, stated)))
 
-    # Out-of-stock axis: sell out products of the category (never the anchor) in this episode,
-    # fitting or not alike, so that "sold out" says nothing about fitting (pd-v3; v2 sold out
-    # only fitting products, which made a sold-out search result twice as likely to fit).
-    candidates = feasible(catalog, constraints)
-    stock_changes = tuple(
-        StockChange(product_id=p.product_id, stock=0)
-        for p in catalog.in_category(anchor.category_id)
-        if p.product_id != anchor.product_id and p.stock > 0 and rng.random() < axes.p_out_of_stock
-    )
+    # Out-of-stock axis: sell out products of the category (never the anchor), fitting or not alike.
+    stock_changes = sell_outs(rng, catalog, anchor.category_id, axes.p_out_of_stock,
+                              keep=frozenset({anchor.product_id}))
     k = axes.items_to_recommend
     persona = make_persona(rng, constraints, anchor, priority=rng.choice(PRIORITIES),
                            priority_stated=rng.random() >= axes.p_missing)
-    ranked, feasible_count = ideal_ranking(catalog, constraints, persona,
-                                           {c.product_id: c.stock for c in stock_changes}, candidates=candidates)
+    ideal = ideal_ranking(catalog, constraints, persona, {c.product_id: c.stock for c in stock_changes}, k)
     return Scenario(
         env_id=ENV_ID,
         difficulty=difficulty,
@@ -114,5 +114,5 @@ def generate(difficulty: int, seed: int, catalog: CatalogReader,
         opening_message=opening_message(rng, constraints, k, axes.p_noise, persona),
         goal=ProductDiscoveryGoal(category_id=anchor.category_id, constraints=constraints,
                                   items_to_recommend=k, anchor_product_id=anchor.product_id, persona=persona,
-                                  ideal=tuple(ranked[:k]), feasible_count=feasible_count),
+                                  ideal=tuple(ideal)),
     )

@@ -15,6 +15,10 @@ With a probability rising with d (none below d = 2, where one lookup per turn le
 to look a replacement up in the same turn) the customer also wants a replacement meeting a
 few constraints, read off an in-stock reference product like product discovery's anchor;
 other products of its category, fitting or not, sell out with p_oos.
+
+return-v3 (over v2): those sell-outs are drawn among a bounded uniform sample of the category
+(`shared.sell_outs`), not the whole category (about 15,000 per episode at 2M products), so
+generation reads a bounded number of catalog rows at any catalog size (issue 11).
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ from scenarios.constraints import describe as describe_constraint
 from scenarios.difficulty import axes_for
 from scenarios.envs.order_status import make_order_with_status, noun, say_date
 from scenarios.envs.product_discovery import candidate_constraints
-from scenarios.envs.shared import SharedWorld, pick_customer, pick_policy, pick_today
+from scenarios.envs.shared import SharedWorld, pick_customer, pick_policy, pick_today, sell_outs
 from scenarios.household import make_browsing_history, make_order
 from scenarios.models import Constraint, Order, ReturnGoal, Scenario, StockChange, StorePolicy
 from scenarios.noise import add_typos
@@ -38,7 +42,7 @@ from scenarios.prompts import SYSTEM_PROMPT
 from scenarios.rng import make_rng
 from scenarios.taxonomy import DENIED_CATEGORY_IDS, category
 
-ENV_ID = "return-v2"
+ENV_ID = "return-v3"
 # The random stream a seed draws from: kept from return-v1 wherever generation did not change, so
 # re-scored versions play the same worlds.
 SEED_STREAM = "return-v1"
@@ -246,8 +250,8 @@ def _replacement(rng: random.Random, catalog: CatalogReader, target: Product, d:
     constraints = (Constraint(kind="category", value=target.category_id),
                    *(c.model_copy(update={"stated": rng.random() >= axes.p_missing}) for c in picked))
     # Fitting or not alike (return-v2; v1 sold out only fitting products: "sold out" hinted "fits").
-    sold_out = tuple(StockChange(product_id=p.product_id, stock=0) for p in catalog.in_category(target.category_id)
-                     if p.product_id != reference.product_id and p.stock > 0 and rng.random() < axes.p_out_of_stock)
+    sold_out = sell_outs(rng, catalog, target.category_id, axes.p_out_of_stock,
+                         keep=frozenset({reference.product_id}))
     return constraints, reference, sold_out
 
 

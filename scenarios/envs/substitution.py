@@ -9,7 +9,13 @@ similarity to the original with the share of constraints met (reference §3):
 
 and the ideal list (the k most relevant in-stock products of the category, the original
 excluded) is computed here from the catalog and stored in the goal, so the verifier ranks
-against it (`scenarios.ranking.substitute_ranking`, shared by both).
+against it (`scenarios.ranking.best_substitutes`, shared by both).
+
+sub-v3 (over v2): generation reads a bounded number of catalog rows at any catalog size (issue 11).
+The sell-outs are drawn among a bounded uniform sample of the category (`shared.sell_outs`), not
+the whole category (about 15,000 per episode at 2M products), and the ideal list is the k most
+relevant of the whole category, read through its price index around the original's price
+(`ranking.best_substitutes`); v2 ranked the first 20,000 products of the category in Python.
 """
 
 from __future__ import annotations
@@ -20,21 +26,20 @@ from scenarios.catalog.reader import CatalogReader, Product
 from scenarios.constraints import describe
 from scenarios.difficulty import axes_for
 from scenarios.envs.product_discovery import candidate_constraints
-from scenarios.envs.shared import SharedWorld, pick_customer, pick_policy, pick_today
+from scenarios.envs.shared import SharedWorld, pick_customer, pick_policy, pick_today, sell_outs
 from scenarios.household import make_browsing_history, make_order_history
 from scenarios.models import Constraint, Scenario, StockChange, SubstitutionGoal
 from scenarios.noise import add_typos
 from scenarios.prompts import SYSTEM_PROMPT
-from scenarios.ranking import substitute_ranking, substitutes
+from scenarios.ranking import best_substitutes
 from scenarios.rng import make_rng
 from scenarios.taxonomy import DENIED_CATEGORY_IDS, category
 
-ENV_ID = "sub-v2"
+ENV_ID = "sub-v3"
 # The random stream a seed draws from: kept from sub-v1 wherever generation did not change, so
 # re-scored versions play the same worlds.
 SEED_STREAM = "sub-v1"
-# Only the most relevant candidates can be sold out by the out-of-stock axis: those are the
-# ones an agent would otherwise recommend, and the scenario stays small on a huge catalog.
+# The original's category must have this many in-stock alternatives besides the k asked for.
 SELL_OUT_POOL = 30
 
 _GREETINGS = ("Hi!", "Hello,", "Hey there.", "Good afternoon!", "Hi there,")
@@ -85,8 +90,8 @@ def generate(difficulty: int, seed: int, catalog: CatalogReader, shared: SharedW
     k = axes.items_to_recommend
     while True:  # an original whose category has enough in-stock alternatives
         original = catalog.random_product(rng, deny=DENIED_CATEGORY_IDS)
-        candidates = substitutes(catalog, original)
-        if sum(p.stock > 0 for p in candidates) >= SELL_OUT_POOL + k:
+        enough = SELL_OUT_POOL + k
+        if catalog.in_stock_count(original.category_id, enough, besides=original.product_id) >= enough:
             break
 
     picked = rng.sample(candidate_constraints(original, difficulty, rng),
@@ -97,11 +102,10 @@ def generate(difficulty: int, seed: int, catalog: CatalogReader, shared: SharedW
 
     # Out-of-stock axis: besides the original, sell out alternatives of every relevance alike
     # (sub-v2; v1 sold out only the most relevant, so "sold out" hinted "good substitute").
-    ranked = substitute_ranking(candidates, original, constraints, weight, {})
-    sold_out = [p.product_id for p in candidates
-                if p.product_id != original.product_id and p.stock > 0 and rng.random() < axes.p_out_of_stock]
-    stock = {pid: 0 for pid in [original.product_id, *sold_out]}
-    ideal = tuple(r for r in ranked if r.product_id not in stock)[:k]
+    sold_out = sell_outs(rng, catalog, original.category_id, axes.p_out_of_stock,
+                         keep=frozenset({original.product_id}))
+    stock = {pid: 0 for pid in [original.product_id, *(c.product_id for c in sold_out)]}
+    ideal = tuple(best_substitutes(catalog, original, constraints, weight, stock, k))
 
     goal = SubstitutionGoal(original_product_id=original.product_id, category_id=original.category_id,
                             constraints=constraints, items_to_recommend=k, similarity_weight=weight, ideal=ideal,

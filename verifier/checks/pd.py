@@ -99,10 +99,10 @@ def _item_check(i: int, pid: str, p: Product | None, rel: float, goal: ProductDi
 
 def _recompute_ideal(ep: Episode, goal: ProductDiscoveryGoal, stored: list[RankedProduct],
                      checks: list[Check]) -> list[RankedProduct]:
-    # ideal_ranking appends `extra` unfiltered, so only episode products meeting every constraint go in.
-    extra = [p for p in ep.world.extra_products.values() if all(satisfies(p, c) for c in goal.constraints)]
-    ranked, _ = ideal_ranking(ep.shop.catalog, goal.constraints, goal.persona, ep.world.stock, extra)
-    recomputed = ranked[:goal.items_to_recommend]
+    # The whole catalog's best (pd-v4's ranking); a pd-v3 goal ranked only the first 20,000 feasible
+    # products, which differs only on a catalog with more of them (about 800,000 products and up).
+    recomputed = ideal_ranking(ep.shop.catalog, goal.constraints, goal.persona, ep.world.stock,
+                               goal.items_to_recommend, list(ep.world.extra_products.values()))
     same = [(r.product_id, r.utility) for r in recomputed] == [(r.product_id, r.utility) for r in stored]
     checks.append(Check(name="ideal_recomputed", expected=[r.product_id for r in stored],
                         found=[r.product_id for r in recomputed], passed=same))

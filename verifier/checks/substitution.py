@@ -18,7 +18,7 @@ from __future__ import annotations
 from scenarios.catalog.reader import Product
 from scenarios.constraints import describe, satisfies
 from scenarios.models import RankedProduct, SubstitutionGoal
-from scenarios.ranking import substitute_ranking, substitute_relevance, substitutes
+from scenarios.ranking import best_substitutes, substitute_relevance
 from verifier.checks.base import (
     Options,
     Scored,
@@ -87,9 +87,10 @@ def _item_check(i: int, pid: str, p: Product | None, rel: float, goal: Substitut
 
 def _recompute_ideal(ep: Episode, goal: SubstitutionGoal, original: Product, stored: list[RankedProduct],
                      checks: list[Check]) -> list[RankedProduct]:
-    ranked = substitute_ranking(substitutes(ep.shop.catalog, original), original, goal.constraints,
-                                goal.similarity_weight, ep.world.stock)
-    recomputed = ranked[:goal.items_to_recommend]
+    # The whole category's best (sub-v3's ranking); a sub-v2 goal ranked only the first 20,000
+    # products of the category, which differs only on a catalog with more of them.
+    recomputed = best_substitutes(ep.shop.catalog, original, goal.constraints, goal.similarity_weight,
+                                  ep.world.stock, goal.items_to_recommend)
     same = [(r.product_id, r.utility) for r in recomputed] == [(r.product_id, r.utility) for r in stored]
     checks.append(Check(name="ideal_recomputed", expected=[r.product_id for r in stored],
                         found=[r.product_id for r in recomputed], passed=same))

@@ -1,0 +1,192 @@
+"""The k best products of a ranking, read through a category index instead of scoring every
+candidate in Python.
+
+A `RankQuery` describes one ranking: which rows are candidates (a WHERE clause), the exact score
+of a product (Python, the one the verifier uses), the same score as an SQL expression, and, for
+a threshold T, conditions on an index's columns that every row scoring at least T meets. `top_k`
+asks SQLite for the best rows by the SQL score among those scoring at least T, lowering T until
+the k-th best exact score clears every row left unread, so the list is the one a full scan would
+rank (`tests/test_topk.py` compares the two).
+
+Why a threshold and not "ORDER BY score LIMIT k" alone: the score has no index, so that would
+read every candidate row (74,000 in a category at 2M products, 3 µs a row). A high threshold
+narrows the walk to one end of the index, where the best rows are.
+
+The SQL score may differ from the exact one by float noise and by the exact score's own rounding
+(to 6 decimals), both well under SCORE_SLACK; the stopping rule leaves that much room.
+"""
+
+from __future__ import annotations
+
+import math
+import sqlite3
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from scenarios.catalog.reader import PRODUCT_COLUMNS, CatalogReader, Product
+from scenarios.models import RankedProduct
+
+SCORE_SLACK = 2e-6
+# Thresholds below the best possible score, tried in turn: most rankings finish at the first
+# or second; None reads every candidate (a small category, or a goal only a few products meet).
+THRESHOLD_STEPS = (0.02, 0.05, 0.1, 0.2, 0.4, None)
+# Facet lists up to this long are read whole once the first walk of the index found too few.
+FACET_ROWS_READ_WHOLE = 1000
+# A category this small is ranked whole in one query: cheaper than any walk.
+SMALL_CATEGORY_ROWS = 64
+# Rows fetched per query beyond k and the episode's sold-out products: ties and near-ties.
+EXTRA_ROWS = 16
+# The rows holding every token of an FTS5 MATCH expression (the facet tokens of the builder).
+IN_FACET_LIST = "rowid IN (SELECT rowid FROM products_fts WHERE products_fts MATCH ?)"
+
+
+@dataclass(frozen=True)
+class Head:
+    """Candidates found through the full-text index's facet tokens (`scenarios.catalog.text`):
+    the rows holding every token of `match`, all others scoring at most `others_max`. When the
+    k-th best of the head beats `others_max`, the ranking reads nothing else."""
+    match: str  # an FTS5 MATCH expression
+    others_max: float
+
+
+@dataclass(frozen=True)
+class RankQuery:
+    where: str  # the candidate rows (catalog stock is filtered here; episode stock in Python)
+    where_args: list[object]
+    score_sql: str
+    score_args: list[object]
+    score: Callable[[Product], float]  # exact, rounded to 6 decimals
+    admits: Callable[[Product], bool]  # `where` in Python, for episode products
+    index: str
+    # SQL conditions on the index's columns met by every row scoring at least the threshold.
+    bounds: Callable[[float], tuple[str, list[object]]]
+    best_possible: float
+    head: Head | None = None
+    category_id: str | None = None  # every candidate's, when they share one
+    # An FTS5 MATCH expression every candidate's row holds (facet tokens of the goal's brand and
+    # attributes): checked on the index entry's rowid, before SQLite reads the table row.
+    facets: str | None = None
+
+
+def ensure_ln(db: sqlite3.Connection) -> None:
+    """SQLite builds without the math functions lack ln(); Python's log is the same libm call."""
+    try:
+        db.execute("SELECT ln(2.0)").fetchone()
+    except sqlite3.OperationalError:
+        db.create_function("ln", 1, math.log, deterministic=True)
+
+
+def top_k(catalog: CatalogReader, query: RankQuery, k: int, stock: dict[str, int],
+          extra: list[Product] = ()) -> list[RankedProduct]:
+    """The k best in-stock candidates (episode `stock` applied, episode `extra` products added) by
+    exact score, best first, ties by ID: what ranking every candidate would give."""
+    ensure_ln(catalog.db)
+    pool = [*extra, *_restocked(catalog, query, stock)]
+    limit = k + sum(1 for s in stock.values() if s <= 0) + EXTRA_ROWS
+    if query.category_id is not None and catalog.category_has_at_most(query.category_id, SMALL_CATEGORY_ROWS):
+        return _best_if_exact(catalog, query, k, stock, pool, limit, threshold_filter(query, None), None)
+    if query.head is not None:
+        head = facet_filter(query.head.match)
+        found = _best_if_exact(catalog, query, k, stock, pool, limit, head, query.head.others_max)
+        if found is not None:
+            return found
+    for i, step in enumerate(THRESHOLD_STEPS):
+        if i == 1 and query.facets is not None and _matches_at_most(catalog, query.facets, FACET_ROWS_READ_WHOLE):
+            # The first walk found too few; the goal's brand and attributes leave so few products
+            # that reading every one of them is cheaper than walking further down the index.
+            every = facet_filter(query.facets)
+            return _best_if_exact(catalog, query, k, stock, pool, limit, every, None)
+        threshold = None if step is None else query.best_possible - step
+        # The facet list costs a set of its rowids (15,000 for one attribute at 2M products): worth
+        # it only once the first walk has shown that few rows of the index meet the goal.
+        narrowed = threshold_filter(query, threshold, with_facets=i > 0)
+        found = _best_if_exact(catalog, query, k, stock, pool, limit, narrowed, threshold)
+        if found is not None:
+            return found
+    raise AssertionError("unreachable: the last step reads every candidate")
+
+
+@dataclass(frozen=True)
+class Filter:
+    """What narrows the candidates: conditions checked before the query's WHERE (cheap ones, on
+    an index's columns) and after it (the score), and the FROM clause that reads them."""
+    before: str
+    before_args: list[object]
+    source: str
+    after: str = "1"
+    after_args: tuple[object, ...] = ()
+
+
+def facet_filter(match: str) -> Filter:
+    """The rows holding every facet token of `match`."""
+    # NOT INDEXED: the rows come from the full-text index's list, one rowid lookup each; through a
+    # category index SQLite would walk the whole category to test each rowid against the list.
+    return Filter(IN_FACET_LIST, [match], "products NOT INDEXED")
+
+
+def threshold_filter(query: RankQuery, threshold: float | None, with_facets: bool = True) -> Filter:
+    """The rows of the query's index that may score at least `threshold` (every row without one)."""
+    source = f"products INDEXED BY {query.index}"
+    # What the index entry holds first: SQLite checks conditions on the index's columns (and the
+    # rowid) in WHERE order before it reads the table row, and a table row costs about 3 µs at 2M
+    # products. The score last: the query's own conditions are cheaper and reject most rows.
+    before, before_args = [], []
+    if query.facets is not None and with_facets:
+        before.append(IN_FACET_LIST)
+        before_args.append(query.facets)
+    if threshold is None:
+        return Filter(" AND ".join(before) or "1", before_args, source)
+    bound_sql, bound_args = query.bounds(threshold - SCORE_SLACK)
+    return Filter(" AND ".join([*before, bound_sql]), [*before_args, *bound_args], source,
+                  f"({query.score_sql}) >= ?", (*query.score_args, threshold - SCORE_SLACK))
+
+
+def _best_if_exact(catalog: CatalogReader, query: RankQuery, k: int, stock: dict[str, int], pool: list[Product],
+                   limit: int, narrowed: Filter, others_max: float | None) -> list[RankedProduct] | None:
+    """The k best, if the rows the filter leaves out (scoring at most `others_max`; None: it leaves
+    none out) cannot be among them; else None. The query's limit doubles while it cuts rows off."""
+    while True:
+        rows = _fetch(catalog, query, narrowed, limit)
+        ranked = _rank([*pool, *(p for p, _ in rows)], query, stock)
+        truncated = len(rows) == limit
+        # Unread rows score at most the last row read (cut by the limit) or `others_max`.
+        unread_max = max(rows[-1][1], others_max if others_max is not None else -math.inf) if truncated \
+            else others_max
+        if unread_max is None or (len(ranked) >= k and ranked[k - 1].utility > unread_max + SCORE_SLACK):
+            return ranked[:k]
+        if not truncated:
+            return None  # too few rows pass this filter
+        limit *= 2
+
+
+def _fetch(catalog: CatalogReader, query: RankQuery, narrowed: Filter, limit: int) -> list[tuple[Product, float]]:
+    """Candidates passing the filter, best SQL score first."""
+    sql, args = fetch_sql(query, narrowed)
+    rows = catalog.db.execute(sql, [*args, limit]).fetchall()
+    return [(Product.from_row(r[:-1]), r[-1]) for r in rows]
+
+
+def fetch_sql(query: RankQuery, narrowed: Filter) -> tuple[str, list[object]]:
+    """The SQL of `_fetch` and its arguments, the LIMIT's aside (for EXPLAIN QUERY PLAN in tests)."""
+    sql = (f"SELECT {PRODUCT_COLUMNS}, ({query.score_sql}) AS score FROM {narrowed.source} "
+           f"WHERE {narrowed.before} AND {query.where} AND {narrowed.after} ORDER BY score DESC LIMIT ?")
+    return sql, [*query.score_args, *narrowed.before_args, *query.where_args, *narrowed.after_args]
+
+
+def _matches_at_most(catalog: CatalogReader, match: str, rows: int) -> bool:
+    sql = "SELECT count(*) FROM (SELECT 1 FROM products_fts WHERE products_fts MATCH ? LIMIT ?)"
+    return catalog.db.execute(sql, (match, rows + 1)).fetchone()[0] <= rows
+
+
+def _restocked(catalog: CatalogReader, query: RankQuery, stock: dict[str, int]) -> list[Product]:
+    """Catalog products sold out in the catalog but in stock in the episode (the SQL skips them)."""
+    found = (catalog.product(pid) for pid, s in stock.items() if s > 0)
+    return [p for p in found if p is not None and p.stock <= 0 and query.admits(p)]
+
+
+def _rank(products: list[Product], query: RankQuery, stock: dict[str, int]) -> list[RankedProduct]:
+    unique = {p.product_id: p for p in products}
+    ranked = [RankedProduct(product_id=pid, utility=query.score(p))
+              for pid, p in unique.items() if stock.get(pid, p.stock) > 0]
+    ranked.sort(key=lambda r: (-r.utility, r.product_id))
+    return ranked

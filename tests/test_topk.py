@@ -1,0 +1,156 @@
+"""Generation reads the catalog through its indexes, and what it computes is what reading every
+row would compute: PD's and SUB's ideal lists (also inside journeys) equal a full scan of the
+catalog and the scenario's world; BUNDLE's scenarios are byte-identical to the full-category
+read they replaced; sell-outs stay bounded. The slow variant runs thousands of seeds on a
+100,000-product catalog (`bench/ranking_equivalence.py` does the same at any size)."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from scenarios.catalog.build import build_catalog
+from scenarios.catalog.reader import CatalogReader, Product, _runs_of, feasible_products
+from scenarios.difficulty import MAX_DIFFICULTY
+from scenarios.envs import generate
+from scenarios.envs.shared import SELL_OUT_RUN_ROWS, SELL_OUT_RUNS
+from scenarios.ranking import ideal_ranking, pd_rank_query, substitute_rank_query
+from scenarios.ranking_reference import ideal_mismatches, pd_ideal_by_full_scan
+from scenarios.taxonomy import SHOPPABLE_CATEGORIES
+from scenarios.topk import THRESHOLD_STEPS, ensure_ln, facet_filter, fetch_sql, threshold_filter
+
+
+def _check_ideals(reader: CatalogReader, env: str, seeds: range) -> int:
+    """Every seed's ideal lists against the full scan; returns how many lists were compared."""
+    problems, compared = [], 0
+    for seed in seeds:
+        scenario = generate(env, seed % (MAX_DIFFICULTY + 1), seed, reader)
+        problems += ideal_mismatches(reader, scenario)
+        goals = scenario.goal.tasks if scenario.goal.kind == "journey" else (scenario.goal,)
+        compared += sum(g.kind in ("product_discovery", "substitution") for g in goals)
+    assert not problems, problems[:5]
+    return compared
+
+
+@pytest.mark.parametrize(("env", "seeds"), [("pd", 300), ("sub", 300), ("journey", 60)])
+def test_ideal_lists_equal_a_full_scan_of_catalog_and_world(reader, env, seeds):
+    assert _check_ideals(reader, env, range(seeds)) >= 40
+
+
+def test_the_ranking_stays_exact_with_restocked_sold_out_and_episode_products(reader):
+    """The verifier ranks with the world after the episode: products restocked, sold out, added."""
+    rng = random.Random(7)
+    for seed in range(80):
+        goal = generate("pd", seed % 13, seed, reader).goal
+        category = reader.in_category(goal.category_id)
+        stock = {p.product_id: rng.choice((0, 5)) for p in rng.sample(category, min(20, len(category)))}
+        anchor = reader.product(goal.anchor_product_id)
+        # An episode product (a synthesized variant) better than the anchor on every count.
+        extra = [Product(f"P9{seed:07d}", anchor.group_id, anchor.title, anchor.brand, anchor.category_id,
+                         anchor.price_cents - 100, 5.0, 1, 1, 3, anchor.attrs)]
+        k = goal.items_to_recommend
+        assert (ideal_ranking(reader, goal.constraints, goal.persona, stock, k, extra)
+                == pd_ideal_by_full_scan(reader, goal.constraints, goal.persona, stock, k, extra))
+
+
+def test_every_threshold_step_gives_the_full_scan_list(reader, monkeypatch):
+    """Whichever threshold the walk stops at, the list is the same (the stopping rule is exact)."""
+    for steps in [(None,), (0.001, None), THRESHOLD_STEPS]:
+        monkeypatch.setattr("scenarios.topk.THRESHOLD_STEPS", steps)
+        monkeypatch.setattr("scenarios.topk.EXTRA_ROWS", 1)  # cut by the limit often: limits double
+        assert _check_ideals(reader, "pd", range(0, 120, 3)) and _check_ideals(reader, "sub", range(1, 120, 3))
+
+
+def test_bundle_scenarios_are_byte_identical_to_the_full_category_read(reader, monkeypatch):
+    new = [generate("bundle", seed % 13, seed, reader).to_json() for seed in range(150)]
+    monkeypatch.setattr(CatalogReader, "featured_in_category",
+                        lambda self, category_id, limit: feasible_products(self, "category_id = ?", [category_id],
+                                                                           limit=limit))
+    old = [generate("bundle", seed % 13, seed, reader).to_json() for seed in range(150)]
+    assert new == old
+
+
+def test_the_featured_head_of_a_category_is_the_same_rows_either_way(reader):
+    for cat in SHOPPABLE_CATEGORIES:
+        for limit in (1, 20, 200, 10_000):
+            assert (reader.featured_in_category(cat.id, limit)
+                    == feasible_products(reader, "category_id = ?", [cat.id], limit=limit))
+
+
+@pytest.mark.parametrize("env", ["pd", "sub", "return", "journey"])
+def test_sell_outs_are_bounded_whatever_the_category_size(reader, env):
+    requests = {"journey": 5}.get(env, 1)
+    for seed in range(40):
+        scenario = generate(env, 12, seed, reader)
+        assert len(scenario.stock_changes) <= requests * (SELL_OUT_RUNS * SELL_OUT_RUN_ROWS + 1)
+
+
+def test_the_sample_of_a_small_category_covers_it_and_draws_each_product_once(reader):
+    cat = SHOPPABLE_CATEGORIES[0].id
+    everything = {p.product_id for p in reader.in_category(cat)}
+    drawn = reader.sample_category(random.Random(1), cat, runs=1, run_rows=len(everything))
+    assert sorted(p.product_id for p in drawn) == sorted(everything)
+    some = reader.sample_category(random.Random(2), cat, runs=6, run_rows=10)
+    assert len({p.product_id for p in some}) == len(some) <= 60
+
+
+def test_a_small_category_read_whole_gives_the_runs_the_table_walk_gives(reader):
+    rng = random.Random(3)
+    for cat in SHOPPABLE_CATEGORIES[:8]:
+        read_whole = _runs_of(reader._rows_of(cat.id))
+        for _ in range(50):
+            start, rows = rng.randrange(reader.size), rng.choice((1, 5, 32, 300))
+            assert read_whole(start, cat.id, rows) == reader._run_from(start, cat.id, rows)
+
+
+def _plan(reader: CatalogReader, sql: str, args: list[object]) -> str:
+    return " | ".join(row[3] for row in reader.db.execute("EXPLAIN QUERY PLAN " + sql, [*args, 10]))
+
+
+def test_rankings_read_through_an_index_or_the_full_text_list_and_samples_by_rowid(reader):
+    ensure_ln(reader.db)
+    goal = next(g for g in (generate("pd", 8, seed, reader).goal for seed in range(40))
+                if any(c.kind in ("brand", "attribute") for c in g.constraints))
+    for priority in ("price", "rating", "ship"):
+        persona = goal.persona.model_copy(update={"weights": {**goal.persona.weights, priority: 0.9}})
+        query = pd_rank_query(goal.constraints, persona, reader.product(goal.anchor_product_id))
+        plan = _plan(reader, *fetch_sql(query, threshold_filter(query, 0.95)))
+        assert plan.startswith(f"SEARCH products USING INDEX {query.index} (category_id=? AND "), plan
+        assert "SCAN products_fts VIRTUAL TABLE" in plan and "SCAN products " not in plan, plan
+    sub = generate("sub", 2, 3, reader).goal
+    query = substitute_rank_query(reader.product(sub.original_product_id), sub.constraints, sub.similarity_weight)
+    plan = _plan(reader, *fetch_sql(query, threshold_filter(query, 0.99)))
+    assert plan.startswith("SEARCH products USING INDEX products_by_category (category_id=? AND price_cents>? "
+                           "AND price_cents<?)"), plan
+    plan = _plan(reader, *fetch_sql(query, facet_filter(query.head.match)))
+    assert plan.startswith("SEARCH products USING INTEGER PRIMARY KEY (rowid=?)"), plan
+    run = _plan(reader, "SELECT 1 FROM products NOT INDEXED WHERE category_id = ? AND rowid >= ? ORDER BY rowid LIMIT ?",
+                ["chargers", 100])
+    assert run == "SEARCH products USING INTEGER PRIMARY KEY (rowid>?)", run
+
+
+@pytest.fixture(scope="module")
+def large(tmp_path_factory: pytest.TempPathFactory) -> CatalogReader:
+    path = tmp_path_factory.mktemp("large") / "catalog.db"
+    build_catalog(path, size=100_000, seed=5)
+    with CatalogReader(path) as reader:
+        yield reader
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("env", "seeds"), [("pd", 2000), ("sub", 2000), ("journey", 300)])
+def test_thousands_of_ideal_lists_equal_a_full_scan_on_a_large_catalog(large: CatalogReader, env: str,
+                                                                       seeds: int) -> None:
+    assert _check_ideals(large, env, range(seeds)) >= seeds / 2
+
+
+@pytest.mark.slow
+def test_thousands_of_bundles_are_byte_identical_on_a_large_catalog(large: CatalogReader,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    new = [generate("bundle", seed % 13, seed, large).to_json() for seed in range(2000)]
+    monkeypatch.setattr(CatalogReader, "featured_in_category",
+                        lambda self, category_id, limit: feasible_products(self, "category_id = ?", [category_id],
+                                                                           limit=limit))
+    assert new == [generate("bundle", seed % 13, seed, large).to_json() for seed in range(2000)]
