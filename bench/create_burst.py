@@ -46,13 +46,15 @@ async def main() -> None:
     parser.add_argument("--size", type=int, default=2_000_000)
     parser.add_argument("--clients", type=int, default=64)
     parser.add_argument("--rounds", type=int, default=3, help="bursts, each of --clients creations")
+    parser.add_argument("--workers", type=int, default=1, help="serve --workers (2: a supervisor placing "
+                                                               "creations on two worker processes)")
     parser.add_argument("--cache-dir", type=Path, default=DEFAULT_CACHE)
     args = parser.parse_args()
     catalog, _ = cached_catalog(args.cache_dir, args.size)
 
     creates, healths = [], []
     with tempfile.TemporaryDirectory(prefix="verishop-bench-burst-") as tmp:
-        port, server = start_http_server(catalog, Path(tmp) / "runs")
+        port, server = start_http_server(catalog, Path(tmp) / "runs", args.workers)
         limits = httpx2.Limits(max_connections=None, max_keepalive_connections=None)
         try:
             async with httpx2.AsyncClient(base_url=f"http://127.0.0.1:{port}", limits=limits,
