@@ -227,6 +227,8 @@ def main() -> None:
     parser.add_argument("--env", default=ENV, help="environment of every episode")
     parser.add_argument("--difficulty", type=int, default=DIFFICULTY)
     parser.add_argument("--workers", default="1,2", help="worker counts to compare, the first is the baseline")
+    parser.add_argument("--check", action="store_true", help="exit with code 1 when the last count's ratio is "
+                                                            "below the target or any episode failed")
     parser.add_argument("--cache-dir", type=Path, default=DEFAULT_CACHE)
     parser.add_argument("--drive", metavar="URL", help=argparse.SUPPRESS)  # the client process
     parser.add_argument("--first-seed", type=int, default=SEED, help=argparse.SUPPRESS)
@@ -286,6 +288,8 @@ def main() -> None:
     write_json("workers", {"size": args.size, "env": args.env, "difficulty": args.difficulty, "episodes": args.episodes, "rounds": args.rounds,
                            "concurrency": args.concurrency, "cores": os.cpu_count(),
                            "ratio_per_round": per_round, "cpu_bound_ratio": round(cpu_bound, 2), "results": results})
+    if args.check and (best < TARGET_RATIO or any(x["errors"] for r in results for x in r["rounds"])):
+        raise SystemExit(1)
 
 
 def median_round(runs: list[dict]) -> dict:
