@@ -26,6 +26,7 @@ import httpx2
 import ray
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
+from agents.client import EpisodeInfo
 from scenarios.envs import collection as collection_members
 from scenarios.envs import get_env
 from verishop.ray.catalog import CatalogSpec, content_hash
@@ -44,21 +45,13 @@ SERVER_RESTARTS = 3  # a server that crashes comes back on its node, which then 
 
 
 @dataclass(frozen=True)
-class EpisodeHandle:
-    """An open episode: where the agent plays it and what it is told. Picklable. It is the
-    trainer's: `seed` and `run_dir` lead to the hidden goal, so only `mcp_url`,
+class EpisodeHandle(EpisodeInfo):
+    """An open episode: where the agent plays it and what it is told (`agents.client`'s fields,
+    `run_dir` on the file system of `node_id`), plus the node that holds it. Picklable. It is
+    the trainer's: `seed` and `run_dir` lead to the hidden goal, so only `mcp_url`,
     `system_prompt` and `opening_message` are for the agent."""
 
-    episode_id: str
-    env_id: str
-    difficulty: int
-    seed: int
-    mcp_url: str
-    system_prompt: str
-    opening_message: str
-    max_turns: int
-    run_dir: str  # on the file system of `node_id`
-    node_id: str  # the node whose server holds the episode
+    node_id: str = ""  # the node whose server holds the episode
     curriculum_window: tuple[int, int] | None = None
 
 
