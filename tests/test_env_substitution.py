@@ -1,4 +1,4 @@
-"""SUB (sub-v2): the wanted product is sold out; the ideal alternatives are computed from the
+"""SUB (sub-v3): the wanted product is sold out; the ideal alternatives are computed from the
 catalog at generation and the verifier ranks against them; the oracle solves every difficulty
 through the real server, doing nothing solves none, greedy lands in between; the customer
 clarifies, corrects concretely and accepts."""
