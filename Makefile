@@ -97,6 +97,8 @@ bench: $(STAMP)  ## long runs: catalog build up to 2M products, search latency, 
 	$(BIN)/python bench/verify.py --episodes 300
 	$(BIN)/python bench/load.py --concurrency 1,16,64,256
 	$(BIN)/python bench/workers.py
+	$(BIN)/python bench/capacity.py --episodes 500 --writers 4 --records 2000
+	$(BIN)/python bench/memory.py --cycles 2000 --warmup 10
 	$(BIN)/pytest -q -m slow
 
 clean:
