@@ -196,16 +196,24 @@ def best_substitutes(catalog: CatalogReader, original: Product, constraints: tup
     """The k most relevant in-stock substitutes (episode stock applied) over the whole category,
     best first (ties by ID), read through the category's price index around the original's price
     (sub-v3)."""
-    query = substitute_rank_query(original, constraints, similarity_weight, wide_index=catalog.schema_version >= 3)
+    wide = catalog.schema_version >= 3
+    query = substitute_rank_query(original, constraints, similarity_weight, wide_index=wide,
+                                  fine_steps=SUB_FINE_STEPS if wide and catalog.size >= SUB_FINE_FROM_SIZE else ())
     return top_k(catalog, query, k, stock)
 
 
+# On a catalog this large the k best substitutes are within 0.01 of relevance 1 in about half the
+# episodes (at 2M products; at 100k in almost none): walking the price index near the original's
+# price first, the brand checked on the index entry, reads fewer rows than the twins' full-text list
+# (whose read grows with the catalog). 10% off sub's p50 at 2M, 4% more at 100k without the gate.
+SUB_FINE_STEPS, SUB_FINE_FROM_SIZE = (0.0025, 0.01), 1_000_000
 # The constraints whose columns every category index holds in catalog schema 3.
 _ON_WIDE_INDEX = {"category", "brand", "price_max", "rating_min", "ship_days_max"}
 
 
 def substitute_rank_query(original: Product, constraints: tuple[Constraint, ...],
-                          similarity_weight: float, wide_index: bool = False) -> RankQuery:
+                          similarity_weight: float, wide_index: bool = False,
+                          fine_steps: tuple[float, ...] = ()) -> RankQuery:
     """`substitute_relevance` as a ranking over the catalog: its SQL form, and the price band
     around the original that a threshold leaves. `wide_index`: the category's price index holds
     the rating, delivery and brand too (catalog schema 3), so the brand and every constraint but
@@ -265,4 +273,4 @@ def substitute_rank_query(original: Product, constraints: tuple[Constraint, ...]
                      score=lambda p: substitute_relevance(p, original, constraints, lam),
                      admits=lambda p: p.category_id == original.category_id and p.product_id != original.product_id,
                      index="products_by_category", bounds=bounds, best_possible=1.0, head=twins,
-                     category_id=original.category_id)
+                     category_id=original.category_id, fine_steps=fine_steps)

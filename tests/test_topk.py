@@ -55,6 +55,15 @@ def test_the_ranking_stays_exact_with_restocked_sold_out_and_episode_products(re
                 == pd_ideal_by_full_scan(reader, goal.constraints, goal.persona, stock, k, extra))
 
 
+@pytest.mark.parametrize("fine_steps", [(0.0025, 0.01), (0.0001, 0.001, 0.3)])
+def test_substitutes_read_near_the_original_price_first_are_the_full_scan(reader, monkeypatch, fine_steps):
+    # On a catalog of 1M products or more (SUB_FINE_FROM_SIZE); here forced on the test catalog.
+    monkeypatch.setattr("scenarios.ranking.SUB_FINE_FROM_SIZE", 0)
+    monkeypatch.setattr("scenarios.ranking.SUB_FINE_STEPS", fine_steps)
+    assert _check_ideals(reader, "sub", range(0, 300, 2)) >= 100
+    assert _check_ideals(reader, "journey", range(0, 60, 3)) >= 5
+
+
 def test_every_threshold_step_gives_the_full_scan_list(reader, monkeypatch):
     """Whichever threshold the walk stops at, the list is the same (the stopping rule is exact)."""
     for steps in [(None,), (0.001, None), THRESHOLD_STEPS]:
