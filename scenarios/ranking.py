@@ -75,7 +75,8 @@ def ideal_ranking(catalog: CatalogReader, constraints: tuple[Constraint, ...], p
     reference = catalog.product(persona.reference_product_id)
     assert reference is not None, "the persona's reference product is in the catalog"
     extra = [p for p in extra if all(satisfies(p, c) for c in constraints)]
-    return top_k(catalog, pd_rank_query(constraints, persona, reference), k, stock, extra)
+    query = pd_rank_query(constraints, persona, reference, wide_index=catalog.schema_version >= 3)
+    return top_k(catalog, query, k, stock, extra)
 
 
 # The category index whose leading sort column is each utility dimension (scenarios/catalog/build.py).
@@ -90,8 +91,11 @@ _PHI_SQL = {"price": "? * (1 - min(1.0, max(0.0, (ln(price_cents) - ?) / ?)))", 
             "ship": "? * (1 - (min(ship_days, 10) - 1) / 9.0)"}
 
 
-def pd_rank_query(constraints: tuple[Constraint, ...], persona: Persona, reference: Product) -> RankQuery:
-    """`utility` as a ranking over the catalog: its SQL form, and index bounds for a threshold."""
+def pd_rank_query(constraints: tuple[Constraint, ...], persona: Persona, reference: Product,
+                  wide_index: bool = False) -> RankQuery:
+    """`utility` as a ranking over the catalog: its SQL form, and index bounds for a threshold.
+    `wide_index`: the category indexes hold price, rating, delivery and brand (catalog schema 3),
+    so every term but the similarity is bounded before SQLite reads a table row."""
     w = persona.weights
     lo, hi = category(reference.category_id).price_cents
     log_lo, log_span = math.log(lo), math.log(hi) - math.log(lo)
@@ -119,6 +123,13 @@ def pd_rank_query(constraints: tuple[Constraint, ...], persona: Persona, referen
         if need["ship"] > 0 and 1 + 9 * (1 - need["ship"]) < 10:
             sql.append("ship_days <= ?")
             args.append(math.floor(1 + 9 * (1 - need["ship"]) + 1e-9))
+        if wide_index:
+            # Every term but the similarity, exactly (in `score_sql`'s order), the similarity at its
+            # best: checked on the index entry, before SQLite reads the table row.
+            sql.append(f"{_PHI_SQL['price']} + {_PHI_SQL['rating']} + {_PHI_SQL['ship']} + ? * (brand = ?) + ? >= ?")
+            args += [w["price"], log_lo, log_span, w["rating"], w["ship"], w["brand"], persona.preferred_brand,
+                     w["sim"], threshold]
+            return " AND ".join(sql), args
         # The two dimensions the index holds, exactly, with the other three at their best: checked
         # before SQLite reads the table row.
         held = _INDEX_HOLDS[heaviest]
@@ -185,13 +196,28 @@ def best_substitutes(catalog: CatalogReader, original: Product, constraints: tup
     """The k most relevant in-stock substitutes (episode stock applied) over the whole category,
     best first (ties by ID), read through the category's price index around the original's price
     (sub-v3)."""
-    return top_k(catalog, substitute_rank_query(original, constraints, similarity_weight), k, stock)
+    wide = catalog.schema_version >= 3
+    query = substitute_rank_query(original, constraints, similarity_weight, wide_index=wide,
+                                  fine_steps=SUB_FINE_STEPS if wide and catalog.size >= SUB_FINE_FROM_SIZE else ())
+    return top_k(catalog, query, k, stock)
+
+
+# On a catalog this large the k best substitutes are within 0.01 of relevance 1 in about half the
+# episodes (at 2M products; at 100k in almost none): walking the price index near the original's
+# price first, the brand checked on the index entry, reads fewer rows than the twins' full-text list
+# (whose read grows with the catalog). 10% off sub's p50 at 2M, 4% more at 100k without the gate.
+SUB_FINE_STEPS, SUB_FINE_FROM_SIZE = (0.0025, 0.01), 1_000_000
+# The constraints whose columns every category index holds in catalog schema 3.
+_ON_WIDE_INDEX = {"category", "brand", "price_max", "rating_min", "ship_days_max"}
 
 
 def substitute_rank_query(original: Product, constraints: tuple[Constraint, ...],
-                          similarity_weight: float) -> RankQuery:
+                          similarity_weight: float, wide_index: bool = False,
+                          fine_steps: tuple[float, ...] = ()) -> RankQuery:
     """`substitute_relevance` as a ranking over the catalog: its SQL form, and the price band
-    around the original that a threshold leaves."""
+    around the original that a threshold leaves. `wide_index`: the category's price index holds
+    the rating, delivery and brand too (catalog schema 3), so the brand and every constraint but
+    the attributes are checked on the index entry."""
     lam = similarity_weight
     attr_terms = " + ".join("(json_extract(attrs, ?) IS ?)" for _ in original.attrs)
     attr_share = f"({attr_terms}) / {len(original.attrs)}.0" if original.attrs else "1.0"
@@ -215,6 +241,18 @@ def substitute_rank_query(original: Product, constraints: tuple[Constraint, ...]
             factor = 2 ** (1 - need) * (1 + 1e-9)
             sql.append("price_cents BETWEEN ? AND ?")
             args += [math.floor(original.price_cents / factor), math.ceil(original.price_cents * factor)]
+        if wide_index:
+            # The brand, the price closeness and the constraints on the index's columns exactly,
+            # the attributes (theirs and the constraints') at their best: on the index entry.
+            met_held = " + ".join(f"coalesce(({sql_}), 0)" if c.kind in _ON_WIDE_INDEX else "1"
+                                  for c, (sql_, _) in zip(constraints, met_parts))
+            sql.append(f"? * ({SIM_WEIGHTS['attributes']} + {SIM_WEIGHTS['brand']} * (brand = ?)"
+                       f" + {SIM_WEIGHTS['price']} * max(0.0, 1 - abs(ln(price_cents) - ?) / ?))"
+                       f" + ? * ({met_held or '1'}) / {max(1, len(met_parts))}.0 >= ?")
+            args += [lam, original.brand, math.log(original.price_cents), math.log(2), 1 - lam,
+                     *(a for c, (_, a_) in zip(constraints, met_parts) if c.kind in _ON_WIDE_INDEX for a in a_),
+                     threshold]
+            return " AND ".join(sql), args
         # Then the brand and the price closeness exactly, the rest at its best: the brand from the
         # full-text facet list, checked on the rowid before SQLite reads the row.
         sql.append(f"? * ({SIM_WEIGHTS['attributes']} + {SIM_WEIGHTS['brand']} * ({IN_FACET_LIST})"
@@ -235,4 +273,4 @@ def substitute_rank_query(original: Product, constraints: tuple[Constraint, ...]
                      score=lambda p: substitute_relevance(p, original, constraints, lam),
                      admits=lambda p: p.category_id == original.category_id and p.product_id != original.product_id,
                      index="products_by_category", bounds=bounds, best_possible=1.0, head=twins,
-                     category_id=original.category_id)
+                     category_id=original.category_id, fine_steps=fine_steps)

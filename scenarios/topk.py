@@ -66,6 +66,9 @@ class RankQuery:
     # An FTS5 MATCH expression every candidate's row holds (facet tokens of the goal's brand and
     # attributes): checked on the index entry's rowid, before SQLite reads the table row.
     facets: str | None = None
+    # Thresholds below the best possible tried first, before the head: for a ranking whose bounds
+    # on the index entry leave few table rows to read near the top.
+    fine_steps: tuple[float, ...] = ()
 
 
 def ensure_ln(db: sqlite3.Connection) -> None:
@@ -85,6 +88,12 @@ def top_k(catalog: CatalogReader, query: RankQuery, k: int, stock: dict[str, int
     limit = k + sum(1 for s in stock.values() if s <= 0) + EXTRA_ROWS
     if query.category_id is not None and catalog.category_has_at_most(query.category_id, SMALL_CATEGORY_ROWS):
         return _best_if_exact(catalog, query, k, stock, pool, limit, threshold_filter(query, None), None)
+    for step in query.fine_steps:
+        threshold = query.best_possible - step
+        found = _best_if_exact(catalog, query, k, stock, pool, limit,
+                               threshold_filter(query, threshold, with_facets=False), threshold)
+        if found is not None:
+            return found
     if query.head is not None:
         head = facet_filter(query.head.match)
         found = _best_if_exact(catalog, query, k, stock, pool, limit, head, query.head.others_max)

@@ -55,6 +55,15 @@ def test_the_ranking_stays_exact_with_restocked_sold_out_and_episode_products(re
                 == pd_ideal_by_full_scan(reader, goal.constraints, goal.persona, stock, k, extra))
 
 
+@pytest.mark.parametrize("fine_steps", [(0.0025, 0.01), (0.0001, 0.001, 0.3)])
+def test_substitutes_read_near_the_original_price_first_are_the_full_scan(reader, monkeypatch, fine_steps):
+    # On a catalog of 1M products or more (SUB_FINE_FROM_SIZE); here forced on the test catalog.
+    monkeypatch.setattr("scenarios.ranking.SUB_FINE_FROM_SIZE", 0)
+    monkeypatch.setattr("scenarios.ranking.SUB_FINE_STEPS", fine_steps)
+    assert _check_ideals(reader, "sub", range(0, 300, 2)) >= 100
+    assert _check_ideals(reader, "journey", range(0, 60, 3)) >= 5
+
+
 def test_every_threshold_step_gives_the_full_scan_list(reader, monkeypatch):
     """Whichever threshold the walk stops at, the list is the same (the stopping rule is exact)."""
     for steps in [(None,), (0.001, None), THRESHOLD_STEPS]:
@@ -65,9 +74,10 @@ def test_every_threshold_step_gives_the_full_scan_list(reader, monkeypatch):
 
 def test_bundle_scenarios_are_byte_identical_to_the_full_category_read(reader, monkeypatch):
     new = [generate("bundle", seed % 13, seed, reader).to_json() for seed in range(150)]
-    monkeypatch.setattr(CatalogReader, "featured_in_category",
-                        lambda self, category_id, limit: feasible_products(self, "category_id = ?", [category_id],
-                                                                           limit=limit))
+    monkeypatch.setattr(CatalogReader, "featured_in_stock",
+                        lambda self, category_id, limit: [
+                            (p.product_id, p.price_cents) for p in feasible_products(
+                                self, "category_id = ?", [category_id], limit=limit) if p.stock > 0])
     old = [generate("bundle", seed % 13, seed, reader).to_json() for seed in range(150)]
     assert new == old
 
@@ -75,8 +85,10 @@ def test_bundle_scenarios_are_byte_identical_to_the_full_category_read(reader, m
 def test_the_featured_head_of_a_category_is_the_same_rows_either_way(reader):
     for cat in SHOPPABLE_CATEGORIES:
         for limit in (1, 20, 200, 10_000):
-            assert (reader.featured_in_category(cat.id, limit)
-                    == feasible_products(reader, "category_id = ?", [cat.id], limit=limit))
+            head = feasible_products(reader, "category_id = ?", [cat.id], limit=limit)
+            assert reader.featured_in_category(cat.id, limit) == head
+            assert reader.featured_in_stock(cat.id, limit) == [(p.product_id, p.price_cents) for p in head
+                                                               if p.stock > 0]
 
 
 @pytest.mark.parametrize("env", ["pd", "sub", "return", "journey"])
@@ -128,7 +140,14 @@ def test_rankings_read_through_an_index_or_the_full_text_list_and_samples_by_row
     assert plan.startswith("SEARCH products USING INTEGER PRIMARY KEY (rowid=?)"), plan
     run = _plan(reader, "SELECT 1 FROM products NOT INDEXED WHERE category_id = ? AND rowid >= ? ORDER BY rowid LIMIT ?",
                 ["chargers", 100])
-    assert run == "SEARCH products USING INTEGER PRIMARY KEY (rowid>?)", run
+    assert run == "SEARCH products USING INTEGER PRIMARY KEY (rowid>?)", run  # before catalog schema 3
+    assert reader.schema_version >= 3
+    run = _plan(reader, f"SELECT product_id, stock FROM {reader._featured} WHERE category_id = ? AND rowid >= ? "
+                "ORDER BY rowid LIMIT ?", ["chargers", 100])
+    assert run == "SEARCH products USING COVERING INDEX products_by_category_featured (category_id=? AND rowid>?)", run
+    head = _plan(reader, f"SELECT product_id, price_cents, stock FROM {reader._featured} WHERE category_id = ? "
+                 "ORDER BY rowid LIMIT ?", ["chargers"])
+    assert head == "SEARCH products USING COVERING INDEX products_by_category_featured (category_id=?)", head
 
 
 @pytest.fixture(scope="module")
@@ -150,7 +169,17 @@ def test_thousands_of_ideal_lists_equal_a_full_scan_on_a_large_catalog(large: Ca
 def test_thousands_of_bundles_are_byte_identical_on_a_large_catalog(large: CatalogReader,
                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     new = [generate("bundle", seed % 13, seed, large).to_json() for seed in range(2000)]
-    monkeypatch.setattr(CatalogReader, "featured_in_category",
-                        lambda self, category_id, limit: feasible_products(self, "category_id = ?", [category_id],
-                                                                           limit=limit))
+    monkeypatch.setattr(CatalogReader, "featured_in_stock",
+                        lambda self, category_id, limit: [
+                            (p.product_id, p.price_cents) for p in feasible_products(
+                                self, "category_id = ?", [category_id], limit=limit) if p.stock > 0])
     assert new == [generate("bundle", seed % 13, seed, large).to_json() for seed in range(2000)]
+
+
+def test_scenarios_are_the_same_read_as_on_a_catalog_before_schema_3(reader, monkeypatch):
+    # Schema 3 added the featured index and the columns on the sort indexes that bound a ranking's
+    # terms; a catalog without them reads otherwise, to the same bytes.
+    jobs = [(env, seed % 13, seed) for env in ("pd", "sub", "bundle", "journey") for seed in range(0, 200, 5)]
+    new = [generate(env, d, seed, reader).to_json() for env, d, seed in jobs]
+    monkeypatch.setattr(reader, "schema_version", 2)
+    assert new == [generate(env, d, seed, reader).to_json() for env, d, seed in jobs]

@@ -26,7 +26,8 @@ SORT_ORDERS: dict[str, str | None] = {
 }
 
 # The catalog's index per sort order within a category (catalog schema 2): its columns are the
-# ORDER BY above, then the implicit rowid (the featured-order tie-break).
+# ORDER BY above, then the implicit rowid (the featured-order tie-break). Schema 3 names the rowid
+# and adds columns after it (for scenario generation's rankings), which change no order.
 SORT_INDEXES = {"price": "products_by_category", "rating": "products_by_category_rating",
                 "delivery": "products_by_category_ship"}
 # A sorted search with words and at least this many matches walks its category's index in the

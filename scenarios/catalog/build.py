@@ -22,7 +22,10 @@ from scenarios.taxonomy import CATEGORIES, TAXONOMY_VERSION
 # 2: one index per sort key within a category (the search tool's "sort by" reads a window of it).
 # The version is in the cached catalog's file name, so an older build is rebuilt, not reused;
 # the content hash covers the products only, which did not change.
-CATALOG_SCHEMA_VERSION = 2
+# 3: the sort indexes also hold the columns of a ranking's other terms (delivery or rating, and the
+# brand) after an explicit rowid, so their order is schema 2's; and an index in featured order
+# within a category (scenario generation reads bounded rows at any catalog size, issue 11).
+CATALOG_SCHEMA_VERSION = 3
 
 SCHEMA = f"""
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -53,10 +56,16 @@ CREATE VIRTUAL TABLE products_fts USING fts5(
 INDEXES = """
 CREATE UNIQUE INDEX products_by_id ON products(product_id);
 CREATE INDEX products_by_group ON products(group_id);
--- One per sort_by order of mcp_server/shop/catalog.py (ties: the implicit rowid, featured order).
-CREATE INDEX products_by_category ON products(category_id, price_cents, rating DESC);
-CREATE INDEX products_by_category_rating ON products(category_id, rating DESC, price_cents);
-CREATE INDEX products_by_category_ship ON products(category_id, ship_days, price_cents);
+-- One per sort_by order of mcp_server/shop/catalog.py (ties: the rowid, featured order). The columns
+-- after the rowid change no order: they let a ranking (scenarios/ranking.py) bound a product's
+-- price, rating, delivery and brand terms on the index entry, before SQLite reads the table row.
+CREATE INDEX products_by_category ON products(category_id, price_cents, rating DESC, rowid, ship_days, brand);
+CREATE INDEX products_by_category_rating ON products(category_id, rating DESC, price_cents, rowid, ship_days, brand);
+CREATE INDEX products_by_category_ship ON products(category_id, ship_days, price_cents, rowid, rating, brand);
+-- Featured (rowid) order within a category: the first products of a category, or a run of them from
+-- a given row, in as many index entries as products (schema 3); with what scenario generation reads
+-- of them (scenarios/envs/bundle.py, shared.py) besides, so it reads no table row.
+CREATE INDEX products_by_category_featured ON products(category_id, rowid, stock, price_cents, product_id);
 """
 
 

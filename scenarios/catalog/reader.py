@@ -12,6 +12,7 @@ import random
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 from urllib.parse import quote
 
 from scenarios.models import CatalogRef
@@ -65,6 +66,12 @@ def open_readonly(path: Path) -> sqlite3.Connection:
         db.close()
         raise CatalogError(f"{path} is not a verishop catalog: {exc}") from None
     return db
+
+
+class StockRow(NamedTuple):
+    """A product's ID and catalog stock (`CatalogReader.sample_category`)."""
+    product_id: str
+    stock: int
 
 
 class CatalogReader:
@@ -123,12 +130,32 @@ class CatalogReader:
         """The first `limit` products of a category in featured (rowid) order."""
         if self.category_has_at_most(category_id, limit):
             return self.in_category(category_id)
-        # NOT INDEXED: the category indexes are in price, rating or delivery order, so through them
-        # SQLite reads the whole category to sort it by rowid (74,000 rows at 2M). Walking the table
-        # in rowid order reads about `limit` / (the category's share of the catalog) rows whatever
-        # the catalog's size, since generation spreads every category evenly over the rows.
-        sql = f"SELECT {PRODUCT_COLUMNS} FROM products NOT INDEXED WHERE category_id = ? ORDER BY rowid LIMIT ?"
+        sql = f"SELECT {PRODUCT_COLUMNS} FROM {self._featured} WHERE category_id = ? ORDER BY rowid LIMIT ?"
         return [Product.from_row(r) for r in self.db.execute(sql, (category_id, limit))]
+
+    def featured_in_stock(self, category_id: str, limit: int) -> list[tuple[str, int]]:
+        """(product ID, price in cents) of the catalog-in-stock products among the first `limit`
+        of a category in featured order: `featured_in_category`'s, without reading whole rows."""
+        if self.category_has_at_most(category_id, limit):
+            sql = "SELECT product_id, price_cents, stock FROM products WHERE category_id = ? ORDER BY rowid"
+            rows = self.db.execute(sql, (category_id,))
+        else:
+            sql = (f"SELECT product_id, price_cents, stock FROM {self._featured} WHERE category_id = ? "
+                   "ORDER BY rowid LIMIT ?")
+            rows = self.db.execute(sql, (category_id, limit))
+        return [(pid, price) for pid, price, stock in rows if stock > 0]
+
+    @property
+    def _featured(self) -> str:
+        """The FROM clause reading a category in featured (rowid) order: its index in that order
+        (schema 3), `limit` rows for the first `limit`. Before it (NOT INDEXED): the other category
+        indexes are in price, rating or delivery order, so through them SQLite reads the whole
+        category to sort it by rowid (74,000 rows at 2M); walking the table in rowid order reads
+        about `limit` / (the category's share of the catalog) rows whatever the catalog's size,
+        since generation spreads every category evenly over the rows."""
+        if self.schema_version >= 3:
+            return "products INDEXED BY products_by_category_featured"
+        return "products NOT INDEXED"
 
     def category_has_at_most(self, category_id: str, rows: int) -> bool:
         """Whether a category has at most `rows` products (reading at most rows + 1 index entries).
@@ -142,40 +169,42 @@ class CatalogReader:
                " AND product_id != ? LIMIT ?)")
         return self.db.execute(sql, (category_id, besides, at_most)).fetchone()[0]
 
-    def sample_category(self, rng: random.Random, category_id: str, runs: int, run_rows: int) -> list[Product]:
-        """Up to `runs` × `run_rows` distinct products of a category, in the order drawn: `runs` runs
+    def sample_category(self, rng: random.Random, category_id: str, runs: int, run_rows: int) -> list[StockRow]:
+        """Up to `runs` × `run_rows` distinct products of a category (their ID and catalog stock, all
+        the out-of-stock axis needs), in the order drawn: `runs` runs
         of consecutive category products in featured (rowid) order, each from a random row on
         (wrapping around at the end). The catalog places products in rows independently of what
         they are, so every product of the category is as likely to be drawn, and the reads are
-        about `runs` × `run_rows` / (the category's share of the catalog) rows at any size.
+        about `runs` × `run_rows` rows through the featured index (schema 3; before it, that over
+        the category's share of the catalog) at any size.
         """
         run_from = self._run_from
         if self.category_has_at_most(category_id, runs * run_rows):
             run_from = _runs_of(self._rows_of(category_id))  # the same runs, from one read of the category
-        drawn: dict[str, Product] = {}
+        drawn: dict[str, StockRow] = {}
         for _ in range(runs):
             for product in run_from(rng.randrange(self.size), category_id, run_rows):
                 drawn.setdefault(product.product_id, product)
         return list(drawn.values())
 
-    def _run_from(self, rowid: int, category_id: str, rows: int) -> list[Product]:
-        sql = (f"SELECT {PRODUCT_COLUMNS} FROM products NOT INDEXED "
+    def _run_from(self, rowid: int, category_id: str, rows: int) -> list[StockRow]:
+        sql = (f"SELECT product_id, stock FROM {self._featured} "
                "WHERE category_id = ? AND rowid {} ? ORDER BY rowid LIMIT ?")
-        run = [Product.from_row(r) for r in self.db.execute(sql.format(">="), (category_id, rowid, rows))]
+        run = [StockRow(*r) for r in self.db.execute(sql.format(">="), (category_id, rowid, rows))]
         if len(run) < rows:  # wrap around to the first rows
-            run += [Product.from_row(r) for r in self.db.execute(sql.format("<"), (category_id, rowid, rows - len(run)))]
+            run += [StockRow(*r) for r in self.db.execute(sql.format("<"), (category_id, rowid, rows - len(run)))]
         return run
 
-    def _rows_of(self, category_id: str) -> list[tuple[int, Product]]:
-        sql = f"SELECT rowid, {PRODUCT_COLUMNS} FROM products WHERE category_id = ? ORDER BY rowid"
-        return [(r[0], Product.from_row(r[1:])) for r in self.db.execute(sql, (category_id,))]
+    def _rows_of(self, category_id: str) -> list[tuple[int, StockRow]]:
+        sql = "SELECT rowid, product_id, stock FROM products WHERE category_id = ? ORDER BY rowid"
+        return [(r[0], StockRow(*r[1:])) for r in self.db.execute(sql, (category_id,))]
 
 
-def _runs_of(rows: list[tuple[int, Product]]):
+def _runs_of(rows: list[tuple[int, StockRow]]):
     """`CatalogReader._run_from` over a category already read, in rowid order."""
     rowids = [rowid for rowid, _ in rows]
 
-    def run_from(rowid: int, category_id: str, count: int) -> list[Product]:
+    def run_from(rowid: int, category_id: str, count: int) -> list[StockRow]:
         first = bisect.bisect_left(rowids, rowid)
         run = [p for _, p in rows[first:first + count]]
         return run + [p for _, p in rows[:first][:count - len(run)]]

@@ -139,14 +139,15 @@ def _candidates(rng: random.Random, project: Project) -> list[str]:
 
 
 def _pick(rng: random.Random, catalog: CatalogReader, category_id: str, axes: Axes) -> Pick | None:
-    reachable = catalog.featured_in_category(category_id, axes.search_top_k)
-    in_stock = [p for p in reachable if p.stock > 0]
+    # (product ID, price) of the reachable in-stock products, featured order: 20 to 200 of them,
+    # read without their whole rows (the one drawn as the reference is read after).
+    in_stock = catalog.featured_in_stock(category_id, axes.search_top_k)
     if not in_stock:
         return None
-    cheapest = sorted(in_stock, key=lambda p: (p.price_cents, p.product_id))[:REFERENCE_POOL]
-    reference = rng.choice(cheapest)
-    sold_out = tuple(p.product_id for p in in_stock[:FEATURED_HEAD]
-                     if p.product_id != reference.product_id and rng.random() < axes.p_out_of_stock)
+    cheapest = sorted(in_stock, key=lambda p: (p[1], p[0]))[:REFERENCE_POOL]
+    reference = catalog.product(rng.choice(cheapest)[0])
+    sold_out = tuple(pid for pid, _ in in_stock[:FEATURED_HEAD]
+                     if pid != reference.product_id and rng.random() < axes.p_out_of_stock)
     return Pick(category_id, reference, sold_out)
 
 
