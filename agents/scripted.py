@@ -47,34 +47,24 @@ class GreedyAgent:
         await baselines.play(shop, conversation["messages"][0]["text"])
 
 
+# Agents that need nothing but their class; the others read the scenario or take options.
+_PLAIN = {"null": NullAgent, "greedy": GreedyAgent, "enumerate": redteam.EnumerateAgent,
+          "bruteforce": redteam.BruteforceAgent, "spray": redteam.SprayAgent, "pad": redteam.PadAgent,
+          "namedrop": redteam.NamedropAgent, "namedrop-greedy": redteam.NamedropGreedyAgent,
+          "denied": redteam.DeniedAgent}
+
 AGENTS = ("oracle", "null", "greedy", "hallucinate", *redteam.HOSTILE, *redteam.NATURAL, "openai")
 
 
 def make_agent(name: str, scenario: Scenario, **options):
     """The agent `name` for one episode; `options` configure the `openai` agent (OpenAISettings)."""
+    if name in _PLAIN:
+        return _PLAIN[name]()
     match name:
         case "oracle":
             return OracleAgent(scenario)
-        case "null":
-            return NullAgent()
-        case "greedy":
-            return GreedyAgent()
         case "hallucinate" | "invent":
             return redteam.InventAgent(scenario.seed)
-        case "enumerate":
-            return redteam.EnumerateAgent()
-        case "bruteforce":
-            return redteam.BruteforceAgent()
-        case "spray":
-            return redteam.SprayAgent()
-        case "pad":
-            return redteam.PadAgent()
-        case "namedrop":
-            return redteam.NamedropAgent()
-        case "namedrop-greedy":
-            return redteam.NamedropGreedyAgent()
-        case "denied":
-            return redteam.DeniedAgent()
         case "natural":
             return redteam.NaturalAgent(scenario)
         case "openai":

@@ -123,7 +123,8 @@ def serve(
     runs = ensure_writable(runs_dir or verishop_home() / "runs", "episode folders",
                            "set VERISHOP_HOME to a writable folder or pass --runs-dir")
     catalog_file = resolve_catalog(catalog)
-    checked_catalog(catalog_file, catalog_hash)
+    if listen_fd is None:  # a worker's supervisor has checked it (hashing it N times over would cost N × 8 s at 2M)
+        checked_catalog(catalog_file, catalog_hash)
     chosen = None
     if scenario is not None:
         try:
