@@ -17,6 +17,7 @@ from scenarios.catalog.cache import DEFAULT_SEED, DEFAULT_SIZE, catalog_path, en
 from scenarios.catalog.reader import CatalogReader
 from scenarios.envs.product_discovery import generate
 from scenarios.ranking import feasible, ndcg, utility
+from scenarios.stock import EpisodeStock
 from verifier.checks.pd import SOLVED_AT
 
 ORDER = {"price": lambda p: (p.price_cents, -p.rating), "rating": lambda p: (-p.rating, p.price_cents),
@@ -26,8 +27,8 @@ ORDER = {"price": lambda p: (p.price_cents, -p.rating), "rating": lambda p: (-p.
 def solved(catalog: CatalogReader, d: int, seed: int) -> bool:
     s = generate(d, seed, catalog)
     goal, k = s.goal, s.goal.items_to_recommend
-    stock = {c.product_id: c.stock for c in s.stock_changes}
-    fitting = [p for p in feasible(catalog, goal.constraints) if stock.get(p.product_id, p.stock) > 0]
+    stock = EpisodeStock.of_scenario(s)
+    fitting = [p for p in feasible(catalog, goal.constraints) if stock.units(p) > 0]
     picked = sorted(fitting, key=ORDER[goal.persona.priority])[:k]
     reference = catalog.product(goal.persona.reference_product_id)
     n = ndcg([utility(p, goal.persona, reference) for p in picked], [r.utility for r in goal.ideal[:k]])

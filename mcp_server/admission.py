@@ -11,6 +11,7 @@ the first problem found, naming where it is and echoing at most a short prefix o
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Iterator
 from datetime import date
 from typing import Any
@@ -20,6 +21,7 @@ from scenarios.catalog.reader import CatalogReader
 from scenarios.difficulty import MAX_DIFFICULTY
 from scenarios.envs import REGISTRY
 from scenarios.models import Scenario
+from scenarios.stock import HASH_MODULUS
 from scenarios.taxonomy import CATEGORY_BY_ID
 
 # Generated scenarios stay far inside these; they only keep a hostile one small.
@@ -34,10 +36,13 @@ MAX_QUANTITY = 100
 MAX_STOCK = 1_000_000
 MAX_CENTS = 10**9
 MAX_SEED = 2**63 - 1
+MAX_SELL_OUT_RULES = 10  # one per request of the longest journey
+MAX_KEPT = 50
 # Dates the shop's arithmetic (today ± a year of return windows) can always hold.
 EARLIEST = date(1970, 1, 1)
 LATEST = date(2200, 12, 31)
 ECHO_CHARS = 40
+PRODUCT_ID = re.compile(r"P\d{8}")
 AXIS_RANGES: dict[str, tuple[float, float]] = {
     "constraints": (0, 50), "items_to_recommend": (1, 50), "max_turns": (1, 500), "search_top_k": (1, 100_000),
     "order_history": (0, MAX_ORDERS), "policy_branches": (0, 50), "tool_calls_per_turn": (1, 1_000),
@@ -162,10 +167,13 @@ def _products(s: Scenario, catalog: CatalogReader) -> Iterator[str]:
         yield f"stock_changes names product {echo(dup)} twice"
     for i, c in enumerate(s.stock_changes):
         yield from _in_range(f"stock_changes[{i}].stock", c.stock, 0, MAX_STOCK)
+    yield from _sell_outs(s)
     if (dup := _duplicate(p.product_id for p in s.extra_products)) is not None:
         yield f"extra_products has product id {echo(dup)} twice"
     for i, p in enumerate(s.extra_products):
         path = f"extra_products[{i}]"
+        if not PRODUCT_ID.fullmatch(p.product_id):
+            yield f"{path}.product_id {echo(p.product_id)} is not 'P' and 8 digits, like the catalog's"
         if catalog.product(p.product_id) is not None:
             yield f"{path}.product_id {echo(p.product_id)} is already a catalog product"
         yield from _category(f"{path}.category_id", p.category_id)
@@ -174,6 +182,22 @@ def _products(s: Scenario, catalog: CatalogReader) -> Iterator[str]:
         yield from _in_range(f"{path}.rating_count", p.rating_count, 0, MAX_CENTS)
         yield from _in_range(f"{path}.ship_days", p.ship_days, 0, 365)
         yield from _in_range(f"{path}.stock", p.stock, 0, MAX_STOCK)
+
+
+def _sell_outs(s: Scenario) -> Iterator[str]:
+    if len(s.sell_outs) > MAX_SELL_OUT_RULES:
+        yield f"sell_outs has {len(s.sell_outs)} rules (at most {MAX_SELL_OUT_RULES})"
+    for i, rule in enumerate(s.sell_outs):
+        path = f"sell_outs[{i}]"
+        yield from _category(f"{path}.category_id", rule.category_id)
+        yield from _in_range(f"{path}.multiplier", rule.multiplier, 1, HASH_MODULUS - 1)
+        yield from _in_range(f"{path}.offset", rule.offset, 0, HASH_MODULUS - 1)
+        yield from _in_range(f"{path}.below", rule.below, 0, HASH_MODULUS)
+        if len(rule.keep) > MAX_KEPT:
+            yield f"{path}.keep has {len(rule.keep)} products (at most {MAX_KEPT})"
+        for product_id in rule.keep:
+            if not PRODUCT_ID.fullmatch(product_id):
+                yield f"{path}.keep names {echo(product_id)}, not a product ID ('P' and 8 digits)"
 
 
 def _policy(s: Scenario) -> Iterator[str]:

@@ -24,6 +24,7 @@ from mcp_server.transcript import Transcript
 from scenarios.catalog.reader import CatalogReader, Product
 from scenarios.customers import SimulatedCustomer, WorldView
 from scenarios.models import Scenario, Submission
+from scenarios.stock import EpisodeStock
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -47,6 +48,8 @@ class Episode:
     catalog: CatalogReader
     transcript: Transcript
     customer: SimulatedCustomer = field(init=False)
+    stock: EpisodeStock = field(init=False)
+    stock_sql: str = field(init=False)
     messages: list[tuple[str, str]] = field(default_factory=list)
     turns_used: int = 0
     calls: int = 0  # tool calls so far; orders cart lines and returns
@@ -57,7 +60,10 @@ class Episode:
     last_active_s: float = field(default_factory=time.monotonic)
 
     def __post_init__(self) -> None:
-        self._stock = {c.product_id: c.stock for c in self.scenario.stock_changes}
+        self.stock = EpisodeStock.of_scenario(self.scenario)
+        # The stock column of a catalog row `p` left-joined to the world's stock changes `s`
+        # (mcp_server/shop/catalog.py): the same rule as `product` below, in SQL.
+        self.stock_sql = self.stock.units_sql("p.", "s.stock")
         self._extra = {p.product_id: Product(**p.model_dump()) for p in self.scenario.extra_products}
         self.customer = SimulatedCustomer(self.scenario, self.product)
 
@@ -71,10 +77,7 @@ class Episode:
 
     def product(self, product_id: str) -> Product | None:
         """The product as this episode's world sees it (per-episode stock applied)."""
-        product = self._extra.get(product_id) or self.catalog.product(product_id)
-        if product is not None and product_id in self._stock:
-            product = product.with_stock(self._stock[product_id])
-        return product
+        return self.stock.apply(self._extra.get(product_id) or self.catalog.product(product_id))
 
     def say(self, role: str, text: str, **fields: Any) -> None:
         self.messages.append((role, text))

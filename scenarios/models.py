@@ -65,6 +65,18 @@ class StockChange(Frozen):
     stock: int
 
 
+class SellOut(Frozen):
+    """The out-of-stock axis as a rule, not a list (so it costs the same at any catalog size):
+    every product of `category_id` whose number hashes below `below` is sold out in the
+    episode, those in `keep` aside. The hash and its SQL twin are in `scenarios.stock`."""
+
+    category_id: str
+    multiplier: int
+    offset: int
+    below: int  # the share sold out, times scenarios.stock.HASH_MODULUS
+    keep: tuple[str, ...] = ()
+
+
 class PolicyClause(Frozen):
     policy_id: str
     topic: str
@@ -313,6 +325,7 @@ class Scenario(Frozen):
     orders: tuple[Order, ...]
     browsing_history: tuple[str, ...]
     stock_changes: tuple[StockChange, ...]
+    sell_outs: tuple[SellOut, ...] = ()
     extra_products: tuple[ExtraProduct, ...] = ()
     policy: StorePolicy
     system_prompt: str
@@ -320,8 +333,9 @@ class Scenario(Frozen):
     goal: Goal
 
     def to_json(self) -> str:
-        """Canonical JSON: the bytes that must be identical on every machine."""
-        return self.model_dump_json(indent=2)
+        """Canonical JSON: the bytes that must be identical on every machine. A scenario without
+        sell-out rules leaves the field out, so it has the bytes it had before the field existed."""
+        return self.model_dump_json(indent=2, exclude=None if self.sell_outs else {"sell_outs"})
 
     def sha256(self) -> str:
         return hashlib.sha256(self.to_json().encode()).hexdigest()

@@ -16,6 +16,7 @@ from scenarios.catalog.text import attribute_token, brand_token, match_expressio
 from scenarios.constraints import constraint_sql, feasible_sql, satisfies
 from scenarios.models import Constraint, Persona, RankedProduct
 from scenarios.taxonomy import category
+from scenarios.stock import EpisodeStock
 from scenarios.topk import IN_FACET_LIST, Head, RankQuery, top_k
 
 DIMENSIONS = ("price", "rating", "ship", "brand", "sim")
@@ -68,7 +69,7 @@ def feasible(catalog: CatalogReader, constraints: tuple[Constraint, ...]) -> lis
 
 
 def ideal_ranking(catalog: CatalogReader, constraints: tuple[Constraint, ...], persona: Persona,
-                  stock: dict[str, int], k: int, extra: list[Product] = ()) -> list[RankedProduct]:
+                  stock: EpisodeStock, k: int, extra: list[Product] = ()) -> list[RankedProduct]:
     """The k feasible, in-stock products (episode stock applied, episode `extra` products meeting
     every constraint added) of highest utility, best first (ties by ID), over the whole catalog,
     read through the category index of the customer's heaviest sort dimension (pd-v4)."""
@@ -182,17 +183,17 @@ def substitute_relevance(p: Product, original: Product, constraints: tuple[Const
 
 
 def substitute_ranking(candidates: list[Product], original: Product, constraints: tuple[Constraint, ...],
-                       similarity_weight: float, stock: dict[str, int]) -> list[RankedProduct]:
+                       similarity_weight: float, stock: EpisodeStock) -> list[RankedProduct]:
     """In-stock candidates (episode stock applied) by relevance, best first (ties by ID)."""
     ranked = [RankedProduct(product_id=p.product_id,
                             utility=substitute_relevance(p, original, constraints, similarity_weight))
-              for p in candidates if stock.get(p.product_id, p.stock) > 0]
+              for p in candidates if stock.units(p) > 0]
     ranked.sort(key=lambda r: (-r.utility, r.product_id))
     return ranked
 
 
 def best_substitutes(catalog: CatalogReader, original: Product, constraints: tuple[Constraint, ...],
-                     similarity_weight: float, stock: dict[str, int], k: int) -> list[RankedProduct]:
+                     similarity_weight: float, stock: EpisodeStock, k: int) -> list[RankedProduct]:
     """The k most relevant in-stock substitutes (episode stock applied) over the whole category,
     best first (ties by ID), read through the category's price index around the original's price
     (sub-v3)."""

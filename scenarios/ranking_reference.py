@@ -11,10 +11,11 @@ from scenarios.catalog.reader import CatalogReader, Product, feasible_products
 from scenarios.constraints import feasible_sql, satisfies
 from scenarios.models import Constraint, Persona, RankedProduct, Scenario
 from scenarios.ranking import substitute_ranking, utility
+from scenarios.stock import EpisodeStock
 
 
 def pd_ideal_by_full_scan(catalog: CatalogReader, constraints: tuple[Constraint, ...], persona: Persona,
-                          stock: dict[str, int], k: int, extra: list[Product] = ()) -> list[RankedProduct]:
+                          stock: EpisodeStock, k: int, extra: list[Product] = ()) -> list[RankedProduct]:
     """Every feasible product of the catalog (and of `extra`), in stock with the episode's `stock`
     applied, by utility, best first (ties by ID): the first k."""
     where, args = feasible_sql(constraints)
@@ -22,13 +23,13 @@ def pd_ideal_by_full_scan(catalog: CatalogReader, constraints: tuple[Constraint,
     candidates += [p for p in extra if all(satisfies(p, c) for c in constraints)]
     reference = catalog.product(persona.reference_product_id)
     ranked = [RankedProduct(product_id=p.product_id, utility=utility(p, persona, reference))
-              for p in candidates if stock.get(p.product_id, p.stock) > 0]
+              for p in candidates if stock.units(p) > 0]
     ranked.sort(key=lambda r: (-r.utility, r.product_id))
     return ranked[:k]
 
 
 def sub_ideal_by_full_scan(catalog: CatalogReader, original: Product, constraints: tuple[Constraint, ...],
-                           similarity_weight: float, stock: dict[str, int], k: int) -> list[RankedProduct]:
+                           similarity_weight: float, stock: EpisodeStock, k: int) -> list[RankedProduct]:
     """Every other product of the original's category, in stock with the episode's `stock` applied,
     by relevance, best first (ties by ID): the first k."""
     candidates = [p for p in feasible_products(catalog, "category_id = ?", [original.category_id], limit=catalog.size)
@@ -38,9 +39,9 @@ def sub_ideal_by_full_scan(catalog: CatalogReader, original: Product, constraint
 
 def ideal_mismatches(catalog: CatalogReader, scenario: Scenario) -> list[str]:
     """Where a scenario's stored ideal lists differ from the full scan of the catalog and the
-    scenario's world (its stock changes and episode products); empty when they agree. A journey's
+    scenario's world (its stock changes, sell-out rules and episode products); empty when they agree. A journey's
     PD and SUB requests are checked against the merged world of the journey."""
-    stock = {c.product_id: c.stock for c in scenario.stock_changes}
+    stock = EpisodeStock.of_scenario(scenario)
     extra = list(scenario.extra_products)
     goals = scenario.goal.tasks if scenario.goal.kind == "journey" else (scenario.goal,)
     problems = []

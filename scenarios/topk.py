@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 from scenarios.catalog.reader import PRODUCT_COLUMNS, CatalogReader, Product
 from scenarios.models import RankedProduct
+from scenarios.stock import EpisodeStock
 
 SCORE_SLACK = 2e-6
 # Thresholds below the best possible score, tried in turn: most rankings finish at the first
@@ -51,7 +52,7 @@ class Head:
 
 @dataclass(frozen=True)
 class RankQuery:
-    where: str  # the candidate rows (catalog stock is filtered here; episode stock in Python)
+    where: str  # the candidate rows (catalog stock is filtered here; the episode's in `top_k`)
     where_args: list[object]
     score_sql: str
     score_args: list[object]
@@ -79,13 +80,14 @@ def ensure_ln(db: sqlite3.Connection) -> None:
         db.create_function("ln", 1, math.log, deterministic=True)
 
 
-def top_k(catalog: CatalogReader, query: RankQuery, k: int, stock: dict[str, int],
+def top_k(catalog: CatalogReader, query: RankQuery, k: int, stock: EpisodeStock,
           extra: list[Product] = ()) -> list[RankedProduct]:
     """The k best in-stock candidates (episode `stock` applied, episode `extra` products added) by
-    exact score, best first, ties by ID: what ranking every candidate would give."""
+    exact score, best first, ties by ID: what ranking every candidate would give. Rows that the
+    episode's sell-out rules sell out are skipped in SQL; its explicit changes apply in Python."""
     ensure_ln(catalog.db)
     pool = [*extra, *_restocked(catalog, query, stock)]
-    limit = k + sum(1 for s in stock.values() if s <= 0) + EXTRA_ROWS
+    limit = k + stock.explicitly_sold_out() + EXTRA_ROWS
     if query.category_id is not None and catalog.category_has_at_most(query.category_id, SMALL_CATEGORY_ROWS):
         return _best_if_exact(catalog, query, k, stock, pool, limit, threshold_filter(query, None), None)
     for step in query.fine_steps:
@@ -150,12 +152,12 @@ def threshold_filter(query: RankQuery, threshold: float | None, with_facets: boo
                   f"({query.score_sql}) >= ?", (*query.score_args, threshold - SCORE_SLACK))
 
 
-def _best_if_exact(catalog: CatalogReader, query: RankQuery, k: int, stock: dict[str, int], pool: list[Product],
+def _best_if_exact(catalog: CatalogReader, query: RankQuery, k: int, stock: EpisodeStock, pool: list[Product],
                    limit: int, narrowed: Filter, others_max: float | None) -> list[RankedProduct] | None:
     """The k best, if the rows the filter leaves out (scoring at most `others_max`; None: it leaves
     none out) cannot be among them; else None. The query's limit doubles while it cuts rows off."""
     while True:
-        rows = _fetch(catalog, query, narrowed, limit)
+        rows = _fetch(catalog, query, narrowed, limit, stock)
         ranked = _rank([*pool, *(p for p, _ in rows)], query, stock)
         truncated = len(rows) == limit
         # Unread rows score at most the last row read (cut by the limit) or `others_max`.
@@ -168,17 +170,20 @@ def _best_if_exact(catalog: CatalogReader, query: RankQuery, k: int, stock: dict
         limit *= 2
 
 
-def _fetch(catalog: CatalogReader, query: RankQuery, narrowed: Filter, limit: int) -> list[tuple[Product, float]]:
-    """Candidates passing the filter, best SQL score first."""
-    sql, args = fetch_sql(query, narrowed)
+def _fetch(catalog: CatalogReader, query: RankQuery, narrowed: Filter, limit: int,
+           stock: EpisodeStock) -> list[tuple[Product, float]]:
+    """Candidates passing the filter and not sold out by a rule, best SQL score first."""
+    sql, args = fetch_sql(query, narrowed, stock)
     rows = catalog.db.execute(sql, [*args, limit]).fetchall()
     return [(Product.from_row(r[:-1]), r[-1]) for r in rows]
 
 
-def fetch_sql(query: RankQuery, narrowed: Filter) -> tuple[str, list[object]]:
+def fetch_sql(query: RankQuery, narrowed: Filter, stock: EpisodeStock = EpisodeStock()) -> tuple[str, list[object]]:
     """The SQL of `_fetch` and its arguments, the LIMIT's aside (for EXPLAIN QUERY PLAN in tests)."""
+    ruled = stock.sold_by_rule_sql()
+    unruled = f" AND NOT {ruled}" if ruled else ""
     sql = (f"SELECT {PRODUCT_COLUMNS}, ({query.score_sql}) AS score FROM {narrowed.source} "
-           f"WHERE {narrowed.before} AND {query.where} AND {narrowed.after} ORDER BY score DESC LIMIT ?")
+           f"WHERE {narrowed.before} AND {query.where} AND {narrowed.after}{unruled} ORDER BY score DESC LIMIT ?")
     return sql, [*query.score_args, *narrowed.before_args, *query.where_args, *narrowed.after_args]
 
 
@@ -187,15 +192,16 @@ def _matches_at_most(catalog: CatalogReader, match: str, rows: int) -> bool:
     return catalog.db.execute(sql, (match, rows + 1)).fetchone()[0] <= rows
 
 
-def _restocked(catalog: CatalogReader, query: RankQuery, stock: dict[str, int]) -> list[Product]:
-    """Catalog products sold out in the catalog but in stock in the episode (the SQL skips them)."""
-    found = (catalog.product(pid) for pid, s in stock.items() if s > 0)
-    return [p for p in found if p is not None and p.stock <= 0 and query.admits(p)]
+def _restocked(catalog: CatalogReader, query: RankQuery, stock: EpisodeStock) -> list[Product]:
+    """Catalog products given stock explicitly that the SQL skips (sold out in the catalog, or
+    by a rule, which an explicit change overrides)."""
+    found = (catalog.product(pid) for pid in stock.restocked())
+    return [p for p in found if p is not None and (p.stock <= 0 or stock.sold_by_rule(p)) and query.admits(p)]
 
 
-def _rank(products: list[Product], query: RankQuery, stock: dict[str, int]) -> list[RankedProduct]:
+def _rank(products: list[Product], query: RankQuery, stock: EpisodeStock) -> list[RankedProduct]:
     unique = {p.product_id: p for p in products}
     ranked = [RankedProduct(product_id=pid, utility=query.score(p))
-              for pid, p in unique.items() if stock.get(pid, p.stock) > 0]
+              for pid, p in unique.items() if stock.units(p) > 0]
     ranked.sort(key=lambda r: (-r.utility, r.product_id))
     return ranked

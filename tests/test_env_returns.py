@@ -23,6 +23,7 @@ from scenarios.customers import SimulatedCustomer, WorldView
 from scenarios.envs import generate
 from scenarios.envs.returns import described_attribute
 from scenarios.models import Order, OrderLine, Scenario, StockChange, Submission
+from scenarios.stock import EpisodeStock
 
 ID_IN_TEXT = re.compile(r"\b(?:W\d{7}|LN\d{8}|P\d{8})\b")
 
@@ -34,11 +35,10 @@ def target_of(scenario: Scenario) -> tuple[Order, OrderLine]:
 
 def episode_lookup(reader: CatalogReader, scenario: Scenario):
     """Products as the episode sees them (its stock-outs applied), like the server's lookup."""
-    stock = {c.product_id: c.stock for c in scenario.stock_changes}
+    stock = EpisodeStock.of_scenario(scenario)
 
     def lookup(product_id: str) -> Product | None:
-        p = reader.product(product_id)
-        return p.with_stock(stock[product_id]) if p is not None and product_id in stock else p
+        return stock.apply(reader.product(product_id))
     return lookup
 
 
@@ -51,7 +51,7 @@ def find(reader: CatalogReader, difficulty: int, wanted, seeds=range(200)) -> Sc
 
 @pytest.mark.parametrize("difficulty", [0, 5, 12])
 def test_same_inputs_give_byte_identical_scenarios(reader, difficulty):
-    a = generate("return-v3", difficulty, 3, reader).to_json()
+    a = generate("return-v4", difficulty, 3, reader).to_json()
     assert a == generate("return", difficulty, 3, reader).to_json()
     assert Scenario.model_validate_json(a).to_json() == a
     assert a != generate("return", difficulty, 4, reader).to_json()
@@ -101,9 +101,9 @@ def test_the_axes_change_what_the_episode_looks_like(reader):
     assert share(0, lambda s: s.goal.replacement is not None) == 0 < share(12, lambda s: s.goal.replacement is not None)
     assert share(0, tempting) == 0 and share(12, tempting) > 0.5
     assert share(0, lambda s: len(s.goal.details)) < share(12, lambda s: len(s.goal.details))
-    with_replacement = find(reader, 12, lambda s: s.goal.replacement is not None and s.stock_changes)
-    sold_out = {c.product_id for c in with_replacement.stock_changes}
-    assert with_replacement.goal.replacement_product_id not in sold_out
+    with_replacement = find(reader, 12, lambda s: s.goal.replacement is not None and s.sell_outs)
+    reference = reader.product(with_replacement.goal.replacement_product_id)
+    assert EpisodeStock.of_scenario(with_replacement).units(reference) > 0
 
 
 @pytest.mark.parametrize("difficulty", [6, 12])
@@ -122,7 +122,7 @@ def test_the_target_orders_position_is_no_better_than_chance(reader, difficulty)
 
 def evaluate(agent: str, catalog_path: Path, tmp_path: Path, difficulties: tuple[int, ...],
              episodes: int) -> list[dict]:
-    return play_and_verify(agent, ("return-v3",), tuple(difficulties), episodes, 500, catalog_path, tmp_path)
+    return play_and_verify(agent, ("return-v4",), tuple(difficulties), episodes, 500, catalog_path, tmp_path)
 
 
 def test_the_oracle_solves_every_difficulty(catalog_path, tmp_path):

@@ -1,4 +1,4 @@
-"""SUB (sub-v3): the wanted product is sold out; the ideal alternatives are computed from the
+"""SUB (sub-v4): the wanted product is sold out; the ideal alternatives are computed from the
 catalog at generation and the verifier ranks against them; the oracle solves every difficulty
 through the real server, doing nothing solves none, greedy lands in between; the customer
 clarifies, corrects concretely and accepts."""
@@ -20,6 +20,7 @@ from scenarios.constraints import satisfies
 from scenarios.customers import CustomerState, SimulatedCustomer, WorldView, substitution
 from scenarios.envs import generate
 from scenarios.models import Scenario, Submission
+from scenarios.stock import EpisodeStock
 
 PRODUCT_ID = re.compile(r"\bP\d{8}\b")
 
@@ -37,7 +38,7 @@ def relevance_by_hand(p: Product, original: Product, scenario: Scenario) -> floa
 
 
 def episode_stock(scenario: Scenario, p: Product) -> int:
-    return next((c.stock for c in scenario.stock_changes if c.product_id == p.product_id), p.stock)
+    return EpisodeStock.of_scenario(scenario).units(p)
 
 
 # --- generation ----------------------------------------------------------------------------
@@ -45,7 +46,7 @@ def episode_stock(scenario: Scenario, p: Product) -> int:
 
 @pytest.mark.parametrize("difficulty", [0, 6, 12])
 def test_same_inputs_give_byte_identical_scenarios(reader, difficulty):
-    a = generate("sub-v3", difficulty, 5, reader).to_json()
+    a = generate("sub-v4", difficulty, 5, reader).to_json()
     assert a == generate("sub", difficulty, 5, reader).to_json()
     assert Scenario.model_validate_json(a).to_json() == a
     assert generate("sub", difficulty, 6, reader).to_json() != a
@@ -81,8 +82,8 @@ def test_the_opening_names_the_product_never_an_id(reader):
 def test_out_of_stock_and_omission_axes_change_the_episode(reader):
     low = [generate("sub", 0, seed, reader) for seed in range(10)]
     high = [generate("sub", 12, seed, reader) for seed in range(10)]
-    assert all(len(s.stock_changes) == 1 for s in low)  # only the original
-    assert sum(len(s.stock_changes) for s in high) > 3 * len(high)
+    assert all(len(s.stock_changes) == 1 and not s.sell_outs for s in low)  # only the original
+    assert all(len(s.stock_changes) == 1 and s.sell_outs for s in high)  # and a share of the others
     def unstated(scenarios: list[Scenario]) -> int:
         return sum(not c.stated for s in scenarios for c in s.goal.constraints)
 
@@ -105,7 +106,7 @@ def test_typo_noise_blurs_the_product_name_only_at_high_difficulty(reader):
 
 
 def evaluate(agent: str, catalog_path: Path, tmp_path: Path, difficulties: tuple[int, ...], episodes: int) -> list[dict]:
-    return play_and_verify(agent, ("sub-v3",), tuple(difficulties), episodes, 300, catalog_path, tmp_path)
+    return play_and_verify(agent, ("sub-v4",), tuple(difficulties), episodes, 300, catalog_path, tmp_path)
 
 
 def test_the_oracle_solves_every_difficulty(catalog_path, tmp_path):
@@ -130,10 +131,11 @@ def test_doing_nothing_solves_nothing_and_greedy_lands_between(catalog_path, tmp
 @pytest.fixture(scope="module")
 def episode(reader: CatalogReader):
     """A difficulty-6 scenario (k = 5, λ = 0.7, T_max = 7) with a sold-out alternative."""
-    scenario = next(s for s in (generate("sub", 6, seed, reader) for seed in range(50)) if len(s.stock_changes) > 1)
+    scenario = next(s for s in (generate("sub", 6, seed, reader) for seed in range(50)) if s.sell_outs)
     original = reader.product(scenario.goal.original_product_id)
     ideal = [reader.product(r.product_id) for r in scenario.goal.ideal]
-    sold = reader.product(scenario.stock_changes[1].product_id)
+    sold = next(p for p in reader.in_category(original.category_id)
+                if p.stock > 0 and p.product_id != original.product_id and episode_stock(scenario, p) == 0)
     other = next(p for p in (reader.product_at(i) for i in range(200)) if p.category_id != original.category_id)
     return scenario, original, ideal, sold, other
 
@@ -213,8 +215,7 @@ def test_the_customer_names_the_problem_and_accepts_the_best(reader, episode):
     assert told([sold.product_id, *ids[1:]])[1].endswith("is sold out too. Anything in stock?")
     assert "isn't one of the" in told([other.product_id, *ids[1:]])[1]
     assert told(ids[:2])[1].startswith("Could you give me 5 options")
-    weakest = min((p for p in reader.in_category(original.category_id) if p.stock > 0
-                   and p.product_id not in {c.product_id for c in scenario.stock_changes}),
+    weakest = min((p for p in reader.in_category(original.category_id) if episode_stock(scenario, p) > 0),
                   key=lambda p: relevance_by_hand(p, original, scenario))
     tag, text = told([weakest.product_id, *ids[1:]])
     assert tag == "correct" and weakest.title in text

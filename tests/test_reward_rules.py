@@ -7,9 +7,11 @@ from __future__ import annotations
 import pytest
 
 from scenarios.constraints import satisfies
+from scenarios.difficulty import axes_for
 from scenarios.customers import PATIENCE, SimulatedCustomer
 from scenarios.envs import generate
 from scenarios.models import Submission
+from scenarios.stock import EpisodeStock
 from test_verifier import (
     Script,
     card,
@@ -106,12 +108,15 @@ def test_sell_outs_hit_fitting_and_other_products_alike(reader, env, difficulty)
         if env == "return" and s.goal.replacement is None:
             continue
         category_id, constraints, kept = _goal_parts(s)
-        sold = {c.product_id for c in s.stock_changes}
+        stock = EpisodeStock.of_scenario(s)
         for p in reader.in_category(category_id):
             if p.stock <= 0 or p.product_id in kept:
                 continue
             bucket = fitting if all(satisfies(p, c) for c in constraints) else other
-            bucket[0] += p.product_id in sold
+            bucket[0] += stock.units(p) <= 0
             bucket[1] += 1
     assert fitting[1] > 200 and other[1] > 200
     assert abs(fitting[0] / fitting[1] - other[0] / other[1]) <= 0.05, (fitting, other)
+    # ... and the share sold out is the axis's own.
+    share = (fitting[0] + other[0]) / (fitting[1] + other[1])
+    assert abs(share - axes_for(difficulty).p_out_of_stock) <= 0.05, share

@@ -1,7 +1,7 @@
 """Generation reads the catalog through its indexes, and what it computes is what reading every
 row would compute: PD's and SUB's ideal lists (also inside journeys) equal a full scan of the
 catalog and the scenario's world; BUNDLE's scenarios are byte-identical to the full-category
-read they replaced; sell-outs stay bounded. The slow variant runs thousands of seeds on a
+read they replaced; a scenario's sell-outs take a few bytes at any size. The slow variant runs thousands of seeds on a
 100,000-product catalog (`bench/ranking_equivalence.py` does the same at any size)."""
 
 from __future__ import annotations
@@ -12,12 +12,13 @@ from pathlib import Path
 import pytest
 
 from scenarios.catalog.build import build_catalog
-from scenarios.catalog.reader import CatalogReader, Product, _runs_of, feasible_products
+from scenarios.catalog.reader import CatalogReader, Product, feasible_products
 from scenarios.difficulty import MAX_DIFFICULTY
 from scenarios.envs import generate
-from scenarios.envs.shared import SELL_OUT_RUN_ROWS, SELL_OUT_RUNS
+from scenarios.envs.bundle import FEATURED_HEAD
 from scenarios.ranking import ideal_ranking, pd_rank_query, substitute_rank_query
 from scenarios.ranking_reference import ideal_mismatches, pd_ideal_by_full_scan
+from scenarios.stock import EpisodeStock, sell_out_rule
 from scenarios.taxonomy import SHOPPABLE_CATEGORIES
 from scenarios.topk import THRESHOLD_STEPS, ensure_ln, facet_filter, fetch_sql, threshold_filter
 
@@ -40,12 +41,15 @@ def test_ideal_lists_equal_a_full_scan_of_catalog_and_world(reader, env, seeds):
 
 
 def test_the_ranking_stays_exact_with_restocked_sold_out_and_episode_products(reader):
-    """The verifier ranks with the world after the episode: products restocked, sold out, added."""
+    """The verifier ranks with the world after the episode: products restocked, sold out, added,
+    over sell-out rules of any share (an explicit change overrides a rule)."""
     rng = random.Random(7)
     for seed in range(80):
         goal = generate("pd", seed % 13, seed, reader).goal
         category = reader.in_category(goal.category_id)
-        stock = {p.product_id: rng.choice((0, 5)) for p in rng.sample(category, min(20, len(category)))}
+        changes = {p.product_id: rng.choice((0, 5)) for p in rng.sample(category, min(20, len(category)))}
+        rules = (sell_out_rule(rng, goal.category_id, rng.choice((0.0, 0.3, 0.9))),)
+        stock = EpisodeStock(changes, rules)
         anchor = reader.product(goal.anchor_product_id)
         # An episode product (a synthesized variant) better than the anchor on every count.
         extra = [Product(f"P9{seed:07d}", anchor.group_id, anchor.title, anchor.brand, anchor.category_id,
@@ -92,36 +96,18 @@ def test_the_featured_head_of_a_category_is_the_same_rows_either_way(reader):
 
 
 @pytest.mark.parametrize("env", ["pd", "sub", "return", "journey"])
-def test_sell_outs_are_bounded_whatever_the_category_size(reader, env):
-    requests = {"journey": 5}.get(env, 1)
+def test_sell_outs_take_a_few_bytes_whatever_the_category_size(reader, env):
     for seed in range(40):
         scenario = generate(env, 12, seed, reader)
-        assert len(scenario.stock_changes) <= requests * (SELL_OUT_RUNS * SELL_OUT_RUN_ROWS + 1)
-
-
-def test_the_sample_of_a_small_category_covers_it_and_draws_each_product_once(reader):
-    cat = SHOPPABLE_CATEGORIES[0].id
-    everything = {p.product_id for p in reader.in_category(cat)}
-    drawn = reader.sample_category(random.Random(1), cat, runs=1, run_rows=len(everything))
-    assert sorted(p.product_id for p in drawn) == sorted(everything)
-    some = reader.sample_category(random.Random(2), cat, runs=6, run_rows=10)
-    assert len({p.product_id for p in some}) == len(some) <= 60
-
-
-def test_a_small_category_read_whole_gives_the_runs_the_table_walk_gives(reader):
-    rng = random.Random(3)
-    for cat in SHOPPABLE_CATEGORIES[:8]:
-        read_whole = _runs_of(reader._rows_of(cat.id))
-        for _ in range(50):
-            start, rows = rng.randrange(reader.size), rng.choice((1, 5, 32, 300))
-            assert read_whole(start, cat.id, rows) == reader._run_from(start, cat.id, rows)
+        # A bundle request sells out part of the featured head of each of its (up to 12) categories.
+        assert len(scenario.stock_changes) <= 5 * (12 * FEATURED_HEAD + 1) and len(scenario.sell_outs) <= 5
 
 
 def _plan(reader: CatalogReader, sql: str, args: list[object]) -> str:
     return " | ".join(row[3] for row in reader.db.execute("EXPLAIN QUERY PLAN " + sql, [*args, 10]))
 
 
-def test_rankings_read_through_an_index_or_the_full_text_list_and_samples_by_rowid(reader):
+def test_rankings_read_through_an_index_or_the_full_text_list(reader):
     ensure_ln(reader.db)
     goal = next(g for g in (generate("pd", 8, seed, reader).goal for seed in range(40))
                 if any(c.kind in ("brand", "attribute") for c in g.constraints))
@@ -138,13 +124,7 @@ def test_rankings_read_through_an_index_or_the_full_text_list_and_samples_by_row
                            "AND price_cents<?)"), plan
     plan = _plan(reader, *fetch_sql(query, facet_filter(query.head.match)))
     assert plan.startswith("SEARCH products USING INTEGER PRIMARY KEY (rowid=?)"), plan
-    run = _plan(reader, "SELECT 1 FROM products NOT INDEXED WHERE category_id = ? AND rowid >= ? ORDER BY rowid LIMIT ?",
-                ["chargers", 100])
-    assert run == "SEARCH products USING INTEGER PRIMARY KEY (rowid>?)", run  # before catalog schema 3
     assert reader.schema_version >= 3
-    run = _plan(reader, f"SELECT product_id, stock FROM {reader._featured} WHERE category_id = ? AND rowid >= ? "
-                "ORDER BY rowid LIMIT ?", ["chargers", 100])
-    assert run == "SEARCH products USING COVERING INDEX products_by_category_featured (category_id=? AND rowid>?)", run
     head = _plan(reader, f"SELECT product_id, price_cents, stock FROM {reader._featured} WHERE category_id = ? "
                  "ORDER BY rowid LIMIT ?", ["chargers"])
     assert head == "SEARCH products USING COVERING INDEX products_by_category_featured (category_id=?)", head

@@ -8,6 +8,7 @@ import stat
 from pathlib import Path
 
 from scenarios.catalog.reader import CatalogError, CatalogReader, Product
+from scenarios.stock import EpisodeStock
 from verifier.errors import Incomplete
 from verifier.world import World
 
@@ -54,18 +55,18 @@ def _check_catalog_file(path: Path) -> None:
 
 class Shop:
     """Products as one episode's world saw them: its own products first, then the catalog,
-    with the episode's stock applied. Lookups are memoised for the episode."""
+    with the episode's stock applied (the world's stock changes, the scenario's sell-out rules).
+    Lookups are memoised for the episode."""
 
-    def __init__(self, catalog: CatalogReader, world: World):
+    def __init__(self, catalog: CatalogReader, world: World, stock: EpisodeStock):
         self.catalog = catalog
         self.world = world
+        self.stock = stock
         self._seen: dict[str, Product | None] = {}
 
     def product(self, product_id: str) -> Product | None:
         if product_id in self._seen:
             return self._seen[product_id]
-        product = self.world.extra_products.get(product_id) or self.catalog.product(product_id)
-        if product is not None and product_id in self.world.stock:
-            product = product.with_stock(self.world.stock[product_id])
+        product = self.stock.apply(self.world.extra_products.get(product_id) or self.catalog.product(product_id))
         self._seen[product_id] = product
         return product

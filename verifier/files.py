@@ -14,6 +14,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from scenarios.models import SCENARIO_SCHEMA_VERSION, Scenario
+from scenarios.stock import EpisodeStock
 from verifier.catalogs import CatalogCache, Shop
 from verifier.errors import Incomplete
 from verifier.safeio import Limits, check_json_depth, episode_folder, read_regular
@@ -103,7 +104,7 @@ def load_episode(directory: Path, catalogs: CatalogCache, catalog_override: Path
         raise Incomplete("catalog_missing", "world.db does not name its catalog; pass --catalog")
     catalog = catalogs.open(Path(catalog_path), scenario.catalog.content_hash)
     return Episode(episode_id=episode_name(directory), directory=directory, scenario=scenario, transcript=transcript,
-                   world=world, shop=Shop(catalog, world))
+                   world=world, shop=Shop(catalog, world, EpisodeStock(world.stock, scenario.sell_outs)))
 
 
 def _check_same_scenario(transcript: Transcript, scenario: Scenario, raw: bytes) -> None:

@@ -39,10 +39,15 @@ FEW_MATCHES = 1000
 DENSE_SAMPLE, DENSE_HITS = 32, 24
 
 _COLUMNS = ("p.product_id, p.group_id, p.title, p.brand, p.category_id, p.price_cents, p.rating, "
-            "p.rating_count, p.ship_days, COALESCE(s.stock, p.stock) AS stock, p.attrs")
+            "p.rating_count, p.ship_days, {stock} AS stock, p.attrs")
 # The catalog plus this episode's own products (see mcp_server/hub.py, which creates the view).
 PRODUCTS = "temp.shop_products"
 _STOCK_JOIN = "LEFT JOIN main.stock_changes s ON s.product_id = p.product_id"
+
+
+def _columns(ep: Episode) -> str:
+    """The product columns of a catalog row `p`, stock as the episode sees it."""
+    return _COLUMNS.format(stock=ep.stock_sql)
 
 
 def usd(cents: int) -> float:
@@ -57,7 +62,7 @@ def card(p: Product) -> ProductCard:
 
 async def fetch_product(ep: Episode, product_id: str) -> Product:
     async with ep.db.execute(
-        f"SELECT {_COLUMNS} FROM {PRODUCTS} p {_STOCK_JOIN} WHERE p.product_id = ?", (product_id.strip(),)
+        f"SELECT {_columns(ep)} FROM {PRODUCTS} p {_STOCK_JOIN} WHERE p.product_id = ?", (product_id.strip(),)
     ) as cur:
         row = await cur.fetchone()
     if row is None:
@@ -108,7 +113,7 @@ async def search_catalog(ep: Episode, *, query: str, category_id: str | None, br
         where.append("p.ship_days <= ?")
         args.append(max_ship_days)
     if in_stock_only:
-        where.append("COALESCE(s.stock, p.stock) > 0")
+        where.append(f"{ep.stock_sql} > 0")
     filters = (" AND " + " AND ".join(where)) if where else ""
 
     if SORT_ORDERS[sort_by] and not (words or facets):
@@ -150,7 +155,7 @@ async def _run_search(ep: Episode, match: str | None, *, filters: str, args: lis
     else:
         source = "(SELECT rowid FROM cat.products_fts(?) ORDER BY rowid LIMIT ?)"
         params = [match, depth]
-    sql = (f"SELECT {_COLUMNS} FROM {source} f JOIN cat.products p ON p.rowid = f.rowid {_STOCK_JOIN} "
+    sql = (f"SELECT {_columns(ep)} FROM {source} f JOIN cat.products p ON p.rowid = f.rowid {_STOCK_JOIN} "
            f"WHERE 1{filters} ORDER BY f.rowid LIMIT ?")
     return await _products(ep, sql, [*params, *args, limit])
 
@@ -172,7 +177,7 @@ async def _sorted_search(ep: Episode, match: str, *, filters: str, args: list, l
             if alone or await _match_count(ep, match, FEW_MATCHES) >= FEW_MATCHES:
                 plan = "walk" if alone or not await _dense(ep, match, sort_by, category_id) else "probe"
     if plan == "rank":
-        sql = (f"SELECT {_COLUMNS} FROM (SELECT rowid FROM cat.products_fts(?)) f "
+        sql = (f"SELECT {_columns(ep)} FROM (SELECT rowid FROM cat.products_fts(?)) f "
                f"JOIN cat.products p ON p.rowid = f.rowid {_STOCK_JOIN} "
                f"WHERE 1{filters} ORDER BY {order}, f.rowid LIMIT ?")
         return await _products(ep, sql, [match, *args, limit], offload=True)
@@ -183,7 +188,7 @@ async def _sorted_search(ep: Episode, match: str, *, filters: str, args: list, l
         filters += " AND EXISTS (SELECT 1 FROM cat.products_fts(?) f WHERE f.rowid = p.rowid)"
         words, params = "", [category_id, *args, match, limit]
     # INDEXED BY: left alone, SQLite may pick another index for a range filter and sort every row.
-    sql = (f"SELECT {_COLUMNS} FROM cat.products p INDEXED BY {SORT_INDEXES[sort_by]} {_STOCK_JOIN} "
+    sql = (f"SELECT {_columns(ep)} FROM cat.products p INDEXED BY {SORT_INDEXES[sort_by]} {_STOCK_JOIN} "
            f"WHERE p.category_id = ?{words}{filters} ORDER BY {order}, p.rowid LIMIT ?")
     return await _products(ep, sql, params, offload=True)
 
@@ -244,7 +249,7 @@ async def get_product(ep: Episode, product_id: str) -> ProductDetails:
     cat = category(p.category_id)
     variants: list[VariantOption] = []
     async with ep.db.execute(
-        f"SELECT {_COLUMNS} FROM {PRODUCTS} p {_STOCK_JOIN} WHERE p.group_id = ? ORDER BY p.rank",
+        f"SELECT {_columns(ep)} FROM {PRODUCTS} p {_STOCK_JOIN} WHERE p.group_id = ? ORDER BY p.rank",
         (p.group_id,),
     ) as cur:
         siblings = [Product.from_row(tuple(r)) for r in await cur.fetchall()]

@@ -6,13 +6,11 @@ for pure code paths.
 
 from __future__ import annotations
 
-import bisect
 import json
 import random
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NamedTuple
 from urllib.parse import quote
 
 from scenarios.models import CatalogRef
@@ -66,12 +64,6 @@ def open_readonly(path: Path) -> sqlite3.Connection:
         db.close()
         raise CatalogError(f"{path} is not a verishop catalog: {exc}") from None
     return db
-
-
-class StockRow(NamedTuple):
-    """A product's ID and catalog stock (`CatalogReader.sample_category`)."""
-    product_id: str
-    stock: int
 
 
 class CatalogReader:
@@ -168,48 +160,6 @@ class CatalogReader:
         sql = ("SELECT count(*) FROM (SELECT 1 FROM products WHERE category_id = ? AND stock > 0"
                " AND product_id != ? LIMIT ?)")
         return self.db.execute(sql, (category_id, besides, at_most)).fetchone()[0]
-
-    def sample_category(self, rng: random.Random, category_id: str, runs: int, run_rows: int) -> list[StockRow]:
-        """Up to `runs` × `run_rows` distinct products of a category (their ID and catalog stock, all
-        the out-of-stock axis needs), in the order drawn: `runs` runs
-        of consecutive category products in featured (rowid) order, each from a random row on
-        (wrapping around at the end). The catalog places products in rows independently of what
-        they are, so every product of the category is as likely to be drawn, and the reads are
-        about `runs` × `run_rows` rows through the featured index (schema 3; before it, that over
-        the category's share of the catalog) at any size.
-        """
-        run_from = self._run_from
-        if self.category_has_at_most(category_id, runs * run_rows):
-            run_from = _runs_of(self._rows_of(category_id))  # the same runs, from one read of the category
-        drawn: dict[str, StockRow] = {}
-        for _ in range(runs):
-            for product in run_from(rng.randrange(self.size), category_id, run_rows):
-                drawn.setdefault(product.product_id, product)
-        return list(drawn.values())
-
-    def _run_from(self, rowid: int, category_id: str, rows: int) -> list[StockRow]:
-        sql = (f"SELECT product_id, stock FROM {self._featured} "
-               "WHERE category_id = ? AND rowid {} ? ORDER BY rowid LIMIT ?")
-        run = [StockRow(*r) for r in self.db.execute(sql.format(">="), (category_id, rowid, rows))]
-        if len(run) < rows:  # wrap around to the first rows
-            run += [StockRow(*r) for r in self.db.execute(sql.format("<"), (category_id, rowid, rows - len(run)))]
-        return run
-
-    def _rows_of(self, category_id: str) -> list[tuple[int, StockRow]]:
-        sql = "SELECT rowid, product_id, stock FROM products WHERE category_id = ? ORDER BY rowid"
-        return [(r[0], StockRow(*r[1:])) for r in self.db.execute(sql, (category_id,))]
-
-
-def _runs_of(rows: list[tuple[int, StockRow]]):
-    """`CatalogReader._run_from` over a category already read, in rowid order."""
-    rowids = [rowid for rowid, _ in rows]
-
-    def run_from(rowid: int, category_id: str, count: int) -> list[StockRow]:
-        first = bisect.bisect_left(rowids, rowid)
-        run = [p for _, p in rows[first:first + count]]
-        return run + [p for _, p in rows[:first][:count - len(run)]]
-
-    return run_from
 
 
 def feasible_products(catalog: CatalogReader, where: str, args: list[object], limit: int = 5000) -> list[Product]:

@@ -30,14 +30,14 @@ class EnvSpec:
 REGISTRY: dict[str, EnvSpec] = {
     spec.env_id: spec
     for spec in (
-        EnvSpec("pd-v4", "pd", "Product discovery", "scenarios.envs.product_discovery"),
+        EnvSpec("pd-v5", "pd", "Product discovery", "scenarios.envs.product_discovery"),
         EnvSpec("cart-v2", "cart", "Cart building", "scenarios.envs.cart"),
-        EnvSpec("sub-v3", "sub", "Substitution", "scenarios.envs.substitution"),
+        EnvSpec("sub-v4", "sub", "Substitution", "scenarios.envs.substitution"),
         EnvSpec("policy-v2", "policy", "Store policy questions", "scenarios.envs.policy"),
-        EnvSpec("return-v3", "return", "Returns", "scenarios.envs.returns"),
+        EnvSpec("return-v4", "return", "Returns", "scenarios.envs.returns"),
         EnvSpec("status-v2", "status", "Order status", "scenarios.envs.order_status"),
         EnvSpec("bundle-v2", "bundle", "Project bundle", "scenarios.envs.bundle"),
-        EnvSpec("journey-v4", "journey", "Multi-intent journey", "scenarios.envs.journey"),
+        EnvSpec("journey-v5", "journey", "Multi-intent journey", "scenarios.envs.journey"),
     )
 }
 

@@ -25,6 +25,8 @@ play reaches 1.0.
 
 journey-v4 (over v3): its requests are pd-v4's, sub-v3's and return-v3's, whose generation reads
 a bounded number of catalog rows at any catalog size (issue 11).
+
+journey-v5 (over v4): its requests are pd-v5's, sub-v4's and return-v4's (sell-outs by rule).
 """
 
 from __future__ import annotations
@@ -40,11 +42,12 @@ from scenarios.models import JourneyGoal, Scenario, SubGoal
 from scenarios.policy import extend_policy
 from scenarios.prompts import SYSTEM_PROMPT
 from scenarios.rng import derive_seed, make_rng
+from scenarios.stock import EpisodeStock
 
 if TYPE_CHECKING:
     from scenarios.envs import EnvSpec
 
-ENV_ID = "journey-v4"
+ENV_ID = "journey-v5"
 # The random stream a seed draws from: kept from journey-v2 wherever generation did not change, so
 # re-scored versions play the same worlds.
 SEED_STREAM = "journey-v2"
@@ -79,7 +82,7 @@ def _ids(scenario: Scenario) -> set[str]:
     return owned_ids(scenario.goal)
 
 
-def _conflicts(sub: Scenario, taken: list[Scenario]) -> bool:
+def _conflicts(sub: Scenario, taken: list[Scenario], catalog: CatalogReader) -> bool:
     """Would merging `sub` change what an earlier request needs, or collide with its world?"""
     for other in taken:
         if _ids(sub) & _ids(other):
@@ -93,6 +96,21 @@ def _conflicts(sub: Scenario, taken: list[Scenario]) -> bool:
         stock = {c.product_id: c.stock for c in other.stock_changes}
         if any(stock.get(c.product_id, c.stock) != c.stock for c in sub.stock_changes):
             return True
+        if _sells_out_any(sub, other, catalog) or _sells_out_any(other, sub, catalog):
+            return True
+    return False
+
+
+def _sells_out_any(ruling: Scenario, needing: Scenario, catalog: CatalogReader) -> bool:
+    """Whether a sell-out rule of `ruling` hits a product `needing` is about."""
+    if not ruling.sell_outs:
+        return False
+    stock = EpisodeStock(rules=ruling.sell_outs)
+    extra = {p.product_id: p for p in needing.extra_products}
+    for product_id in sorted(_ids(needing)):
+        product = extra.get(product_id) or catalog.product(product_id)
+        if product is not None and stock.sold_by_rule(product):
+            return True
     return False
 
 
@@ -101,7 +119,7 @@ def _draw(spec: EnvSpec, catalog: CatalogReader, world: SharedWorld, taken: list
     """A request of `spec`'s kind that fits the earlier ones: up to MAX_ATTEMPTS derived seeds."""
     for attempt in range(MAX_ATTEMPTS):
         sub = spec.generate(difficulty, derive_seed(*label, attempt) % 2**31, catalog, world)
-        if not _conflicts(sub, taken):
+        if not _conflicts(sub, taken, catalog):
             return sub
     return None
 
@@ -164,6 +182,7 @@ def generate(difficulty: int, seed: int, catalog: CatalogReader, shared: SharedW
         orders=orders,
         browsing_history=make_browsing_history(rng, catalog, None),
         stock_changes=tuple({c.product_id: c for sub in subs for c in sub.stock_changes}.values()),
+        sell_outs=tuple(dict.fromkeys(rule for sub in subs for rule in sub.sell_outs)),
         extra_products=tuple(p for sub in subs for p in sub.extra_products),
         policy=world.policy, system_prompt=SYSTEM_PROMPT,
         opening_message=subs[0].opening_message,

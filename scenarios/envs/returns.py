@@ -19,6 +19,10 @@ other products of its category, fitting or not, sell out with p_oos.
 return-v3 (over v2): those sell-outs are drawn among a bounded uniform sample of the category
 (`shared.sell_outs`), not the whole category (about 15,000 per episode at 2M products), so
 generation reads a bounded number of catalog rows at any catalog size (issue 11).
+
+return-v4 (over v3): the sell-outs are a rule (`scenarios.stock`) selling out p_oos of the whole
+category again, at any catalog size; v3's bounded sample sold out only a few percent of a large
+category.
 """
 
 from __future__ import annotations
@@ -36,13 +40,13 @@ from scenarios.envs.order_status import make_order_with_status, noun, say_date
 from scenarios.envs.product_discovery import candidate_constraints
 from scenarios.envs.shared import SharedWorld, pick_customer, pick_policy, pick_today, sell_outs
 from scenarios.household import make_browsing_history, make_order
-from scenarios.models import Constraint, Order, ReturnGoal, Scenario, StockChange, StorePolicy
+from scenarios.models import Constraint, Order, ReturnGoal, Scenario, SellOut, StorePolicy
 from scenarios.noise import add_typos
 from scenarios.prompts import SYSTEM_PROMPT
 from scenarios.rng import make_rng
 from scenarios.taxonomy import DENIED_CATEGORY_IDS, category
 
-ENV_ID = "return-v3"
+ENV_ID = "return-v4"
 # The random stream a seed draws from: kept from return-v1 wherever generation did not change, so
 # re-scored versions play the same worlds.
 SEED_STREAM = "return-v1"
@@ -240,7 +244,7 @@ def _history(rng: random.Random, catalog: CatalogReader, today: date, target: Pr
 
 
 def _replacement(rng: random.Random, catalog: CatalogReader, target: Product, d: int
-                 ) -> tuple[tuple[Constraint, ...], Product, tuple[StockChange, ...]]:
+                 ) -> tuple[tuple[Constraint, ...], Product, tuple[SellOut, ...]]:
     axes = axes_for(d)
     reference = target
     while reference.product_id == target.product_id:
@@ -250,9 +254,8 @@ def _replacement(rng: random.Random, catalog: CatalogReader, target: Product, d:
     constraints = (Constraint(kind="category", value=target.category_id),
                    *(c.model_copy(update={"stated": rng.random() >= axes.p_missing}) for c in picked))
     # Fitting or not alike (return-v2; v1 sold out only fitting products: "sold out" hinted "fits").
-    sold_out = sell_outs(rng, catalog, target.category_id, axes.p_out_of_stock,
-                         keep=frozenset({reference.product_id}))
-    return constraints, reference, sold_out
+    rules = sell_outs(rng, target.category_id, axes.p_out_of_stock, keep=frozenset({reference.product_id}))
+    return constraints, reference, rules
 
 
 def generate(difficulty: int, seed: int, catalog: CatalogReader, shared: SharedWorld | None = None) -> Scenario:
@@ -287,9 +290,9 @@ def generate(difficulty: int, seed: int, catalog: CatalogReader, shared: SharedW
 
     replacement: tuple[Constraint, ...] | None = None
     reference: Product | None = None
-    sold_out: tuple[StockChange, ...] = ()
+    rules: tuple[SellOut, ...] = ()
     if rng.random() < replacement_probability(difficulty):
-        replacement, reference, sold_out = _replacement(rng, catalog, target, difficulty)
+        replacement, reference, rules = _replacement(rng, catalog, target, difficulty)
 
     reason = rng.choice(_REASONS)
     text = f"{rng.choice(_GREETINGS)} {rng.choice(_ASKS).format(item=desc.words(stated))} {reason}"
@@ -299,7 +302,7 @@ def generate(difficulty: int, seed: int, catalog: CatalogReader, shared: SharedW
     return Scenario(
         env_id=ENV_ID, difficulty=difficulty, seed=seed, today=today, catalog=catalog.ref(), axes=axes,
         customer=customer, orders=tuple(orders), browsing_history=make_browsing_history(rng, catalog, None),
-        stock_changes=sold_out, policy=policy, system_prompt=SYSTEM_PROMPT,
+        stock_changes=(), sell_outs=rules, policy=policy, system_prompt=SYSTEM_PROMPT,
         opening_message=add_typos(rng, text, axes.p_noise),
         goal=ReturnGoal(order_id=target_order.order_id, line_id=line.line_id,
                         description=desc.words(dict.fromkeys(SLOTS, True)), reason=reason.rstrip("."),

@@ -12,16 +12,12 @@ import random
 from dataclasses import dataclass
 from datetime import date, timedelta
 
-from scenarios.catalog.reader import CatalogReader
 from scenarios.household import make_customer
-from scenarios.models import Customer, StockChange, StorePolicy
+from scenarios.models import Customer, SellOut, StorePolicy
 from scenarios.policy import make_policy
+from scenarios.stock import sell_out_rule
 
 EPOCH = date(2026, 1, 1)
-# The out-of-stock axis draws its sell-outs among at most 4 × 32 products of the category: all of
-# a small category's, a uniform sample of a large one's (at 2M products a category has up to
-# 80,000, and selling out half of them made a 1 MB scenario and a 1 s generation).
-SELL_OUT_RUNS, SELL_OUT_RUN_ROWS = 4, 32
 
 
 @dataclass(frozen=True)
@@ -46,18 +42,13 @@ def pick_policy(rng: random.Random, shared: SharedWorld | None = None) -> StoreP
     return shared.policy if shared else drawn
 
 
-def sell_outs(rng: random.Random, catalog: CatalogReader, category_id: str, p_out_of_stock: float,
-              keep: frozenset[str] = frozenset()) -> tuple[StockChange, ...]:
-    """The out-of-stock axis: each in-stock product of a bounded uniform sample of the category
-    (`catalog.sample_category`), `keep` aside, sold out with probability `p_out_of_stock`, fitting
-    the goal or not alike, so that "sold out" says nothing about "fits".
-
-    The sample is drawn from a generator of its own, seeded by one draw of `rng`: the rest of the
-    scenario does not depend on how many products the category has.
-    """
+def sell_outs(rng: random.Random, category_id: str, p_out_of_stock: float,
+              keep: frozenset[str] = frozenset()) -> tuple[SellOut, ...]:
+    """The out-of-stock axis: a rule selling out `p_out_of_stock` of the category's products
+    (`scenarios.stock`), `keep` aside, fitting the goal or not alike, so that "sold out" says
+    nothing about "fits". The rule's hash comes from one draw of `rng`, made even when nothing
+    is sold out, so the rest of the scenario does not depend on the axis."""
     draw = random.Random(rng.getrandbits(64))
     if p_out_of_stock <= 0:
         return ()
-    sample = catalog.sample_category(draw, category_id, SELL_OUT_RUNS, SELL_OUT_RUN_ROWS)
-    return tuple(StockChange(product_id=p.product_id, stock=0) for p in sample
-                 if p.product_id not in keep and p.stock > 0 and draw.random() < p_out_of_stock)
+    return (sell_out_rule(draw, category_id, p_out_of_stock, keep),)

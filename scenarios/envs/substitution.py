@@ -16,6 +16,10 @@ The sell-outs are drawn among a bounded uniform sample of the category (`shared.
 the whole category (about 15,000 per episode at 2M products), and the ideal list is the k most
 relevant of the whole category, read through its price index around the original's price
 (`ranking.best_substitutes`); v2 ranked the first 20,000 products of the category in Python.
+
+sub-v4 (over v3): the other sell-outs are a rule (`scenarios.stock`) selling out p_oos of the
+whole category again, at any catalog size; v3's bounded sample sold out a few percent of a
+large category.
 """
 
 from __future__ import annotations
@@ -33,9 +37,10 @@ from scenarios.noise import add_typos
 from scenarios.prompts import SYSTEM_PROMPT
 from scenarios.ranking import best_substitutes
 from scenarios.rng import make_rng
+from scenarios.stock import EpisodeStock
 from scenarios.taxonomy import DENIED_CATEGORY_IDS, category
 
-ENV_ID = "sub-v3"
+ENV_ID = "sub-v4"
 # The random stream a seed draws from: kept from sub-v1 wherever generation did not change, so
 # re-scored versions play the same worlds.
 SEED_STREAM = "sub-v1"
@@ -102,9 +107,8 @@ def generate(difficulty: int, seed: int, catalog: CatalogReader, shared: SharedW
 
     # Out-of-stock axis: besides the original, sell out alternatives of every relevance alike
     # (sub-v2; v1 sold out only the most relevant, so "sold out" hinted "good substitute").
-    sold_out = sell_outs(rng, catalog, original.category_id, axes.p_out_of_stock,
-                         keep=frozenset({original.product_id}))
-    stock = {pid: 0 for pid in [original.product_id, *(c.product_id for c in sold_out)]}
+    rules = sell_outs(rng, original.category_id, axes.p_out_of_stock, keep=frozenset({original.product_id}))
+    stock = EpisodeStock({original.product_id: 0}, rules)
     ideal = tuple(best_substitutes(catalog, original, constraints, weight, stock, k))
 
     goal = SubstitutionGoal(original_product_id=original.product_id, category_id=original.category_id,
@@ -115,7 +119,7 @@ def generate(difficulty: int, seed: int, catalog: CatalogReader, shared: SharedW
         customer=pick_customer(rng, today, shared),
         orders=make_order_history(rng, catalog, today, axes.order_history),
         browsing_history=_browsing_history(rng, catalog, original),
-        stock_changes=tuple(StockChange(product_id=pid, stock=0) for pid in stock),
+        stock_changes=(StockChange(product_id=original.product_id, stock=0),), sell_outs=rules,
         policy=pick_policy(rng, shared), system_prompt=SYSTEM_PROMPT,
         opening_message=opening_message(rng, goal, original, axes.p_noise),
         goal=goal,

@@ -101,7 +101,7 @@ def _recompute_ideal(ep: Episode, goal: ProductDiscoveryGoal, stored: list[Ranke
                      checks: list[Check]) -> list[RankedProduct]:
     # The whole catalog's best (pd-v4's ranking); a pd-v3 goal ranked only the first 20,000 feasible
     # products, which differs only on a catalog with more of them (about 800,000 products and up).
-    recomputed = ideal_ranking(ep.shop.catalog, goal.constraints, goal.persona, ep.world.stock,
+    recomputed = ideal_ranking(ep.shop.catalog, goal.constraints, goal.persona, ep.shop.stock,
                                goal.items_to_recommend, list(ep.world.extra_products.values()))
     same = [(r.product_id, r.utility) for r in recomputed] == [(r.product_id, r.utility) for r in stored]
     checks.append(Check(name="ideal_recomputed", expected=[r.product_id for r in stored],

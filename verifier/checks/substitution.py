@@ -90,7 +90,7 @@ def _recompute_ideal(ep: Episode, goal: SubstitutionGoal, original: Product, sto
     # The whole category's best (sub-v3's ranking); a sub-v2 goal ranked only the first 20,000
     # products of the category, which differs only on a catalog with more of them.
     recomputed = best_substitutes(ep.shop.catalog, original, goal.constraints, goal.similarity_weight,
-                                  ep.world.stock, goal.items_to_recommend)
+                                  ep.shop.stock, goal.items_to_recommend)
     same = [(r.product_id, r.utility) for r in recomputed] == [(r.product_id, r.utility) for r in stored]
     checks.append(Check(name="ideal_recomputed", expected=[r.product_id for r in stored],
                         found=[r.product_id for r in recomputed], passed=same))

@@ -43,7 +43,7 @@ class VerishopData(vf.TaskData):
     episode_id: str | None = None
     """Set per rollout by `VerishopEnv`: the shop episode this rollout plays."""
     env_id: str | None = None
-    """Set per rollout: the versioned environment the episode belongs to (`pd-v4` ...)."""
+    """Set per rollout: the versioned environment the episode belongs to (`pd-v5` ...)."""
     episode_difficulty: int | None = None
     """Set per rollout: the episode's difficulty (the curriculum's choice when `difficulty` is None)."""
 
