@@ -18,6 +18,7 @@ import random
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
+from scenarios.catalog.generate import _ID_MULTIPLIER, _ID_OFFSET, _ID_SPACE
 from scenarios.catalog.reader import Product
 from scenarios.models import Scenario, SellOut
 
@@ -27,6 +28,10 @@ HASH_MODULUS = 2**31 - 1
 # The SQL form of a product's number: its ID without the leading "P" (IDs are "P" + 8 digits,
 # checked on admission for an episode's own products).
 _NUMBER_SQL = "CAST(substr({p}product_id, 2) AS INTEGER)"
+# The same number from a catalog row's rowid: the catalog names row r `product_id(r)`
+# (scenarios/catalog/generate.py), so a ranking can test the rule on an index entry, before it
+# reads the table row (every category index holds the rowid; not every one the ID).
+CATALOG_NUMBER_SQL = f"((rowid * {_ID_MULTIPLIER} + {_ID_OFFSET}) % {_ID_SPACE})"
 
 
 def sell_out_rule(rng: random.Random, category_id: str, share: float, keep: Iterable[str] = ()) -> SellOut:
@@ -46,11 +51,13 @@ def _quote(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
-def rule_sql(rule: SellOut, prefix: str = "") -> str:
-    """`rule_sells_out` as an SQL condition on a products row (`prefix`: its alias and a dot).
-    Only integers and quoted text go in, so the text is safe to inline."""
-    number = _NUMBER_SQL.format(p=prefix)
-    keep = f" AND {prefix}product_id NOT IN ({', '.join(map(_quote, rule.keep))})" if rule.keep else ""
+def rule_sql(rule: SellOut, prefix: str = "", number: str | None = None) -> str:
+    """`rule_sells_out` as an SQL condition on a products row (`prefix`: its alias and a dot;
+    `number`: the product's number in SQL, by default read off its ID). Only integers and quoted
+    text go in, so the text is safe to inline."""
+    number = number or _NUMBER_SQL.format(p=prefix)
+    kept = ", ".join(str(int(pid[1:])) for pid in rule.keep)
+    keep = f" AND {number} NOT IN ({kept})" if rule.keep else ""
     return (f"({prefix}category_id = {_quote(rule.category_id)}{keep} AND "
             f"({number} * {int(rule.multiplier)} + {int(rule.offset)}) % {HASH_MODULUS} < {int(rule.below)})")
 
@@ -87,11 +94,11 @@ class EpisodeStock:
         """IDs given a positive stock explicitly (maybe sold out in the catalog)."""
         return [pid for pid, units in self.changes.items() if units > 0]
 
-    def sold_by_rule_sql(self, prefix: str = "") -> str | None:
+    def sold_by_rule_sql(self, prefix: str = "", number: str | None = None) -> str | None:
         """An SQL condition true for the rows a rule sells out; None without rules."""
         if not self.rules:
             return None
-        return "(" + " OR ".join(rule_sql(r, prefix) for r in self.rules) + ")"
+        return "(" + " OR ".join(rule_sql(r, prefix, number) for r in self.rules) + ")"
 
     def units_sql(self, prefix: str, change: str) -> str:
         """`units` in SQL for a products row (`prefix`) left-joined to the stock changes

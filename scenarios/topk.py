@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 from scenarios.catalog.reader import PRODUCT_COLUMNS, CatalogReader, Product
 from scenarios.models import RankedProduct
-from scenarios.stock import EpisodeStock
+from scenarios.stock import CATALOG_NUMBER_SQL, EpisodeStock
 
 SCORE_SLACK = 2e-6
 # Thresholds below the best possible score, tried in turn: most rankings finish at the first
@@ -180,10 +180,12 @@ def _fetch(catalog: CatalogReader, query: RankQuery, narrowed: Filter, limit: in
 
 def fetch_sql(query: RankQuery, narrowed: Filter, stock: EpisodeStock = EpisodeStock()) -> tuple[str, list[object]]:
     """The SQL of `_fetch` and its arguments, the LIMIT's aside (for EXPLAIN QUERY PLAN in tests)."""
-    ruled = stock.sold_by_rule_sql()
+    # The rule on the rowid, right after the index's own conditions: SQLite then skips a sold-out
+    # row without reading it from the table.
+    ruled = stock.sold_by_rule_sql(number=CATALOG_NUMBER_SQL)
     unruled = f" AND NOT {ruled}" if ruled else ""
     sql = (f"SELECT {PRODUCT_COLUMNS}, ({query.score_sql}) AS score FROM {narrowed.source} "
-           f"WHERE {narrowed.before} AND {query.where} AND {narrowed.after}{unruled} ORDER BY score DESC LIMIT ?")
+           f"WHERE {narrowed.before}{unruled} AND {query.where} AND {narrowed.after} ORDER BY score DESC LIMIT ?")
     return sql, [*query.score_args, *narrowed.before_args, *query.where_args, *narrowed.after_args]
 
 
