@@ -116,7 +116,9 @@ def test_rankings_read_through_an_index_or_the_full_text_list(reader):
         query = pd_rank_query(goal.constraints, persona, reader.product(goal.anchor_product_id))
         plan = _plan(reader, *fetch_sql(query, threshold_filter(query, 0.95)))
         assert plan.startswith(f"SEARCH products USING INDEX {query.index} (category_id=? AND "), plan
-        assert "SCAN products_fts VIRTUAL TABLE" in plan and "SCAN products " not in plan, plan
+        # The goal's facets: one full-text lookup of each row's rowid (=: by rowid, M: MATCH), no table scan.
+        assert "CORRELATED SCALAR SUBQUERY" in plan and "VIRTUAL TABLE INDEX 0:=M" in plan, plan
+        assert "SCAN products " not in plan, plan
     sub = generate("sub", 2, 3, reader).goal
     query = substitute_rank_query(reader.product(sub.original_product_id), sub.constraints, sub.similarity_weight)
     plan = _plan(reader, *fetch_sql(query, threshold_filter(query, 0.99)))
