@@ -90,33 +90,43 @@ def top_k(catalog: CatalogReader, query: RankQuery, k: int, stock: EpisodeStock,
     ensure_ln(catalog.db)
     pool = [*extra, *_restocked(catalog, query, stock)]
     limit = k + stock.explicitly_sold_out() + EXTRA_ROWS
+    seen: dict[str, float] = {}  # every candidate ranked so far: its exact score
     if query.category_id is not None and catalog.category_has_at_most(query.category_id, SMALL_CATEGORY_ROWS):
-        return _best_if_exact(catalog, query, k, stock, pool, limit, threshold_filter(query, None), None)
+        return _best_if_exact(catalog, query, k, stock, pool, limit, threshold_filter(query, None), None, seen)
     for step in query.fine_steps:
         threshold = query.best_possible - step
         found = _best_if_exact(catalog, query, k, stock, pool, limit,
-                               threshold_filter(query, threshold, with_facets=False), threshold)
+                               threshold_filter(query, threshold, with_facets=False), threshold, seen)
         if found is not None:
             return found
     if query.head is not None:
         head = facet_filter(query.head.match)
-        found = _best_if_exact(catalog, query, k, stock, pool, limit, head, query.head.others_max)
+        found = _best_if_exact(catalog, query, k, stock, pool, limit, head, query.head.others_max, seen)
         if found is not None:
             return found
     for i, step in enumerate(THRESHOLD_STEPS):
-        if i == 1 and query.facets is not None and _matches_at_most(catalog, query.facets, FACET_ROWS_READ_WHOLE):
+        threshold = None if step is None else query.best_possible - step
+        # k candidates already seen score at least `floor`, so the k best do too: a walk down to
+        # just below it is the last one needed (its check passes unless its limit cuts rows off).
+        floor = _kth_best(seen, k)
+        if floor is not None and (threshold is None or floor - 2 * SCORE_SLACK > threshold):
+            threshold = floor - 2 * SCORE_SLACK
+        elif i == 1 and query.facets is not None and _matches_at_most(catalog, query.facets, FACET_ROWS_READ_WHOLE):
             # The first walk found too few; the goal's brand and attributes leave so few products
             # that reading every one of them is cheaper than walking further down the index.
             every = facet_filter(query.facets)
-            return _best_if_exact(catalog, query, k, stock, pool, limit, every, None)
-        threshold = None if step is None else query.best_possible - step
+            return _best_if_exact(catalog, query, k, stock, pool, limit, every, None, seen)
         # The facet list costs a set of its rowids (15,000 for one attribute at 2M products): worth
         # it only once the first walk has shown that few rows of the index meet the goal.
         narrowed = threshold_filter(query, threshold, with_facets=i > 0)
-        found = _best_if_exact(catalog, query, k, stock, pool, limit, narrowed, threshold)
+        found = _best_if_exact(catalog, query, k, stock, pool, limit, narrowed, threshold, seen)
         if found is not None:
             return found
     raise AssertionError("unreachable: the last step reads every candidate")
+
+
+def _kth_best(seen: dict[str, float], k: int) -> float | None:
+    return sorted(seen.values(), reverse=True)[k - 1] if len(seen) >= k else None
 
 
 @dataclass(frozen=True)
@@ -157,12 +167,14 @@ def threshold_filter(query: RankQuery, threshold: float | None, with_facets: boo
 
 
 def _best_if_exact(catalog: CatalogReader, query: RankQuery, k: int, stock: EpisodeStock, pool: list[Product],
-                   limit: int, narrowed: Filter, others_max: float | None) -> list[RankedProduct] | None:
+                   limit: int, narrowed: Filter, others_max: float | None,
+                   seen: dict[str, float]) -> list[RankedProduct] | None:
     """The k best, if the rows the filter leaves out (scoring at most `others_max`; None: it leaves
     none out) cannot be among them; else None. The query's limit doubles while it cuts rows off."""
     while True:
         rows = _fetch(catalog, query, narrowed, limit, stock)
         ranked = _rank([*pool, *(p for p, _ in rows)], query, stock)
+        seen.update((r.product_id, r.utility) for r in ranked)
         truncated = len(rows) == limit
         # Unread rows score at most the last row read (cut by the limit) or `others_max`.
         unread_max = max(rows[-1][1], others_max if others_max is not None else -math.inf) if truncated \
