@@ -20,7 +20,7 @@ from scenarios.ranking import ideal_ranking, pd_rank_query, substitute_rank_quer
 from scenarios.ranking_reference import ideal_mismatches, pd_ideal_by_full_scan
 from scenarios.stock import EpisodeStock, sell_out_rule
 from scenarios.taxonomy import SHOPPABLE_CATEGORIES
-from scenarios.topk import THRESHOLD_STEPS, ensure_ln, facet_filter, fetch_sql, threshold_filter
+from scenarios.topk import THRESHOLD_STEPS, ensure_ln, facet_filter, fetch_sql, rows_filter, threshold_filter
 
 
 def _check_ideals(reader: CatalogReader, env: str, seeds: range) -> int:
@@ -125,6 +125,9 @@ def test_rankings_read_through_an_index_or_the_full_text_list(reader):
     assert plan.startswith("SEARCH products USING INDEX products_by_category (category_id=? AND price_cents>? "
                            "AND price_cents<?)"), plan
     plan = _plan(reader, *fetch_sql(query, facet_filter(query.head.match)))
+    assert plan.startswith("SEARCH products USING INTEGER PRIMARY KEY (rowid=?)"), plan
+    # A facet list read once, its rows then looked up by rowid.
+    plan = _plan(reader, *fetch_sql(query, rows_filter([1, 5, 9])))
     assert plan.startswith("SEARCH products USING INTEGER PRIMARY KEY (rowid=?)"), plan
     assert reader.schema_version >= 3
     head = _plan(reader, f"SELECT product_id, price_cents, stock FROM {reader._featured} WHERE category_id = ? "
