@@ -377,6 +377,12 @@ def _crafted(catalog_path: Path, case: str) -> dict:
     elif case == "goal-order-not-in-orders":
         s = _scenario(catalog_path, "status", 6, 1)
         s["goal"]["order_id"] = "W0000000"
+    elif case == "sell-out-rule-out-of-range":
+        s = _scenario(catalog_path, "pd", 12, 1)
+        s["sell_outs"][0]["multiplier"] = 0
+    elif case == "sell-out-rule-category-as-sql":
+        s = _scenario(catalog_path, "pd", 12, 1)
+        s["sell_outs"][0]["category_id"] = "x' OR 1=1 --"
     elif case == "infinite-axis":
         s = _scenario(catalog_path, "pd", 2, 1)
         s["axes"]["max_turns"] = 10**30
@@ -387,7 +393,8 @@ def _crafted(catalog_path: Path, case: str) -> dict:
 
 @pytest.mark.parametrize("case", ["duplicate-order-ids", "duplicate-stock-changes", "huge-quantity",
                                   "unknown-category", "unknown-category-of-an-extra-product", "today-9999", "journey-without-tasks", "huge-browsing-history",
-                                  "made-up-env", "long-opening", "goal-order-not-in-orders", "infinite-axis"])
+                                  "made-up-env", "long-opening", "goal-order-not-in-orders", "infinite-axis",
+                                  "sell-out-rule-out-of-range", "sell-out-rule-category-as-sql"])
 async def test_a_crafted_client_scenario_is_refused_with_422_and_nothing_written(server: Server, catalog_path: Path,
                                                                               case: str) -> None:
     before = sorted(os.listdir(server.runs_dir))
