@@ -1,7 +1,7 @@
 """Episode creation cost: `hub.generate(...)` (scenario) and `await hub.open(scenario)` (world).
 
 Scenarios are generated first (timed separately), then each is opened and closed again
-(open and close timed separately), in every environment (--envs). Same-run floor, after each
+(open and close timed separately), in every environment (--envs). Same-run floor, after every
 environment's opens: a bare `sqlite3.connect` on a fresh file + WAL + the same world tables +
 close, i.e. creating a bare SQLite file with the same tables; open p50 is printed as a multiple
 of it.
