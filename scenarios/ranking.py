@@ -17,7 +17,7 @@ from scenarios.constraints import constraint_sql, feasible_sql, satisfies
 from scenarios.models import Constraint, Persona, RankedProduct
 from scenarios.taxonomy import category
 from scenarios.stock import EpisodeStock
-from scenarios.topk import IN_FACET_LIST, Head, RankQuery, top_k
+from scenarios.topk import IN_FACET_LIST, THRESHOLD_STEPS, Head, RankQuery, top_k
 
 DIMENSIONS = ("price", "rating", "ship", "brand", "sim")
 _BASE_ALPHA = {"price": 2.0, "rating": 2.0, "ship": 1.0, "brand": 1.0, "sim": 1.0}
@@ -92,6 +92,10 @@ _PHI_SQL = {"price": "? * (1 - min(1.0, max(0.0, (ln(price_cents) - ?) / ?)))", 
             "ship": "? * (1 - (min(ship_days, 10) - 1) / 9.0)"}
 
 
+# The thresholds below the best possible utility that PD's walk tries in turn (scenarios.topk).
+PD_STEPS = THRESHOLD_STEPS
+
+
 def pd_rank_query(constraints: tuple[Constraint, ...], persona: Persona, reference: Product,
                   wide_index: bool = False) -> RankQuery:
     """`utility` as a ranking over the catalog: its SQL form, and index bounds for a threshold.
@@ -146,7 +150,7 @@ def pd_rank_query(constraints: tuple[Constraint, ...], persona: Persona, referen
                      score_args=score_args, score=lambda p: utility(p, persona, reference),
                      admits=lambda p: all(satisfies(p, c) for c in constraints),
                      index=_DIMENSION_INDEX[heaviest], bounds=bounds, best_possible=total,
-                     category_id=reference.category_id,
+                     category_id=reference.category_id, steps=PD_STEPS,
                      facets=match_expression([], facets) if facets else None)
 
 
@@ -208,6 +212,10 @@ def best_substitutes(catalog: CatalogReader, original: Product, constraints: tup
 # price first, the brand checked on the index entry, reads fewer rows than the twins' full-text list
 # (whose read grows with the catalog). 10% off sub's p50 at 2M, 4% more at 100k without the gate.
 SUB_FINE_STEPS, SUB_FINE_FROM_SIZE = (0.0025, 0.01), 1_000_000
+# After the twins, SUB steps down in fewer, wider steps than PD: since sub-v4 half a category may be
+# sold out, and the narrow steps mostly found too few in-stock substitutes (100k: p50 3.3 -> 2.75 ms
+# over 150 episodes; 2M unchanged).
+SUB_STEPS = (0.1, 0.4, None)
 # The constraints whose columns every category index holds in catalog schema 3.
 _ON_WIDE_INDEX = {"category", "brand", "price_max", "rating_min", "ship_days_max"}
 
@@ -274,4 +282,4 @@ def substitute_rank_query(original: Product, constraints: tuple[Constraint, ...]
                      score=lambda p: substitute_relevance(p, original, constraints, lam),
                      admits=lambda p: p.category_id == original.category_id and p.product_id != original.product_id,
                      index="products_by_category", bounds=bounds, best_possible=1.0, head=twins,
-                     category_id=original.category_id, fine_steps=fine_steps)
+                     category_id=original.category_id, fine_steps=fine_steps, steps=SUB_STEPS)

@@ -73,6 +73,8 @@ class RankQuery:
     # Thresholds below the best possible tried first, before the head: for a ranking whose bounds
     # on the index entry leave few table rows to read near the top.
     fine_steps: tuple[float, ...] = ()
+    # Thresholds below the best possible tried after the head (None: every candidate).
+    steps: tuple[float | None, ...] = THRESHOLD_STEPS
 
 
 def ensure_ln(db: sqlite3.Connection) -> None:
@@ -105,7 +107,7 @@ def top_k(catalog: CatalogReader, query: RankQuery, k: int, stock: EpisodeStock,
         found = _best_if_exact(catalog, query, k, stock, pool, limit, head, query.head.others_max, seen)
         if found is not None:
             return found
-    for i, step in enumerate(THRESHOLD_STEPS):
+    for i, step in enumerate(query.steps):
         threshold = None if step is None else query.best_possible - step
         # k candidates already seen score at least `floor`, so the k best do too: a walk down to
         # just below it is the last one needed (its check passes unless its limit cuts rows off).

@@ -16,7 +16,7 @@ from scenarios.catalog.reader import CatalogReader, Product, feasible_products
 from scenarios.difficulty import MAX_DIFFICULTY
 from scenarios.envs import generate
 from scenarios.envs.bundle import FEATURED_HEAD
-from scenarios.ranking import ideal_ranking, pd_rank_query, substitute_rank_query
+from scenarios.ranking import SUB_STEPS, ideal_ranking, pd_rank_query, substitute_rank_query
 from scenarios.ranking_reference import ideal_mismatches, pd_ideal_by_full_scan
 from scenarios.stock import EpisodeStock, sell_out_rule
 from scenarios.taxonomy import SHOPPABLE_CATEGORIES
@@ -70,8 +70,9 @@ def test_substitutes_read_near_the_original_price_first_are_the_full_scan(reader
 
 def test_every_threshold_step_gives_the_full_scan_list(reader, monkeypatch):
     """Whichever threshold the walk stops at, the list is the same (the stopping rule is exact)."""
-    for steps in [(None,), (0.001, None), THRESHOLD_STEPS]:
-        monkeypatch.setattr("scenarios.topk.THRESHOLD_STEPS", steps)
+    for steps in [(None,), (0.001, None), THRESHOLD_STEPS, SUB_STEPS]:
+        monkeypatch.setattr("scenarios.ranking.PD_STEPS", steps)
+        monkeypatch.setattr("scenarios.ranking.SUB_STEPS", steps)
         monkeypatch.setattr("scenarios.topk.EXTRA_ROWS", 1)  # cut by the limit often: limits double
         assert _check_ideals(reader, "pd", range(0, 120, 3)) and _check_ideals(reader, "sub", range(1, 120, 3))
 
