@@ -18,7 +18,7 @@ import random
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from scenarios.catalog.generate import _ID_MULTIPLIER, _ID_OFFSET, _ID_SPACE
+from scenarios.catalog.generate import ROW_PRODUCT_NUMBER_SQL
 from scenarios.catalog.reader import Product
 from scenarios.models import Scenario, SellOut
 
@@ -31,7 +31,7 @@ _NUMBER_SQL = "CAST(substr({p}product_id, 2) AS INTEGER)"
 # The same number from a catalog row's rowid: the catalog names row r `product_id(r)`
 # (scenarios/catalog/generate.py), so a ranking can test the rule on an index entry, before it
 # reads the table row (every category index holds the rowid; not every one the ID).
-CATALOG_NUMBER_SQL = f"((rowid * {_ID_MULTIPLIER} + {_ID_OFFSET}) % {_ID_SPACE})"
+CATALOG_NUMBER_SQL = ROW_PRODUCT_NUMBER_SQL
 
 
 def sell_out_rule(rng: random.Random, category_id: str, share: float, keep: Iterable[str] = ()) -> SellOut:

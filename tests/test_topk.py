@@ -7,7 +7,6 @@ read they replaced; a scenario's sell-outs take a few bytes at any size. The slo
 from __future__ import annotations
 
 import random
-from pathlib import Path
 
 import pytest
 

@@ -42,6 +42,10 @@ def product_id(row: int) -> str:
     return f"P{(row * _ID_MULTIPLIER + _ID_OFFSET) % _ID_SPACE:08d}"
 
 
+# The digits of `product_id(rowid)` as an SQL expression on a catalog row, whose rowid is its row.
+ROW_PRODUCT_NUMBER_SQL = f"((rowid * {_ID_MULTIPLIER} + {_ID_OFFSET}) % {_ID_SPACE})"
+
+
 @dataclass(frozen=True, slots=True)
 class Chunk:
     """Rows of one chunk, ready for `executemany`, plus the text for the search index."""

@@ -17,7 +17,6 @@ from typing import Any
 import ray
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
-from scenarios.curriculum import Params
 from scenarios.curriculum_store import CurriculumStore
 from scenarios.envs import REGISTRY
 from scenarios.rng import make_rng

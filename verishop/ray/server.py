@@ -46,7 +46,7 @@ from verifier.service import VerifierService, create_app
 from verishop.ray.catalog import CatalogSpec, node_catalog
 from verishop.ray.curriculum import Scored, curriculum_actor
 from verishop.ray.errors import ServerStartFailed
-from verishop.ray.processes import (EXIT_USAGE, PORT_ATTEMPTS, free_port, log_tail, serve_command,
+from verishop.ray.processes import (EXIT_USAGE, PORT_ATTEMPTS, free_port, serve_command,
                                     spawn_bound_to_me, stop, wait_healthy)
 
 log = logging.getLogger("verishop.ray.server")
