@@ -58,7 +58,7 @@ def create_world(path: Path, scenario: Scenario, *, episode_id: str, catalog_pat
     `scenario_sha256` saves hashing the scenario again when the caller has it."""
     db = sqlite3.connect(":memory:", isolation_level=None)
     try:
-        db.deserialize(_empty_world())
+        db.deserialize(empty_world_image())
         db.execute("BEGIN")
         db.executemany("INSERT INTO meta VALUES (?, ?)", [
             ("world_schema_version", str(WORLD_SCHEMA_VERSION)),
@@ -98,7 +98,7 @@ def create_world(path: Path, scenario: Scenario, *, episode_id: str, catalog_pat
 
 
 @functools.cache
-def _empty_world() -> bytes:
+def empty_world_image() -> bytes:
     """The image of a world file with every table and no rows, made once per process."""
     db = sqlite3.connect(":memory:")
     try:
