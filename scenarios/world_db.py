@@ -15,6 +15,7 @@ from pathlib import Path
 from scenarios.models import Scenario
 
 WORLD_SCHEMA_VERSION = 1
+WORLD_PAGE_SIZE = 1024
 
 SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -102,6 +103,9 @@ def empty_world_image() -> bytes:
     """The image of a world file with every table and no rows, made once per process."""
     db = sqlite3.connect(":memory:")
     try:
+        # Small pages: a world holds a few rows per table, one page each, so the file written
+        # per episode is 17 KiB instead of 68 KiB (and each WAL frame of a write is as small).
+        db.execute(f"PRAGMA page_size = {WORLD_PAGE_SIZE}")
         db.executescript(SCHEMA)
         return db.serialize()
     finally:

@@ -10,7 +10,7 @@ import pytest
 
 from scenarios.catalog.reader import CatalogReader
 from scenarios.envs import REGISTRY, generate
-from scenarios.world_db import SCHEMA, create_world
+from scenarios.world_db import SCHEMA, WORLD_PAGE_SIZE, create_world
 
 
 def dump(path: Path) -> dict[str, list[tuple]]:
@@ -52,6 +52,9 @@ def test_a_world_file_holds_the_schema_and_rows_and_opens_in_wal_mode(
         db = sqlite3.connect(world)
         assert db.execute("PRAGMA journal_mode").fetchone() == ("wal",)
         assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+        # Small pages keep the file small: what every episode writes, and leaves on disk.
+        assert db.execute("PRAGMA page_size").fetchone() == (WORLD_PAGE_SIZE,)
+        assert world.stat().st_size <= 48 * 1024, world.stat().st_size
         db.close()
         with pytest.raises(FileExistsError):  # never over an existing file
             create_world(world, scenario, episode_id="ep_x", catalog_path=catalog_path)
