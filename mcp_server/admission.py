@@ -11,12 +11,12 @@ the first problem found, naming where it is and echoing at most a short prefix o
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Iterable, Iterator
 from datetime import date
 from typing import Any
 
 from mcp_server.errors import ShopError
+from scenarios.catalog.generate import PRODUCT_ID_FORMAT
 from scenarios.catalog.reader import CatalogReader
 from scenarios.difficulty import MAX_DIFFICULTY
 from scenarios.envs import REGISTRY
@@ -42,7 +42,6 @@ MAX_KEPT = 50
 EARLIEST = date(1970, 1, 1)
 LATEST = date(2200, 12, 31)
 ECHO_CHARS = 40
-PRODUCT_ID = re.compile(r"P\d{8}")
 AXIS_RANGES: dict[str, tuple[float, float]] = {
     "constraints": (0, 50), "items_to_recommend": (1, 50), "max_turns": (1, 500), "search_top_k": (1, 100_000),
     "order_history": (0, MAX_ORDERS), "policy_branches": (0, 50), "tool_calls_per_turn": (1, 1_000),
@@ -172,7 +171,7 @@ def _products(s: Scenario, catalog: CatalogReader) -> Iterator[str]:
         yield f"extra_products has product id {echo(dup)} twice"
     for i, p in enumerate(s.extra_products):
         path = f"extra_products[{i}]"
-        if not PRODUCT_ID.fullmatch(p.product_id):
+        if not PRODUCT_ID_FORMAT.fullmatch(p.product_id):
             yield f"{path}.product_id {echo(p.product_id)} is not 'P' and 8 digits, like the catalog's"
         if catalog.product(p.product_id) is not None:
             yield f"{path}.product_id {echo(p.product_id)} is already a catalog product"
@@ -196,7 +195,7 @@ def _sell_outs(s: Scenario) -> Iterator[str]:
         if len(rule.keep) > MAX_KEPT:
             yield f"{path}.keep has {len(rule.keep)} products (at most {MAX_KEPT})"
         for product_id in rule.keep:
-            if not PRODUCT_ID.fullmatch(product_id):
+            if not PRODUCT_ID_FORMAT.fullmatch(product_id):
                 yield f"{path}.keep names {echo(product_id)}, not a product ID ('P' and 8 digits)"
 
 

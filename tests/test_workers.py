@@ -205,24 +205,27 @@ def test_a_killed_worker_is_replaced_and_only_its_episodes_close_as_crashed(cata
             assert "crashed server" in server.log()
 
 
+def _episodes_then_signal(server, episodes: int, signum: int) -> tuple[list[dict], list[int]]:
+    """Open `episodes` episodes, send the supervisor `signum` and wait for it to exit; returns
+    the episodes and the worker pids."""
+    with httpx2.Client(base_url=server.base, timeout=30.0) as http:
+        opened = [create(http, seed) for seed in range(episodes)]
+        pids = [w["pid"] for w in health(http)["workers"]]
+    server.proc.send_signal(signum)
+    server.proc.wait(timeout=PROCESS_EXIT_S)
+    return opened, pids
+
+
 def test_sigterm_closes_every_workers_episodes_as_server_stopped(catalog_path: Path, tmp_path: Path) -> None:
     with serve_workers(catalog_path, tmp_path, "--no-default-episode") as server:
-        with httpx2.Client(base_url=server.base, timeout=30.0) as http:
-            episodes = [create(http, seed) for seed in range(4)]
-            pids = [w["pid"] for w in health(http)["workers"]]
-        server.proc.send_signal(signal.SIGTERM)
-        server.proc.wait(timeout=PROCESS_EXIT_S)
+        episodes, pids = _episodes_then_signal(server, 4, signal.SIGTERM)
     assert all(exited(pid) for pid in pids)
     assert {last_event(ep["run_dir"])["reason"] for ep in episodes} == {"server_stopped"}
 
 
 def test_workers_stop_when_the_supervisor_is_killed(catalog_path: Path, tmp_path: Path) -> None:
     with serve_workers(catalog_path, tmp_path, "--no-default-episode") as server:
-        with httpx2.Client(base_url=server.base, timeout=30.0) as http:
-            episodes = [create(http, seed) for seed in range(2)]
-            pids = [w["pid"] for w in health(http)["workers"]]
-        server.proc.send_signal(signal.SIGKILL)
-        server.proc.wait(timeout=PROCESS_EXIT_S)
+        episodes, pids = _episodes_then_signal(server, 2, signal.SIGKILL)
         for pid in pids:
             wait_for(f"worker {pid} gone", lambda pid=pid: exited(pid), PROCESS_EXIT_S)
     assert {last_event(ep["run_dir"])["reason"] for ep in episodes} == {"server_stopped"}

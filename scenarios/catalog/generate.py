@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from dataclasses import dataclass
 from itertools import accumulate
 
@@ -40,6 +41,10 @@ _SOLD_OUT_SHARE = 0.06
 
 def product_id(row: int) -> str:
     return f"P{(row * _ID_MULTIPLIER + _ID_OFFSET) % _ID_SPACE:08d}"
+
+
+# What `product_id` makes: "P" and 8 digits.
+PRODUCT_ID_FORMAT = re.compile(r"P\d{8}")
 
 
 # The digits of `product_id(rowid)` as an SQL expression on a catalog row, whose rowid is its row.
