@@ -104,7 +104,7 @@ def empty_world_image() -> bytes:
     db = sqlite3.connect(":memory:")
     try:
         # Small pages: a world holds a few rows per table, one page each, so the file written
-        # per episode is 17 KiB instead of 68 KiB (and each WAL frame of a write is as small).
+        # per episode is 20 KiB instead of 68 KiB (and each WAL frame of a write is as small).
         db.execute(f"PRAGMA page_size = {WORLD_PAGE_SIZE}")
         db.executescript(SCHEMA)
         return db.serialize()
