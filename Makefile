@@ -90,6 +90,7 @@ bench: $(STAMP)  ## long runs: catalog build up to 2M products, search latency, 
 	$(BIN)/python bench/search.py --sizes 10000,100000,2000000
 	$(BIN)/python bench/episode_create.py --size 100000 --episodes 100
 	$(BIN)/python bench/generation.py --sizes 1000,100000,2000000 --episodes 200 --rows
+	$(BIN)/python bench/ranking_regions.py --sizes 1000,100000,2000000 --episodes 60
 	$(BIN)/python bench/ranking_equivalence.py --size 2000000 --seeds 200
 	$(BIN)/python bench/episodes_per_s.py --sizes 1000,100000,2000000 --episodes 200 --http-clients 16
 	$(BIN)/python bench/create_burst.py --size 2000000 --clients 64 --rounds 3
