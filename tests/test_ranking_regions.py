@@ -32,3 +32,20 @@ def test_each_region_holds_the_next_and_the_last_holds_the_ideal_list(reader: Ca
         widest_seen = max(widest_seen, counts[names[1]] - counts["exact"])
     # Not a vacuous nesting: the walk's region is wider than the products reaching the bar somewhere.
     assert widest_seen > 0
+
+
+def test_an_ideal_list_the_full_scan_disagrees_with_is_refused(reader: CatalogReader,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    real = ranking_regions.generate
+
+    def with_a_wrong_first_pick(env: str, difficulty: int, seed: int, catalog: CatalogReader):
+        scenario = real(env, difficulty, seed, catalog)
+        goal = scenario.goal
+        worst = catalog.db.execute("SELECT product_id FROM products WHERE category_id = ? ORDER BY rating, "
+                                   "ship_days DESC, price_cents DESC LIMIT 1", (goal.category_id,)).fetchone()[0]
+        ideal = (goal.ideal[0].model_copy(update={"product_id": worst}), *goal.ideal[1:])
+        return scenario.model_copy(update={"goal": goal.model_copy(update={"ideal": ideal})})
+
+    monkeypatch.setattr(ranking_regions, "generate", with_a_wrong_first_pick)
+    with pytest.raises(RuntimeError, match="do not reach the bar"):
+        ranking_regions.pd_regions(reader, 3, 7001, {})
