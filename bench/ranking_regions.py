@@ -32,7 +32,6 @@ needs the table row), `exact` the ideal list and its ties.
 from __future__ import annotations
 
 import argparse
-import math
 import random
 import statistics
 from pathlib import Path
@@ -43,18 +42,15 @@ from scenarios.catalog.reader import PRODUCT_COLUMNS, CatalogReader, Product
 from scenarios.constraints import satisfies
 from scenarios.difficulty import MAX_DIFFICULTY
 from scenarios.envs import generate
-from scenarios.ranking import _DIMENSION_INDEX, _ON_WIDE_INDEX, SIM_WEIGHTS, substitute_relevance, utility
+from scenarios.ranking import (_ON_WIDE_INDEX, SIM_WEIGHTS, dimension_scores, heaviest_sort_dimension, price_closeness,
+                               substitute_relevance, utility)
 from scenarios.stock import EpisodeStock
-from scenarios.taxonomy import category
+from scenarios.topk import SCORE_SLACK
 
 JOB_SEED = 4242
-SLACK = 2e-6
+# The utility dimensions the category indexes sort by (price, rating, delivery).
+SORT_DIMENSIONS = ("price", "rating", "ship")
 REGIONS = {"pd": ("category", "slab", "box", "3-D", "4-D", "exact"), "sub": ("category", "band", "index", "exact")}
-
-
-def phis(p: Product, log_lo: float, log_span: float) -> dict[str, float]:
-    return {"price": 1 - min(1.0, max(0.0, (math.log(p.price_cents) - log_lo) / log_span)),
-            "rating": (p.rating - 1) / 4, "ship": 1 - (min(p.ship_days, 10) - 1) / 9}
 
 
 def category_rows(reader: CatalogReader, category_id: str, rows_of: dict[str, list[Product]]) -> list[Product]:
@@ -76,23 +72,21 @@ def pd_regions(reader: CatalogReader, difficulty: int, seed: int, rows_of: dict[
     goal = scenario.goal
     w, persona = goal.persona.weights, goal.persona
     reference = reader.product(persona.reference_product_id)
-    bar = goal.ideal[-1].utility - SLACK
-    lo, hi = category(goal.category_id).price_cents
-    log_lo, log_span = math.log(lo), math.log(hi) - math.log(lo)
+    bar = goal.ideal[-1].utility - SCORE_SLACK
     products = category_rows(reader, goal.category_id, rows_of)
     stock = EpisodeStock.of_scenario(scenario)
-    heaviest = max(_DIMENSION_INDEX, key=lambda d: (w[d], d))
+    heaviest = heaviest_sort_dimension(w)
     total = sum(w.values())
     counts = dict.fromkeys(REGIONS["pd"], 0)
     reached = set()
     for p in products:
-        phi = phis(p, log_lo, log_span)
+        phi = dimension_scores(p, persona, reference)
         counts["category"] += 1
         counts["slab"] += w[heaviest] * phi[heaviest] + total - w[heaviest] >= bar
-        counts["box"] += all(w[d] * phi[d] + total - w[d] >= bar for d in phi)
-        three = sum(w[d] * phi[d] for d in phi)
+        counts["box"] += all(w[d] * phi[d] + total - w[d] >= bar for d in SORT_DIMENSIONS)
+        three = sum(w[d] * phi[d] for d in SORT_DIMENSIONS)
         counts["3-D"] += three + w["brand"] + w["sim"] >= bar
-        counts["4-D"] += three + w["brand"] * (p.brand == persona.preferred_brand) + w["sim"] >= bar
+        counts["4-D"] += three + w["brand"] * phi["brand"] + w["sim"] >= bar
         if (stock.units(p) > 0 and all(satisfies(p, c) for c in goal.constraints)
                 and utility(p, persona, reference) >= bar):
             counts["exact"] += 1
@@ -106,14 +100,14 @@ def sub_regions(reader: CatalogReader, difficulty: int, seed: int, rows_of: dict
     goal = scenario.goal
     original = reader.product(goal.original_product_id)
     lam, constraints = goal.similarity_weight, goal.constraints
-    bar = goal.ideal[-1].utility - SLACK
+    bar = goal.ideal[-1].utility - SCORE_SLACK
     stock = EpisodeStock.of_scenario(scenario)
     counts = dict.fromkeys(REGIONS["sub"], 0)
     reached = set()
+    best_else = lam * (1 - SIM_WEIGHTS["price"]) + (1 - lam)  # attributes, brand and constraints all met
     for p in category_rows(reader, goal.category_id, rows_of):
-        closeness = max(0.0, 1 - abs(math.log(p.price_cents / original.price_cents)) / math.log(2))
+        closeness = price_closeness(p, original)
         counts["category"] += 1
-        best_else = lam * (1 - SIM_WEIGHTS["price"]) + (1 - lam)
         counts["band"] += best_else + lam * SIM_WEIGHTS["price"] * closeness >= bar
         held = (sum(satisfies(p, c) if c.kind in _ON_WIDE_INDEX else 1 for c in constraints) / len(constraints)
                 if constraints else 1.0)

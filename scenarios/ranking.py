@@ -49,8 +49,14 @@ def make_persona(rng: random.Random, constraints: tuple[Constraint, ...], anchor
 
 
 def utility(p: Product, persona: Persona, reference: Product) -> float:
+    phi = dimension_scores(p, persona, reference)
+    return round(sum(persona.weights[d] * phi[d] for d in DIMENSIONS), 6)
+
+
+def dimension_scores(p: Product, persona: Persona, reference: Product) -> dict[str, float]:
+    """Each utility dimension's score of `p`, from 0 (worst) to 1 (best), before the weights."""
     lo, hi = category(p.category_id).price_cents
-    phi = {
+    return {
         "price": 1 - min(1.0, max(0.0, (math.log(p.price_cents) - math.log(lo)) / (math.log(hi) - math.log(lo)))),
         "rating": (p.rating - 1) / 4,
         "ship": 1 - (min(p.ship_days, 10) - 1) / 9,
@@ -58,7 +64,6 @@ def utility(p: Product, persona: Persona, reference: Product) -> float:
         "sim": (sum(p.attrs.get(k) == v for k, v in reference.attrs.items()) / len(reference.attrs)
                 if reference.attrs else 0.0),
     }
-    return round(sum(persona.weights[d] * phi[d] for d in DIMENSIONS), 6)
 
 
 def feasible(catalog: CatalogReader, constraints: tuple[Constraint, ...]) -> list[Product]:
@@ -92,6 +97,11 @@ _PHI_SQL = {"price": "? * (1 - min(1.0, max(0.0, (ln(price_cents) - ?) / ?)))", 
             "ship": "? * (1 - (min(ship_days, 10) - 1) / 9.0)"}
 
 
+def heaviest_sort_dimension(weights: dict[str, float]) -> str:
+    """The sort dimension (price, rating or delivery) whose category index PD's ranking walks."""
+    return max(_DIMENSION_INDEX, key=lambda d: (weights[d], d))
+
+
 # The thresholds below the best possible utility that PD's walk tries in turn (scenarios.topk).
 PD_STEPS = THRESHOLD_STEPS
 
@@ -112,7 +122,7 @@ def pd_rank_query(constraints: tuple[Constraint, ...], persona: Persona, referen
                   w["sim"], *sim_args]
     total = sum(w.values())
     phi_args = {"price": [log_lo, log_span], "rating": [], "ship": []}
-    heaviest = max(_DIMENSION_INDEX, key=lambda d: (w[d], d))
+    heaviest = heaviest_sort_dimension(w)
 
     def bounds(threshold: float) -> tuple[str, list[object]]:
         # Each of price, rating and delivery must reach what the threshold leaves it with every
@@ -171,9 +181,13 @@ def similarity(p: Product, original: Product) -> float:
     brand, and price closeness (1 at the same price, 0 at half or double it), weighted 2:1:1."""
     attrs = (sum(p.attrs.get(k) == v for k, v in original.attrs.items()) / len(original.attrs)
              if original.attrs else 1.0)
-    price = max(0.0, 1 - abs(math.log(p.price_cents / original.price_cents)) / math.log(2))
     return round(SIM_WEIGHTS["attributes"] * attrs + SIM_WEIGHTS["brand"] * (p.brand == original.brand)
-                 + SIM_WEIGHTS["price"] * price, 6)
+                 + SIM_WEIGHTS["price"] * price_closeness(p, original), 6)
+
+
+def price_closeness(p: Product, original: Product) -> float:
+    """1 at the original's price, falling to 0 at half or double it (on a log scale)."""
+    return max(0.0, 1 - abs(math.log(p.price_cents / original.price_cents)) / math.log(2))
 
 
 def substitute_relevance(p: Product, original: Product, constraints: tuple[Constraint, ...],
