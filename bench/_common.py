@@ -52,8 +52,8 @@ def parse_sizes(text: str) -> list[int]:
 
 def cached_catalog(cache_dir: Path, size: int, seed: int = CATALOG_SEED) -> tuple[Path, float | None]:
     """The catalog of (size, seed) in `cache_dir`, built if missing. Returns (path, build seconds or None)."""
-    from scenarios.catalog.build import CATALOG_SCHEMA_VERSION, build_catalog
-    from scenarios.catalog.reader import CatalogError, CatalogReader
+    from verishop.scenarios.catalog.build import CATALOG_SCHEMA_VERSION, build_catalog
+    from verishop.scenarios.catalog.reader import CatalogError, CatalogReader
 
     path = Path(cache_dir).expanduser() / f"catalog-{size}-{seed}.db"
     if path.exists():
@@ -101,7 +101,7 @@ def start_http_server(catalog: Path, runs: Path, workers: int = 1) -> tuple[int,
     """`verishop serve --transport http` on a free port over `catalog`, episodes under `runs`
     (the caller waits for /health and terminates it). One process by default: the benchmarks
     that read the server's pid (CPU, memory) mean that process."""
-    from agents.evaluate import _free_port, _serve_command
+    from verishop.agents.evaluate import _free_port, _serve_command
 
     port = _free_port()
     server = subprocess.Popen(

@@ -31,7 +31,7 @@ def open_fds(pid: int) -> int:
 
 
 def record_many(path: str, writer: int, records: int, start: multiprocessing.Barrier) -> float:
-    from scenarios.curriculum_store import CurriculumStore
+    from verishop.scenarios.curriculum_store import CurriculumStore
 
     with CurriculumStore(Path(path)) as store:
         start.wait()
@@ -43,7 +43,7 @@ def record_many(path: str, writer: int, records: int, start: multiprocessing.Bar
 
 def curriculum_rate(writers: int, records: int) -> tuple[float, int]:
     """Records per second over all writers, and how many the store counted."""
-    from scenarios.curriculum_store import CurriculumStore
+    from verishop.scenarios.curriculum_store import CurriculumStore
 
     with tempfile.TemporaryDirectory() as tmp:
         path = str(Path(tmp) / "curriculum.db")

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from _common import CATALOG_SEED, console, parse_sizes, print_table, verdict, write_json
 
-from scenarios.catalog.build import build_catalog
+from verishop.scenarios.catalog.build import build_catalog
 
 TARGET_2M_SECONDS = 180.0
 

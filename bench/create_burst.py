@@ -40,7 +40,7 @@ async def burst(http, requests: list[tuple[str, str, dict | None]]) -> tuple[lis
 async def main() -> None:
     import httpx2
 
-    from agents.evaluate import _wait_healthy
+    from verishop.agents.evaluate import _wait_healthy
 
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--size", type=int, default=2_000_000)

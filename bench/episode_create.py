@@ -24,11 +24,11 @@ from pathlib import Path
 import anyio
 from _common import DEFAULT_CACHE, cached_catalog, console, now, print_table, summary_ms, verdict, write_json
 
-from mcp_server.hub import EpisodeHub
-from scenarios.difficulty import MAX_DIFFICULTY
-from scenarios.envs import REGISTRY
-from scenarios.world_db import SCHEMA as WORLD_SCHEMA
-from scenarios.world_db import empty_world_image
+from verishop.mcp_server.episodes.hub import EpisodeHub
+from verishop.scenarios.difficulty import MAX_DIFFICULTY
+from verishop.scenarios.envs import REGISTRY
+from verishop.scenarios.world_db import SCHEMA as WORLD_SCHEMA
+from verishop.scenarios.world_db import empty_world_image
 
 SCENARIO_SEED = 4242
 WARMUP = 5

@@ -23,9 +23,9 @@ import anyio
 from _common import DEFAULT_CACHE, cached_catalog, console, now, parse_sizes, print_table, start_http_server, write_json
 from load import Tally, jobs, play, run_http
 
-from mcp_server.hub import EpisodeHub
-from mcp_server.tools import create_server
-from scenarios.models import Scenario
+from verishop.mcp_server.episodes.hub import EpisodeHub
+from verishop.mcp_server.tools import create_server
+from verishop.scenarios.models import Scenario
 
 TARGET_IN_PROCESS, TARGET_HTTP = 300, 100
 WARMUP = 8
@@ -56,7 +56,7 @@ async def in_process(catalog: Path, runs: Path, count: int, pregenerated: bool) 
 async def over_http(catalog: Path, runs: Path, count: int, clients: int) -> tuple[float, Tally]:
     import httpx2
 
-    from agents.evaluate import _wait_healthy
+    from verishop.agents.evaluate import _wait_healthy
 
     port, server = start_http_server(catalog, runs)
     limits = httpx2.Limits(max_connections=None, max_keepalive_connections=None)

@@ -2,7 +2,7 @@
 the catalog's size).
 
 Each environment generates the same (difficulty, seed) jobs on every catalog, in-process through
-`scenarios.envs.generate` (no server, no files). The floor is the smallest catalog of the run:
+`verishop.scenarios.envs.generate` (no server, no files). The floor is the smallest catalog of the run:
 every size's p50 is printed as a multiple of that environment's p50 there (target: 2M within
 about 1.5x of 1k). `--rows` also counts the SQLite virtual-machine instructions per generation
 (`set_progress_handler`), a figure that does not move with the machine's load.
@@ -19,9 +19,9 @@ from pathlib import Path
 from _common import (DEFAULT_CACHE, cached_catalog, console, now, parse_sizes, percentile, print_table, summary_ms,
                      write_json)
 
-from scenarios.catalog.reader import CatalogReader
-from scenarios.difficulty import MAX_DIFFICULTY
-from scenarios.envs import REGISTRY, generate
+from verishop.scenarios.catalog.reader import CatalogReader
+from verishop.scenarios.difficulty import MAX_DIFFICULTY
+from verishop.scenarios.envs import REGISTRY, generate
 
 JOB_SEED = 4242
 WARMUP = 5

@@ -27,11 +27,11 @@ import anyio
 from _common import (DEFAULT_CACHE, cached_catalog, console, now, parse_sizes, print_table, start_http_server,
                      summary_ms, write_json)
 
-from agents.evaluate import _wait_healthy
-from agents.scripted import OracleAgent
-from agents.session import ShopSession, ToolFailed
-from scenarios.difficulty import MAX_DIFFICULTY
-from scenarios.models import Scenario
+from verishop.agents.evaluate import _wait_healthy
+from verishop.agents.scripted import OracleAgent
+from verishop.agents.session import ShopSession, ToolFailed
+from verishop.scenarios.difficulty import MAX_DIFFICULTY
+from verishop.scenarios.models import Scenario
 
 ENVS = ("pd", "sub", "cart", "return", "status", "policy", "bundle", "journey")
 SEED = 5150
@@ -87,8 +87,8 @@ async def drive(count: int, concurrency: int, one: Callable[[str, int, int], Awa
 async def run_memory(catalog: Path, runs: Path, count: int, concurrency: int) -> tuple[float, Tally]:
     from mcp import Client
 
-    from mcp_server.hub import EpisodeHub
-    from mcp_server.tools import create_server
+    from verishop.mcp_server.episodes.hub import EpisodeHub
+    from verishop.mcp_server.tools import create_server
 
     hub, tally = EpisodeHub(catalog, runs), Tally()
 

@@ -64,7 +64,7 @@ def main() -> None:
     parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE)
     args = parser.parse_args()
     catalog, _ = cached_catalog(args.cache, args.size)
-    from agents.evaluate import _free_port
+    from verishop.agents.evaluate import _free_port
 
     port = _free_port()
     with tempfile.TemporaryDirectory() as tmp:

@@ -2,8 +2,8 @@
 catalog size (the slow test `tests/test_topk.py -m slow` does the same on 100,000 products).
 
 For each environment, seeds 0..N-1 at difficulty seed % 13 are generated as usual (the ideal
-lists read through the category indexes, `scenarios.topk`), and every PD and SUB list (also
-inside journeys) is compared with `scenarios.ranking_reference`, which reads every candidate
+lists read through the category indexes, `verishop.scenarios.topk`), and every PD and SUB list (also
+inside journeys) is compared with `verishop.scenarios.ranking_reference`, which reads every candidate
 row. Prints the lists compared, the mismatches (must be 0) and the time of both.
 
     python bench/ranking_equivalence.py --size 2000000 --seeds 200 [--envs pd,sub,journey]
@@ -16,10 +16,10 @@ from pathlib import Path
 
 from _common import DEFAULT_CACHE, cached_catalog, console, now, print_table, write_json
 
-from scenarios.catalog.reader import CatalogReader
-from scenarios.difficulty import MAX_DIFFICULTY
-from scenarios.envs import generate
-from scenarios.ranking_reference import ideal_mismatches
+from verishop.scenarios.catalog.reader import CatalogReader
+from verishop.scenarios.difficulty import MAX_DIFFICULTY
+from verishop.scenarios.envs import generate
+from verishop.scenarios.ranking_reference import ideal_mismatches
 
 
 def main() -> None:

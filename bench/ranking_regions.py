@@ -38,14 +38,14 @@ from pathlib import Path
 
 from _common import DEFAULT_CACHE, cached_catalog, console, parse_sizes, print_table, write_json
 
-from scenarios.catalog.reader import PRODUCT_COLUMNS, CatalogReader, Product
-from scenarios.constraints import satisfies
-from scenarios.difficulty import MAX_DIFFICULTY
-from scenarios.envs import generate
-from scenarios.ranking import (_ON_WIDE_INDEX, SIM_WEIGHTS, dimension_scores, heaviest_sort_dimension, price_closeness,
+from verishop.scenarios.catalog.reader import PRODUCT_COLUMNS, CatalogReader, Product
+from verishop.scenarios.constraints import satisfies
+from verishop.scenarios.difficulty import MAX_DIFFICULTY
+from verishop.scenarios.envs import generate
+from verishop.scenarios.ranking import (_ON_WIDE_INDEX, SIM_WEIGHTS, dimension_scores, heaviest_sort_dimension, price_closeness,
                                substitute_relevance, utility)
-from scenarios.stock import EpisodeStock
-from scenarios.topk import SCORE_SLACK
+from verishop.scenarios.stock import EpisodeStock
+from verishop.scenarios.topk import SCORE_SLACK
 
 JOB_SEED = 4242
 # The utility dimensions the category indexes sort by (price, rating, delivery).

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from _common import DEFAULT_CACHE, cached_catalog, console, now
 
-from agents.redteam.suite import AGENTS, ENVS, play_all, render, table
+from verishop.agents.redteam.suite import AGENTS, ENVS, play_all, render, table
 
 SEED = 7100
 

@@ -23,11 +23,11 @@ from _common import (DEFAULT_CACHE, cached_catalog, console, ms, now, parse_size
                      verdict, write_json)
 from mcp import Client
 
-from mcp_server.hub import EpisodeHub
-from mcp_server.shop.catalog import search_catalog
-from mcp_server.tools import create_server
-from scenarios.catalog.reader import CatalogReader
-from scenarios.taxonomy import SHOPPABLE_CATEGORIES
+from verishop.mcp_server.episodes.hub import EpisodeHub
+from verishop.mcp_server.shop.catalog import search_catalog
+from verishop.mcp_server.tools import create_server
+from verishop.scenarios.catalog.reader import CatalogReader
+from verishop.scenarios.taxonomy import SHOPPABLE_CATEGORIES
 
 QUERY_SEED = 20_260_101
 TARGET_P50_MS, TARGET_P99_MS = 20.0, 20.0  # issue 11, goal 4

@@ -22,9 +22,9 @@ import anyio
 from _common import DEFAULT_CACHE, cached_catalog, console, ms, now, print_table, start_http_server, verdict, write_json
 from search import QUERY_SEED, query_mix
 
-from agents.evaluate import _wait_healthy
-from scenarios.catalog.reader import CatalogReader
-from scenarios.envs import generate
+from verishop.agents.evaluate import _wait_healthy
+from verishop.scenarios.catalog.reader import CatalogReader
+from verishop.scenarios.envs import generate
 
 TARGET_SEARCH_CPU_MS = 0.8  # issue 11, goal 5
 WARMUP_CALLS = 100

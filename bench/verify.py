@@ -28,10 +28,10 @@ import anyio
 from _common import DEFAULT_CACHE, cached_catalog, console, now, print_table, write_json
 from mcp import Client
 
-from mcp_server.hub import EpisodeHub
-from mcp_server.tools import create_server
-from scenarios.models import CartGoal, ProductDiscoveryGoal, Scenario
-from verifier.runner import Settings, Verifier, verify_many
+from verishop.mcp_server.episodes.hub import EpisodeHub
+from verishop.mcp_server.tools import create_server
+from verishop.scenarios.models import CartGoal, ProductDiscoveryGoal, Scenario
+from verishop.verifier.runner import Settings, Verifier, verify_many
 
 SCENARIO_SEED = 2026
 TARGET_EPISODES_PER_S = 500

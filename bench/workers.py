@@ -184,7 +184,7 @@ def servers(catalog: Path, root: Path, counts: list[int]) -> Iterator[dict[int, 
     """One server per worker count, all healthy; stopped on exit. A server nobody drives is idle."""
     import httpx2
 
-    from agents.evaluate import _wait_healthy
+    from verishop.agents.evaluate import _wait_healthy
 
     started: dict[int, tuple[str, subprocess.Popen]] = {}
     try:

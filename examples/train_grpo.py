@@ -62,7 +62,7 @@ def main(argv: list[str] | None = None) -> None:
     )
     from trl import GRPOConfig, GRPOTrainer
 
-    from agents.trl import make_environment_factory, verishop_reward
+    from verishop.agents.trl import make_environment_factory, verishop_reward
 
     shop_env = make_environment_factory(args.server, verifier_url=args.verifier or None)
     trainer = GRPOTrainer(

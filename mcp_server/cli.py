@@ -13,16 +13,16 @@ from typing import TYPE_CHECKING, Annotated
 import anyio
 import typer
 
-from scenarios.catalog.cache import verishop_home
-from scenarios.curriculum_cli import (CurriculumChecks, CurriculumPath, CurriculumThreshold, CurriculumWidth,
+from verishop.scenarios.catalog.cache import verishop_home
+from verishop.scenarios.curriculum_cli import (CurriculumChecks, CurriculumPath, CurriculumThreshold, CurriculumWidth,
                                       open_store)
-from scenarios.difficulty import MAX_DIFFICULTY, axes_for
-from scenarios.curriculum_store import CurriculumStore
-from scenarios.envs import get_env
-from scenarios.models import Scenario
+from verishop.scenarios.difficulty import MAX_DIFFICULTY, axes_for
+from verishop.scenarios.curriculum_store import CurriculumStore
+from verishop.scenarios.envs import get_env
+from verishop.scenarios.models import Scenario
 
 if TYPE_CHECKING:
-    from mcp_server.http import ControlSettings
+    from verishop.mcp_server.http.app import ControlSettings
 
 
 KEEP_ALIVE_S = 75
@@ -99,8 +99,8 @@ def serve(
 ) -> None:
     """Serve the shop's MCP tools. A bare `verishop serve` serves one default episode over stdio.
     Over HTTP it runs one process per core by default (--workers)."""
-    from mcp_server.access import AllowedHosts, is_loopback
-    from scenarios.console import checked_catalog, ensure_writable, err, resolve_catalog
+    from verishop.mcp_server.http.access import AllowedHosts, is_loopback
+    from verishop.scenarios.console import checked_catalog, ensure_writable, err, resolve_catalog
 
     logging.basicConfig(level=logging.WARNING)
     if transport is Transport.stdio and (workers or 1) > 1:
@@ -136,7 +136,7 @@ def serve(
         err.print("server stopped")
         return
     with_default = not no_default_episode or chosen is not None
-    from mcp_server.http import ControlSettings
+    from verishop.mcp_server.http.app import ControlSettings
 
     control = ControlSettings(token=token or None, public_url=public_url, allowed_hosts=extra_hosts,
                               max_episodes=max_episodes or None)
@@ -160,7 +160,7 @@ def serve(
                             str(lookups_per_turn)]
             if scenario is not None:
                 default_args += ["--scenario", str(scenario.resolve())]
-        from mcp_server.front import run_supervisor
+        from verishop.mcp_server.http.front import run_supervisor
 
         anyio.run(run_supervisor, shared, default_args, count, worker_port, worker_url, host, port, transport,
                   runs, control, listener)
@@ -177,10 +177,10 @@ def serve(
 
 
 def _check_scenario_file(chosen: Scenario, catalog: Path) -> None:
-    from mcp_server.admission import check_scenario
-    from mcp_server.errors import ShopError
-    from scenarios.catalog.reader import CatalogReader
-    from scenarios.console import err
+    from verishop.mcp_server.http.admission import check_scenario
+    from verishop.mcp_server.errors import ShopError
+    from verishop.scenarios.catalog.reader import CatalogReader
+    from verishop.scenarios.console import err
 
     with CatalogReader(catalog) as reader:
         try:
@@ -200,17 +200,17 @@ def default_workers() -> int:
 
 def _recover(hub) -> None:
     """Close what a crashed server left open in this runs dir, and say so."""
-    from mcp_server.workers import report_recovered
+    from verishop.mcp_server.http.workers import report_recovered
 
     report_recovered(hub.recover())
 
 
 async def _open_default(hub, chosen: Scenario | None, env: str, difficulty: int, seed: int, lookups_per_turn: int):
     """The default episode, and its successor whenever it closes (mcp_server.defaults)."""
-    from mcp_server.admission import check_scenario
-    from mcp_server.defaults import DefaultEpisodes
-    from mcp_server.errors import ShopError
-    from scenarios.console import err
+    from verishop.mcp_server.http.admission import check_scenario
+    from verishop.mcp_server.episodes.defaults import DefaultEpisodes
+    from verishop.mcp_server.errors import ShopError
+    from verishop.scenarios.console import err
 
     # A scenario file is served exactly as written, once (the demo and `eval --transport stdio`
     # play theirs so); the generated default gets the IDE's budget and a successor.
@@ -231,9 +231,9 @@ async def _open_default(hub, chosen: Scenario | None, env: str, difficulty: int,
 
 async def _serve_stdio(catalog: Path, runs: Path, chosen: Scenario | None, env: str, difficulty: int,
                        seed: int, lookups_per_turn: int) -> None:
-    from mcp_server.hub import EpisodeHub
-    from mcp_server.tools import INSTRUCTIONS, create_server
-    from scenarios.console import err
+    from verishop.mcp_server.episodes.hub import EpisodeHub
+    from verishop.mcp_server.tools import INSTRUCTIONS, create_server
+    from verishop.scenarios.console import err
 
     hub = EpisodeHub(catalog, runs)
     _recover(hub)
@@ -266,7 +266,7 @@ def bind_socket(host: str, port: int) -> socket.socket:
 def _listen(host: str, port: int) -> socket.socket:
     """The listening socket, bound before anything else happens, so that a port in use is one
     line on stderr and exit code 2 (not a default episode announced, then a traceback)."""
-    from scenarios.console import err
+    from verishop.scenarios.console import err
 
     try:
         return bind_socket(host, port)
@@ -287,10 +287,10 @@ async def _serve_http(catalog: Path, runs: Path, chosen: Scenario | None, env: s
     supervisor is gone."""
     import uvicorn
 
-    from mcp_server.http import create_http_app
-    from mcp_server.hub import EpisodeHub
-    from mcp_server.lifecycle import close_idle_episodes, raise_open_file_limit
-    from scenarios.console import err
+    from verishop.mcp_server.http.app import create_http_app
+    from verishop.mcp_server.episodes.hub import EpisodeHub
+    from verishop.mcp_server.episodes.lifecycle import close_idle_episodes, raise_open_file_limit
+    from verishop.scenarios.console import err
 
     worker = parent_fd is not None
     before, after = raise_open_file_limit()

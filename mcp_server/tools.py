@@ -1,7 +1,7 @@
 """The MCP façade: the shop's tools as an agent sees them.
 
 Each tool declares typed, described arguments and a pydantic result, says in its docstring
-when to use it, and delegates to a plain function in `mcp_server.shop`. `ShopError`s become
+when to use it, and delegates to a plain function in `verishop.mcp_server.shop`. `ShopError`s become
 `ToolError`s, whose text the agent reads.
 """
 
@@ -18,15 +18,15 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import INVALID_PARAMS, ToolAnnotations
 from pydantic import BaseModel, Field
 
-from mcp_server.episode import Episode
-from mcp_server.errors import ShopError
-from mcp_server.hub import EpisodeHub
-from mcp_server.schema import AttributeFilters, ToolSet, attribute_map
-from mcp_server.models import (BrowsingHistory, Cart, Conversation, CurrentDate, CustomerReply, OrderDetails,
+from verishop.mcp_server.episodes.episode import Episode
+from verishop.mcp_server.errors import ShopError
+from verishop.mcp_server.episodes.hub import EpisodeHub
+from verishop.mcp_server.schema import AttributeFilters, ToolSet, attribute_map
+from verishop.mcp_server.models import (BrowsingHistory, Cart, Conversation, CurrentDate, CustomerReply, OrderDetails,
                                OrderList, PolicyResults, ProductComparison, ProductDetails, ReturnEligibility, ReturnReceipt,
                                SearchResults)
-from mcp_server.shop import cart, catalog, info, orders
-from scenarios.models import Submission
+from verishop.mcp_server.shop import cart, catalog, info, orders
+from verishop.scenarios.models import Submission
 
 T = TypeVar("T", bound=BaseModel)
 

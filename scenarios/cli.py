@@ -7,12 +7,12 @@ from typing import Annotated
 
 import typer
 
-from scenarios.catalog.build import build_catalog
-from scenarios.catalog.cache import DEFAULT_SEED, DEFAULT_SIZE, catalog_path, verishop_home
-from scenarios.catalog.reader import CatalogReader
-from scenarios.difficulty import MAX_DIFFICULTY
-from scenarios.envs import generate as generate_scenario
-from scenarios.envs import get_env
+from verishop.scenarios.catalog.build import build_catalog
+from verishop.scenarios.catalog.cache import DEFAULT_SEED, DEFAULT_SIZE, catalog_path, verishop_home
+from verishop.scenarios.catalog.reader import CatalogReader
+from verishop.scenarios.difficulty import MAX_DIFFICULTY
+from verishop.scenarios.envs import generate as generate_scenario
+from verishop.scenarios.envs import get_env
 
 catalog_app = typer.Typer(help="Build and inspect product catalogs.", no_args_is_help=True)
 
@@ -27,7 +27,7 @@ def build(
     workers: Annotated[int | None, typer.Option(min=1, help="Generator processes (default: 2).")] = None,
 ) -> None:
     """Generate a catalog of SIZE products from SEED (same inputs, same content, every machine)."""
-    from scenarios.console import build_progress, err
+    from verishop.scenarios.console import build_progress, err
 
     target = out or catalog_path(verishop_home(), size, seed)
     with build_progress() as progress:
@@ -54,7 +54,7 @@ def verify(
 ) -> None:
     """Hash a catalog's products again and check them against its recorded content hash (and
     --expect): a copy from another machine is the catalog it claims to be. Exit code 2 if not."""
-    from scenarios.console import checked_catalog, err
+    from verishop.scenarios.console import checked_catalog, err
 
     verified = checked_catalog(path, expect, trust_stamp=False)
     err.print(f"ok: {path} (seed={verified.seed}, size={verified.size:,}) content hash {verified.content_hash}",
@@ -68,7 +68,7 @@ def generate(
     catalog: CatalogOption = None,
 ) -> None:
     """Print the scenario for (ENV, DIFFICULTY, SEED) as JSON, hidden goal included."""
-    from scenarios.console import resolve_catalog
+    from verishop.scenarios.console import resolve_catalog
 
     try:
         get_env(env)

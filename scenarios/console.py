@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from scenarios.catalog.cache import DEFAULT_SEED, DEFAULT_SIZE, catalog_path, ensure_catalog, verishop_home
+from verishop.scenarios.catalog.cache import DEFAULT_SEED, DEFAULT_SIZE, catalog_path, ensure_catalog, verishop_home
 
 if TYPE_CHECKING:
-    from scenarios.catalog.integrity import Verified
+    from verishop.scenarios.catalog.integrity import Verified
 
 err = Console(stderr=True)
 
@@ -59,8 +59,8 @@ def checked_catalog(path: Path, expected_hash: str | None = None, *, trust_stamp
     """`path` once its products hash to its recorded content hash (and to `expected_hash`, when
     given); else one line on stderr saying what differs, and exit code 2. Hashing shows a
     progress bar: it reads every product the first time a copied or rebuilt file is opened."""
-    from scenarios.catalog.integrity import verify_catalog
-    from scenarios.catalog.reader import CatalogError, CatalogReader
+    from verishop.scenarios.catalog.integrity import verify_catalog
+    from verishop.scenarios.catalog.reader import CatalogError, CatalogReader
 
     try:
         with CatalogReader(path) as catalog:

@@ -6,9 +6,9 @@ so all three agree on what "meets the constraint" means.
 
 from __future__ import annotations
 
-from scenarios.catalog.reader import Product
-from scenarios.models import Constraint
-from scenarios.taxonomy import category
+from verishop.scenarios.catalog.reader import Product
+from verishop.scenarios.models import Constraint
+from verishop.scenarios.taxonomy import category
 
 
 def satisfies(product: Product, c: Constraint) -> bool:

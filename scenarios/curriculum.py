@@ -16,7 +16,7 @@ import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from scenarios.difficulty import MAX_DIFFICULTY
+from verishop.scenarios.difficulty import MAX_DIFFICULTY
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from scenarios.curriculum_store import FILE_NAME, CurriculumStore
+from verishop.scenarios.curriculum_store import FILE_NAME, CurriculumStore
 
 CurriculumPath = Annotated[Path | None, typer.Option(
     "--curriculum", help=f"Curriculum file shared by server and verifier (default: <runs-dir>/{FILE_NAME}).",
@@ -45,8 +45,8 @@ def show(
     from rich.console import Console
     from rich.table import Table
 
-    from scenarios.catalog.cache import verishop_home
-    from scenarios.envs import REGISTRY
+    from verishop.scenarios.catalog.cache import verishop_home
+    from verishop.scenarios.envs import REGISTRY
 
     path = curriculum or (runs_dir or verishop_home() / "runs") / FILE_NAME
     if not path.is_file():

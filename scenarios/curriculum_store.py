@@ -24,7 +24,7 @@ from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
-from scenarios.curriculum import Params, Window, choose, record
+from verishop.scenarios.curriculum import Params, Window, choose, record
 
 BUSY_TIMEOUT_MS = 10_000
 FILE_NAME = "curriculum.db"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from scenarios.models import Axes
+from verishop.scenarios.models import Axes
 
 MAX_DIFFICULTY = 12
 

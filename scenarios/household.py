@@ -8,9 +8,9 @@ from datetime import date, timedelta
 
 from faker import Faker
 
-from scenarios.catalog.reader import CatalogReader, Product
-from scenarios.models import Customer, Order, OrderLine
-from scenarios.taxonomy import DENIED_CATEGORY_IDS
+from verishop.scenarios.catalog.reader import CatalogReader, Product
+from verishop.scenarios.models import Customer, Order, OrderLine
+from verishop.scenarios.taxonomy import DENIED_CATEGORY_IDS
 
 CARRIERS = ("UPS", "FedEx", "USPS", "DHL")
 

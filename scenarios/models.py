@@ -68,7 +68,7 @@ class StockChange(Frozen):
 class SellOut(Frozen):
     """The out-of-stock axis as a rule, not a list (so it costs the same at any catalog size):
     every product of `category_id` whose number hashes below `below` is sold out in the
-    episode, those in `keep` aside. The hash and its SQL twin are in `scenarios.stock`."""
+    episode, those in `keep` aside. The hash and its SQL twin are in `verishop.scenarios.stock`."""
 
     category_id: str
     multiplier: int
@@ -110,7 +110,7 @@ class StorePolicy(Frozen):
     restocking_fee_percent: int
     clauses: tuple[PolicyClause, ...]
     # The conditional clauses (membership, holidays, gifts, defects ...) when the policy has them
-    # (`scenarios.policy.extend_policy`); left out of the JSON when absent.
+    # (`verishop.scenarios.policy.extend_policy`); left out of the JSON when absent.
     rules: PolicyRules | None = Field(None, exclude_if=lambda v: v is None)
 
 

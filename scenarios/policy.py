@@ -11,10 +11,10 @@ from __future__ import annotations
 import random
 import re
 
-from scenarios.answers import REFUND_OPTIONS, read_choice, read_number, read_yes_no
-from scenarios.catalog.text import query_words
-from scenarios.models import PolicyClause, PolicyGoal, PolicyRules, StorePolicy
-from scenarios.taxonomy import category
+from verishop.scenarios.answers import REFUND_OPTIONS, read_choice, read_number, read_yes_no
+from verishop.scenarios.catalog.text import query_words
+from verishop.scenarios.models import PolicyClause, PolicyGoal, PolicyRules, StorePolicy
+from verishop.scenarios.taxonomy import category
 
 
 def make_policy(rng: random.Random) -> StorePolicy:
@@ -188,7 +188,7 @@ def refund_cents(policy: StorePolicy, price_cents: int, *, opened_electronics: b
 
 
 def read_answer(goal: PolicyGoal, text: str | None) -> object:
-    """What the answer says, read the way a person reads it (`scenarios.answers`): a number,
+    """What the answer says, read the way a person reads it (`verishop.scenarios.answers`): a number,
     "yes"/"no", an option, None (nothing recognisable) or AMBIGUOUS (a hedge)."""
     if goal.answer_kind == "numeric":
         return read_number(text)

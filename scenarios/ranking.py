@@ -2,7 +2,7 @@
 
 Shared by the generator (which stores the ideal list in the scenario) and the verifier
 (which scores recommended products with the same utility and may recompute the list). Both
-read the k best through a category index (`scenarios.topk`); `scenarios.ranking_reference`
+read the k best through a category index (`verishop.scenarios.topk`); `verishop.scenarios.ranking_reference`
 ranks every candidate instead, for the tests that prove the two agree.
 """
 
@@ -11,13 +11,13 @@ from __future__ import annotations
 import math
 import random
 
-from scenarios.catalog.reader import CatalogReader, Product, feasible_products
-from scenarios.catalog.text import attribute_token, brand_token, match_expression
-from scenarios.constraints import constraint_sql, feasible_sql, satisfies
-from scenarios.models import Constraint, Persona, RankedProduct
-from scenarios.taxonomy import category
-from scenarios.stock import EpisodeStock
-from scenarios.topk import IN_FACET_LIST, THRESHOLD_STEPS, Head, RankQuery, top_k
+from verishop.scenarios.catalog.reader import CatalogReader, Product, feasible_products
+from verishop.scenarios.catalog.text import attribute_token, brand_token, match_expression
+from verishop.scenarios.constraints import constraint_sql, feasible_sql, satisfies
+from verishop.scenarios.models import Constraint, Persona, RankedProduct
+from verishop.scenarios.taxonomy import category
+from verishop.scenarios.stock import EpisodeStock
+from verishop.scenarios.topk import IN_FACET_LIST, THRESHOLD_STEPS, Head, RankQuery, top_k
 
 DIMENSIONS = ("price", "rating", "ship", "brand", "sim")
 _BASE_ALPHA = {"price": 2.0, "rating": 2.0, "ship": 1.0, "brand": 1.0, "sim": 1.0}

@@ -1,4 +1,4 @@
-"""Full-scan rankings: the definitions that the bounded rankings of `scenarios.ranking` (read
+"""Full-scan rankings: the definitions that the bounded rankings of `verishop.scenarios.ranking` (read
 through the category indexes) are checked against, in tests and in `bench/ranking_equivalence.py`.
 
 They read every candidate row into Python, so they are for checking only: at 2M products one
@@ -7,11 +7,11 @@ ranking takes 0.2 to 1 s.
 
 from __future__ import annotations
 
-from scenarios.catalog.reader import CatalogReader, Product, feasible_products
-from scenarios.constraints import feasible_sql, satisfies
-from scenarios.models import Constraint, Persona, RankedProduct, Scenario
-from scenarios.ranking import substitute_ranking, utility
-from scenarios.stock import EpisodeStock
+from verishop.scenarios.catalog.reader import CatalogReader, Product, feasible_products
+from verishop.scenarios.constraints import feasible_sql, satisfies
+from verishop.scenarios.models import Constraint, Persona, RankedProduct, Scenario
+from verishop.scenarios.ranking import substitute_ranking, utility
+from verishop.scenarios.stock import EpisodeStock
 
 
 def pd_ideal_by_full_scan(catalog: CatalogReader, constraints: tuple[Constraint, ...], persona: Persona,

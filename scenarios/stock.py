@@ -1,5 +1,5 @@
 """An episode's stock: the shared catalog's, changed by the scenario's explicit stock changes
-and its sell-out rules (the out-of-stock axis, `scenarios.models.SellOut`).
+and its sell-out rules (the out-of-stock axis, `verishop.scenarios.models.SellOut`).
 
 Every reader of stock goes through here: the server (in Python for one product, in SQL for a
 search), the generator's rankings (SQL, to skip sold-out rows before reading them) and the
@@ -18,9 +18,9 @@ import random
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from scenarios.catalog.generate import ROW_PRODUCT_NUMBER_SQL
-from scenarios.catalog.reader import Product
-from scenarios.models import Scenario, SellOut
+from verishop.scenarios.catalog.generate import ROW_PRODUCT_NUMBER_SQL
+from verishop.scenarios.catalog.reader import Product
+from verishop.scenarios.models import Scenario, SellOut
 
 # A prime below 2**31: a product number (< 10**8) times a multiplier below it plus an offset
 # stays far inside SQLite's 64-bit integers, so SQL and Python compute the same hash exactly.

@@ -24,9 +24,9 @@ import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from scenarios.catalog.reader import PRODUCT_COLUMNS, CatalogReader, Product
-from scenarios.models import RankedProduct
-from scenarios.stock import CATALOG_NUMBER_SQL, EpisodeStock
+from verishop.scenarios.catalog.reader import PRODUCT_COLUMNS, CatalogReader, Product
+from verishop.scenarios.models import RankedProduct
+from verishop.scenarios.stock import CATALOG_NUMBER_SQL, EpisodeStock
 
 SCORE_SLACK = 2e-6
 # Thresholds below the best possible score, tried in turn: most rankings finish at the first
@@ -46,7 +46,7 @@ HAS_FACETS = "EXISTS (SELECT 1 FROM products_fts(?) f WHERE f.rowid = products.r
 
 @dataclass(frozen=True)
 class Head:
-    """Candidates found through the full-text index's facet tokens (`scenarios.catalog.text`):
+    """Candidates found through the full-text index's facet tokens (`verishop.scenarios.catalog.text`):
     the rows holding every token of `match`, all others scoring at most `others_max`. When the
     k-th best of the head beats `others_max`, the ranking reads nothing else."""
     match: str  # an FTS5 MATCH expression

@@ -12,7 +12,7 @@ import json
 import sqlite3
 from pathlib import Path
 
-from scenarios.models import Scenario
+from verishop.scenarios.models import Scenario
 
 WORLD_SCHEMA_VERSION = 1
 WORLD_PAGE_SIZE = 1024

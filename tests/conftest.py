@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from mcp_server.hub import EpisodeHub
-from scenarios.catalog.build import build_catalog
-from scenarios.catalog.reader import CatalogReader
-from verifier.runner import Settings, Verifier
+from verishop.mcp_server.episodes.hub import EpisodeHub
+from verishop.scenarios.catalog.build import build_catalog
+from verishop.scenarios.catalog.reader import CatalogReader
+from verishop.verifier.runner import Settings, Verifier
 
 CATALOG_SIZE = 4000
 CATALOG_SEED = 3

@@ -9,8 +9,8 @@ import asyncio
 import json
 import sys
 
-from agents.mcp import MCPServerStreamableHttp, MCPUtil
-from agents.strict_schema import ensure_strict_json_schema
+from verishop.agents.mcp import MCPServerStreamableHttp, MCPUtil
+from verishop.agents.strict_schema import ensure_strict_json_schema
 
 
 async def main(url: str) -> None:

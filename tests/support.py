@@ -6,7 +6,7 @@ from pathlib import Path
 
 import anyio
 
-from agents.evaluate import RUNNERS, Plan, new_eval_dir, verify
+from verishop.agents.evaluate import RUNNERS, Plan, new_eval_dir, verify
 
 
 def play_and_verify(agent: str, env_ids: tuple[str, ...], difficulties: tuple[int, ...], episodes: int, seed: int,

@@ -29,7 +29,7 @@ def _status(base: str, episode_id: str) -> dict:
 def test_check_env_passes_on_the_raw_env(base):
     from gymnasium.utils.env_checker import check_env
 
-    from agents.gym_env import ShopTextEnv
+    from verishop.agents.gym_env import ShopTextEnv
 
     env = ShopTextEnv(base, env="pd", difficulty=0)
     try:
@@ -42,7 +42,7 @@ def test_make_with_the_checker_on_and_a_time_limit_closes_and_scores_the_truncat
     import gymnasium
     from gymnasium.utils.env_checker import check_env
 
-    from agents.gym_env import ENV_ID, register_envs
+    from verishop.agents.gym_env import ENV_ID, register_envs
 
     register_envs()
     register_envs()  # idempotent
@@ -72,7 +72,7 @@ def test_a_script_that_raises_without_close_exits_promptly_and_closes_its_episod
     script = tmp_path / "crash.py"
     script.write_text(textwrap.dedent(f"""
         import sys
-        from agents.gym_env import ShopTextEnv
+        from verishop.agents.gym_env import ShopTextEnv
         env = ShopTextEnv({base!r}, env="pd", difficulty=0)
         observation, info = env.reset(seed=5)
         print(info["episode_id"], flush=True)

@@ -11,7 +11,7 @@ import pytest
 from servers import shop_server
 from tiny_model import tiny_model, tiny_tokenizer
 
-from agents.trl import make_environment_factory, verishop_reward
+from verishop.agents.trl import make_environment_factory, verishop_reward
 
 pytestmark = pytest.mark.adapters
 

@@ -7,11 +7,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mcp_server.access import AllowedHosts, parse_host
-from mcp_server.admission import InvalidScenario, check_scenario
-from scenarios.catalog.reader import CatalogReader
-from scenarios.difficulty import MAX_DIFFICULTY
-from scenarios.envs import REGISTRY, generate
+from verishop.mcp_server.http.access import AllowedHosts, parse_host
+from verishop.mcp_server.http.admission import InvalidScenario, check_scenario
+from verishop.scenarios.catalog.reader import CatalogReader
+from verishop.scenarios.difficulty import MAX_DIFFICULTY
+from verishop.scenarios.envs import REGISTRY, generate
 
 
 @pytest.mark.parametrize("env", sorted(REGISTRY))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from scenarios.answers import AMBIGUOUS, REFUND_OPTIONS, read_choice, read_number, read_status, read_yes_no
+from verishop.scenarios.answers import AMBIGUOUS, REFUND_OPTIONS, read_choice, read_number, read_status, read_yes_no
 
 YES_NO = [
     ("yes", "yes"), ("Yes, you can.", "yes"), ("Yes! It's still within the window.", "yes"),

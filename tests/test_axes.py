@@ -7,10 +7,10 @@ import re
 
 from mcp import Client
 
-from mcp_server.tools import create_server
-from scenarios.envs import generate
-from scenarios.stock import EpisodeStock
-from scenarios.taxonomy import CATEGORIES
+from verishop.mcp_server.tools import create_server
+from verishop.scenarios.envs import generate
+from verishop.scenarios.stock import EpisodeStock
+from verishop.scenarios.taxonomy import CATEGORIES
 
 SEEDS = range(30)
 
@@ -66,7 +66,7 @@ def _vocabulary() -> set[str]:
 
 def test_typo_noise_appears_only_at_high_difficulty(reader):
     known = _vocabulary()
-    from scenarios.envs import product_discovery as env
+    from verishop.scenarios.envs import product_discovery as env
 
     template_text = " ".join(env._GREETINGS + env._ASKS + tuple(env.PRIORITY_WORDS.values())) + (
         " i'm shopping for made by under rated at least stars delivered within days by tomorrow and")

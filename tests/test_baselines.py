@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import pytest
 
-from agents.baselines import next_request
-from agents.baselines.reading import named_category, stated_filters, stated_sort
-from agents.evaluate import summarize
-from scenarios.envs import generate
-from scenarios.ranking import feasible, ndcg, utility
+from verishop.agents.baselines import next_request
+from verishop.agents.baselines.reading import named_category, stated_filters, stated_sort
+from verishop.agents.evaluate import summarize
+from verishop.scenarios.envs import generate
+from verishop.scenarios.ranking import feasible, ndcg, utility
 from support import play_and_verify
-from verifier.checks.pd import SOLVED_AT
+from verishop.verifier.checks.pd import SOLVED_AT
 
 LOW, HIGH = (0, 0, 1, 1), (11, 11, 12, 12)
 

@@ -7,10 +7,10 @@ import sqlite3
 
 import pytest
 
-from scenarios.catalog.build import build_catalog
-from scenarios.catalog.generate import generate_chunk, product_id
-from scenarios.catalog.reader import CatalogError, CatalogReader
-from scenarios.taxonomy import CATEGORIES, DENIED_CATEGORY_IDS
+from verishop.scenarios.catalog.build import build_catalog
+from verishop.scenarios.catalog.generate import generate_chunk, product_id
+from verishop.scenarios.catalog.reader import CatalogError, CatalogReader
+from verishop.scenarios.taxonomy import CATEGORIES, DENIED_CATEGORY_IDS
 
 
 def test_same_seed_and_size_give_the_same_content_regardless_of_workers(tmp_path):

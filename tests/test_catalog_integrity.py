@@ -11,9 +11,9 @@ import sys
 
 import pytest
 
-from scenarios.catalog.build import build_catalog
-from scenarios.catalog.integrity import CatalogMismatch, stamp_path, verify_catalog
-from scenarios.catalog.reader import CatalogError
+from verishop.scenarios.catalog.build import build_catalog
+from verishop.scenarios.catalog.integrity import CatalogMismatch, stamp_path, verify_catalog
+from verishop.scenarios.catalog.reader import CatalogError
 
 EXIT_DEADLINE_S = 60
 

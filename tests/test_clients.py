@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 from servers import shop_server, verifier_sidecar
 
-from agents.client import ShopClient, ToolCallError
-from agents.gym_env import ShopTextEnv
-from agents.sync_client import SyncShopClient
-from agents.trl import make_environment_factory, verishop_reward
+from verishop.agents.client import ShopClient, ToolCallError
+from verishop.agents.gym_env import ShopTextEnv
+from verishop.agents.sync_client import SyncShopClient
+from verishop.agents.trl import make_environment_factory, verishop_reward
 
 SHOP_TOOLS = {"search_catalog", "get_product", "compare_products", "add_to_cart", "update_cart_item",
               "remove_from_cart", "view_cart", "list_orders", "check_order", "check_return_eligibility",

@@ -7,8 +7,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import anyio
 
-from mcp_server.hub import EpisodeHub
-from scenarios.envs import REGISTRY
+from verishop.mcp_server.episodes.hub import EpisodeHub
+from verishop.scenarios.envs import REGISTRY
 
 
 def jobs() -> list[tuple[str, int, int]]:

@@ -91,8 +91,8 @@ def test_a_wildcard_bind_answers_its_listed_names_and_refuses_forged_hosts(guard
 
 
 def test_a_client_scenario_needs_the_token(guarded: Process, catalog_path: Path) -> None:
-    from scenarios.catalog.reader import CatalogReader
-    from scenarios.envs import generate
+    from verishop.scenarios.catalog.reader import CatalogReader
+    from verishop.scenarios.envs import generate
 
     with CatalogReader(catalog_path) as reader:
         scenario = generate("pd", 2, 5, reader).model_dump(mode="json")
@@ -157,7 +157,7 @@ def test_an_unwritable_home_names_the_path_and_what_to_set(tmp_path: Path, trans
 
 
 async def test_the_shop_client_sends_its_token(guarded: Process) -> None:
-    from agents.client import ShopClient, ShopClientError
+    from verishop.agents.client import ShopClient, ShopClientError
 
     async with ShopClient(guarded.base, token=TOKEN) as shop:
         info = await shop.create(env="pd", difficulty=1, seed=4)
@@ -170,7 +170,7 @@ async def test_the_shop_client_sends_its_token(guarded: Process) -> None:
 def test_the_listening_socket_is_tcp_so_responses_are_not_delayed() -> None:
     """asyncio sets TCP_NODELAY only on sockets whose protocol says TCP; a socket made with
     protocol 0 made every small response wait out a 40 ms delayed ACK."""
-    from mcp_server.cli import _listen
+    from verishop.mcp_server.cli import _listen
 
     sock = _listen("127.0.0.1", 0)
     try:
@@ -183,8 +183,8 @@ def test_a_crafted_scenario_file_is_refused_at_start(catalog_path: Path, tmp_pat
     """`verishop serve --scenario FILE` (stdio, one episode) checks the file like a client's."""
     import json
 
-    from scenarios.catalog.reader import CatalogReader
-    from scenarios.envs import generate
+    from verishop.scenarios.catalog.reader import CatalogReader
+    from verishop.scenarios.envs import generate
 
     with CatalogReader(catalog_path) as reader:
         scenario = json.loads(generate("return", 6, 1, reader).to_json())

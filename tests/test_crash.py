@@ -19,7 +19,7 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from servers import started
 
-from scenarios.catalog.reader import CatalogReader
+from verishop.scenarios.catalog.reader import CatalogReader
 
 
 async def test_sigkill_keeps_transcript_and_world(catalog_path: Path, tmp_path: Path) -> None:

@@ -11,11 +11,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scenarios.curriculum import Params, Window, choose, record, sample
-from scenarios.curriculum_store import CurriculumStore
-from scenarios.difficulty import MAX_DIFFICULTY
-from verifier.curriculum import CurriculumFeed
-from verifier.models import Reward
+from verishop.scenarios.curriculum import Params, Window, choose, record, sample
+from verishop.scenarios.curriculum_store import CurriculumStore
+from verishop.scenarios.difficulty import MAX_DIFFICULTY
+from verishop.verifier.curriculum import CurriculumFeed
+from verishop.verifier.models import Reward
 
 DEFAULT = Params()
 

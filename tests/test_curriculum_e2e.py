@@ -17,9 +17,9 @@ import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from agents.scripted import make_agent
-from agents.session import ShopSession
-from scenarios.models import Scenario
+from verishop.agents.scripted import make_agent
+from verishop.agents.session import ShopSession
+from verishop.scenarios.models import Scenario
 from servers import started
 
 DEADLINE_S = 30.0

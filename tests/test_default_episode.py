@@ -12,7 +12,7 @@ import anyio
 from mcp import Client, StdioServerParameters
 from servers import started
 
-from mcp_server.defaults import IDE_LOOKUPS_PER_TURN
+from verishop.mcp_server.episodes.defaults import IDE_LOOKUPS_PER_TURN
 
 DEADLINE_S = 60
 

@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from agents.cli import DEMO_EPISODES
+from verishop.agents.cli import DEMO_EPISODES
 
 
 @pytest.mark.parametrize("transport", ["memory", "stdio"])

@@ -12,15 +12,15 @@ from pathlib import Path
 import pytest
 from test_verifier import Script, write_episode
 
-from agents.baselines import bundle as greedy_bundle
-from agents.evaluate import summarize
+from verishop.agents.baselines import bundle as greedy_bundle
+from verishop.agents.evaluate import summarize
 from support import play_and_verify
-from scenarios.catalog.build import build_catalog
-from scenarios.catalog.reader import CatalogReader, Product, feasible_products
-from scenarios.customers.base import CustomerState
-from scenarios.customers.bundle import reply
-from scenarios.envs import generate
-from scenarios.envs.bundle import (
+from verishop.scenarios.catalog.build import build_catalog
+from verishop.scenarios.catalog.reader import CatalogReader, Product, feasible_products
+from verishop.scenarios.customers.base import CustomerState
+from verishop.scenarios.customers.bundle import reply
+from verishop.scenarios.envs import generate
+from verishop.scenarios.envs.bundle import (
     PHRASES,
     PROJECTS,
     budget_slack,
@@ -28,8 +28,8 @@ from scenarios.envs.bundle import (
     dollars,
     say_category,
 )
-from scenarios.models import BundleGoal, Scenario, StockChange, Submission
-from scenarios.taxonomy import CATEGORY_BY_ID, DENIED_CATEGORY_IDS, SHOPPABLE_CATEGORIES
+from verishop.scenarios.models import BundleGoal, Scenario, StockChange, Submission
+from verishop.scenarios.taxonomy import CATEGORY_BY_ID, DENIED_CATEGORY_IDS, SHOPPABLE_CATEGORIES
 
 ID = re.compile(r"\bP\d{8}\b")
 DIFFICULTIES = tuple(range(13))

@@ -6,10 +6,10 @@ import re
 
 from mcp import Client
 
-from mcp_server.tools import create_server
+from verishop.mcp_server.tools import create_server
 from support import play_and_verify
-from scenarios.envs import generate
-from scenarios.envs.journey import ORDER_KINDS, owned_ids, request_count
+from verishop.scenarios.envs import generate
+from verishop.scenarios.envs.journey import ORDER_KINDS, owned_ids, request_count
 
 
 def _kinds(scenario) -> list[str]:
@@ -101,7 +101,7 @@ async def test_the_customer_moves_on_only_when_a_request_is_handled(hub):
 
 
 def verify_one(directory, catalog_path) -> dict:
-    from verifier.runner import Verifier
+    from verishop.verifier.runner import Verifier
 
     with Verifier() as v:
         return v.verify(directory).model_dump()

@@ -12,12 +12,12 @@ from pathlib import Path
 import pytest
 from test_verifier import Script, write_episode
 
-from agents.evaluate import summarize
+from verishop.agents.evaluate import summarize
 from support import play_and_verify
-from scenarios.customers import SimulatedCustomer
-from scenarios.envs import generate, order_status
-from scenarios.envs.order_status import AROUND_DAYS
-from scenarios.models import Order, Scenario, Submission
+from verishop.scenarios.customers import SimulatedCustomer
+from verishop.scenarios.envs import generate, order_status
+from verishop.scenarios.envs.order_status import AROUND_DAYS
+from verishop.scenarios.models import Order, Scenario, Submission
 
 ID_IN_TEXT = re.compile(r"\b(?:W\d{7}|LN\d{8}|P\d{8})\b")
 MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",

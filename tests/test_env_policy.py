@@ -14,17 +14,17 @@ from typing import Any
 import pytest
 from test_verifier import Script, write_episode
 
-from agents.evaluate import summarize
-from agents.oracles.policy import policy_query
+from verishop.agents.evaluate import summarize
+from verishop.agents.oracles.policy import policy_query
 from support import play_and_verify
-from scenarios.customers import CustomerState, SimulatedCustomer, WorldView, policy as policy_customer
-from scenarios.envs import generate
-from scenarios.envs import policy as policy_env
-from scenarios.envs.policy import ELECTRONICS, NON_ELECTRONICS, window_question
-from scenarios.envs.shared import SharedWorld
-from scenarios.models import PolicyGoal, Scenario, Submission
-from scenarios.policy import extend_policy, make_policy, rank_clauses, return_window, shipping_cents
-from scenarios.taxonomy import category
+from verishop.scenarios.customers import CustomerState, SimulatedCustomer, WorldView, policy as policy_customer
+from verishop.scenarios.envs import generate
+from verishop.scenarios.envs import policy as policy_env
+from verishop.scenarios.envs.policy import ELECTRONICS, NON_ELECTRONICS, window_question
+from verishop.scenarios.envs.shared import SharedWorld
+from verishop.scenarios.models import PolicyGoal, Scenario, Submission
+from verishop.scenarios.policy import extend_policy, make_policy, rank_clauses, return_window, shipping_cents
+from verishop.scenarios.taxonomy import category
 
 # --- generation ----------------------------------------------------------------------------
 

@@ -14,16 +14,16 @@ from pathlib import Path
 import pytest
 from test_verifier import Script, write_episode
 
-from agents.evaluate import summarize
-from mcp_server.shop.orders import return_window_days
+from verishop.agents.evaluate import summarize
+from verishop.mcp_server.shop.orders import return_window_days
 from support import play_and_verify
-from scenarios.catalog.reader import CatalogReader, Product
-from scenarios.constraints import satisfies
-from scenarios.customers import SimulatedCustomer, WorldView
-from scenarios.envs import generate
-from scenarios.envs.returns import described_attribute
-from scenarios.models import Order, OrderLine, Scenario, StockChange, Submission
-from scenarios.stock import EpisodeStock
+from verishop.scenarios.catalog.reader import CatalogReader, Product
+from verishop.scenarios.constraints import satisfies
+from verishop.scenarios.customers import SimulatedCustomer, WorldView
+from verishop.scenarios.envs import generate
+from verishop.scenarios.envs.returns import described_attribute
+from verishop.scenarios.models import Order, OrderLine, Scenario, StockChange, Submission
+from verishop.scenarios.stock import EpisodeStock
 
 ID_IN_TEXT = re.compile(r"\b(?:W\d{7}|LN\d{8}|P\d{8})\b")
 

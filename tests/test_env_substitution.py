@@ -13,14 +13,14 @@ from pathlib import Path
 import pytest
 from test_verifier import Script, card, ndcg_by_hand, write_episode
 
-from agents.evaluate import summarize
+from verishop.agents.evaluate import summarize
 from support import play_and_verify
-from scenarios.catalog.reader import CatalogReader, Product
-from scenarios.constraints import satisfies
-from scenarios.customers import CustomerState, SimulatedCustomer, WorldView, substitution
-from scenarios.envs import generate
-from scenarios.models import Scenario, Submission
-from scenarios.stock import EpisodeStock
+from verishop.scenarios.catalog.reader import CatalogReader, Product
+from verishop.scenarios.constraints import satisfies
+from verishop.scenarios.customers import CustomerState, SimulatedCustomer, WorldView, substitution
+from verishop.scenarios.envs import generate
+from verishop.scenarios.models import Scenario, Submission
+from verishop.scenarios.stock import EpisodeStock
 
 PRODUCT_ID = re.compile(r"\bP\d{8}\b")
 

@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from agents.evaluate import summarize
+from verishop.agents.evaluate import summarize
 from support import play_and_verify
 
 ALL_DIFFICULTIES = tuple(range(13))
@@ -76,7 +76,7 @@ def test_a_failing_episode_is_recorded_and_the_evaluation_carries_on(catalog_pat
     the whole run: the others are played and scored, the summary shows the failure, exit code 1."""
     from typer.testing import CliRunner
 
-    from mcp_server.hub import EpisodeHub
+    from verishop.mcp_server.episodes.hub import EpisodeHub
     from verishop.cli import app
 
     real = EpisodeHub.generate

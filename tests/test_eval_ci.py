@@ -8,9 +8,9 @@ import subprocess
 import sys
 import xml.etree.ElementTree as ET
 
-from agents.evaluate import Plan, solved_share
-from agents.junit import junit_xml
-from scenarios.envs import get_env
+from verishop.agents.evaluate import Plan, solved_share
+from verishop.agents.junit import junit_xml
+from verishop.scenarios.envs import get_env
 
 
 def run_eval(catalog_path, tmp_path, *args: str) -> subprocess.CompletedProcess:

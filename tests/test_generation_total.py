@@ -12,13 +12,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mcp_server.admission import check_scenario
-from scenarios.catalog.build import build_catalog
-from scenarios.catalog.cache import DEFAULT_SEED, DEFAULT_SIZE
-from scenarios.catalog.reader import CatalogReader
-from scenarios.difficulty import MAX_DIFFICULTY
-from scenarios.envs import REGISTRY, generate
-from scenarios.envs.journey import ORDER_KINDS, owned_ids, request_count
+from verishop.mcp_server.http.admission import check_scenario
+from verishop.scenarios.catalog.build import build_catalog
+from verishop.scenarios.catalog.cache import DEFAULT_SEED, DEFAULT_SIZE
+from verishop.scenarios.catalog.reader import CatalogReader
+from verishop.scenarios.difficulty import MAX_DIFFICULTY
+from verishop.scenarios.envs import REGISTRY, generate
+from verishop.scenarios.envs.journey import ORDER_KINDS, owned_ids, request_count
 from support import play_and_verify
 
 SMALL_SIZE = 1000

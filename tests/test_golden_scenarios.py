@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 
-from scenarios.envs import REGISTRY, generate
+from verishop.scenarios.envs import REGISTRY, generate
 
 CATALOG_CONTENT_HASH = "364570ecc02892684b2b68afd0c3e22eeaf103615ede5f7a54088d2e539c9fcd"
 DIGESTS = {

@@ -245,7 +245,7 @@ async def test_sse_transport(server: Server) -> None:
 
 
 async def test_a_collection_picks_one_of_its_environments_by_seed(server: Server) -> None:
-    from scenarios.envs import collection
+    from verishop.scenarios.envs import collection
 
     members = {spec.env_id for spec in collection("C8")}
     seen = set()
@@ -333,8 +333,8 @@ async def test_errors_echo_at_most_a_short_prefix_and_bodies_are_capped(server: 
 
 
 def _scenario(catalog_path: Path, env: str, difficulty: int, seed: int) -> dict:
-    from scenarios.catalog.reader import CatalogReader
-    from scenarios.envs import generate
+    from verishop.scenarios.catalog.reader import CatalogReader
+    from verishop.scenarios.envs import generate
 
     with CatalogReader(catalog_path) as reader:
         return json.loads(generate(env, difficulty, seed, reader).to_json())

@@ -17,11 +17,11 @@ import anyio
 import pytest
 from mcp import Client
 
-from mcp_server.errors import EpisodeClosed
-from mcp_server.hub import EpisodeHub
-from mcp_server.lifecycle import IDLE_TIMEOUT_REASON, close_idle_episodes
-from mcp_server.shop import cart
-from mcp_server.tools import create_server
+from verishop.mcp_server.errors import EpisodeClosed
+from verishop.mcp_server.episodes.hub import EpisodeHub
+from verishop.mcp_server.episodes.lifecycle import IDLE_TIMEOUT_REASON, close_idle_episodes
+from verishop.mcp_server.shop import cart
+from verishop.mcp_server.tools import create_server
 
 EPISODES = 300
 BATCH = 30

@@ -22,9 +22,9 @@ from mcp.client.streamable_http import streamable_http_client
 from servers import Process
 from servers import started as start_process
 
-from agents.scripted import OracleAgent
-from agents.session import ShopSession
-from scenarios.models import Scenario
+from verishop.agents.scripted import OracleAgent
+from verishop.agents.session import ShopSession
+from verishop.scenarios.models import Scenario
 
 DEADLINE_S = 60.0
 POLL_INTERVAL_S = 0.05

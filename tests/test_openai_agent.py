@@ -95,7 +95,7 @@ class FlakySession:
 async def test_a_write_that_may_have_reached_the_shop_is_never_sent_twice():
     import httpx2
 
-    from agents.openai_agent import OpenAIAgent, OpenAISettings
+    from verishop.agents.openai_agent import OpenAIAgent, OpenAISettings
 
     agent = OpenAIAgent(None, OpenAISettings(base_url="http://127.0.0.1:9/v1", model="m"))
     safe = {"search_catalog": True, "respond_to_customer": False}

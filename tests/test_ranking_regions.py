@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from scenarios.catalog.reader import CatalogReader
+from verishop.scenarios.catalog.reader import CatalogReader
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
 import ranking_regions  # noqa: E402  (a script in bench/, not a package)

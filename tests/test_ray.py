@@ -32,9 +32,9 @@ from mcp.client.streamable_http import streamable_http_client  # noqa: E402
 from ray.cluster_utils import Cluster  # noqa: E402
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy  # noqa: E402
 
-from agents.scripted import make_agent  # noqa: E402
-from agents.session import ShopSession  # noqa: E402
-from scenarios.models import Scenario  # noqa: E402
+from verishop.agents.scripted import make_agent  # noqa: E402
+from verishop.agents.session import ShopSession  # noqa: E402
+from verishop.scenarios.models import Scenario  # noqa: E402
 from verishop.ray import (CatalogMismatch, CatalogSpec, EpisodeHandle, ServerCrashed,  # noqa: E402
                           VerishopCluster)
 from verishop.ray.cluster import alive_nodes  # noqa: E402

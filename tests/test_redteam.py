@@ -21,13 +21,13 @@ from pathlib import Path
 
 import pytest
 
-from agents.redteam import HOSTILE
-from agents.redteam.phrasing import number_words
-from agents.redteam.suite import AGENTS, ENVS, Cell, play_all, render, table
-from agents.scripted import make_agent
-from scenarios.catalog.reader import CatalogReader
-from scenarios.envs import generate
-from scenarios.taxonomy import DENIED_CATEGORY_IDS
+from verishop.agents.redteam import HOSTILE
+from verishop.agents.redteam.phrasing import number_words
+from verishop.agents.redteam.suite import AGENTS, ENVS, Cell, play_all, render, table
+from verishop.agents.scripted import make_agent
+from verishop.scenarios.catalog.reader import CatalogReader
+from verishop.scenarios.envs import generate
+from verishop.scenarios.taxonomy import DENIED_CATEGORY_IDS
 
 NATURAL_SOLVED_AT = 0.95
 PRODUCT_ID = re.compile(r"\bP\d{8}\b")

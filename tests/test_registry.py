@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from scenarios.envs import COLLECTIONS, REGISTRY, collection, generate
+from verishop.scenarios.envs import COLLECTIONS, REGISTRY, collection, generate
 from support import play_and_verify
 
 ENV_IDS = sorted(REGISTRY)

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from agents.passk import pass_hat_k, pass_k, pass_k_rows
-from agents.report.load import load_run
-from agents.report.page import render_report
+from verishop.agents.passk import pass_hat_k, pass_k, pass_k_rows
+from verishop.agents.report.load import load_run
+from verishop.agents.report.page import render_report
 from support import play_run
 
 ENVS = ("pd", "sub", "cart", "return", "status", "policy", "bundle", "journey")

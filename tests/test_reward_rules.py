@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import pytest
 
-from scenarios.constraints import satisfies
-from scenarios.difficulty import axes_for
-from scenarios.customers import PATIENCE, SimulatedCustomer
-from scenarios.envs import generate
-from scenarios.models import Submission
-from scenarios.stock import EpisodeStock
+from verishop.scenarios.constraints import satisfies
+from verishop.scenarios.difficulty import axes_for
+from verishop.scenarios.customers import PATIENCE, SimulatedCustomer
+from verishop.scenarios.envs import generate
+from verishop.scenarios.models import Submission
+from verishop.scenarios.stock import EpisodeStock
 from test_verifier import (
     Script,
     card,

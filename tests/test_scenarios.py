@@ -9,12 +9,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scenarios.constraints import satisfies
-from scenarios.customers import SimulatedCustomer
-from scenarios.difficulty import axes_for
-from scenarios.envs import REGISTRY, generate, get_env
-from scenarios.envs.product_discovery import PRIORITY_WORDS
-from scenarios.models import Scenario, Submission
+from verishop.scenarios.constraints import satisfies
+from verishop.scenarios.customers import SimulatedCustomer
+from verishop.scenarios.difficulty import axes_for
+from verishop.scenarios.envs import REGISTRY, generate, get_env
+from verishop.scenarios.envs.product_discovery import PRIORITY_WORDS
+from verishop.scenarios.models import Scenario, Submission
 
 
 @pytest.mark.parametrize("env_id", sorted(REGISTRY))

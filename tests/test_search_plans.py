@@ -9,10 +9,10 @@ import random
 
 import pytest
 
-import mcp_server.shop.catalog as shop_catalog
-from mcp_server.hub import EpisodeHub
-from mcp_server.shop.catalog import search_catalog
-from scenarios.taxonomy import SHOPPABLE_CATEGORIES
+import verishop.mcp_server.shop.catalog as shop_catalog
+from verishop.mcp_server.episodes.hub import EpisodeHub
+from verishop.mcp_server.shop.catalog import search_catalog
+from verishop.scenarios.taxonomy import SHOPPABLE_CATEGORIES
 
 
 def sorted_query(rng: random.Random) -> dict:

@@ -1,4 +1,4 @@
-"""The out-of-stock axis as a rule (`scenarios.stock`): its SQL and Python forms agree on every
+"""The out-of-stock axis as a rule (`verishop.scenarios.stock`): its SQL and Python forms agree on every
 product, it sells out the axis's share of a category at any size, and the server, the generator's
 rankings and the verifier all see the same sold-out products."""
 
@@ -11,19 +11,19 @@ import statistics
 import pytest
 from mcp import Client
 
-from mcp_server.admission import InvalidScenario, check_scenario
-from mcp_server.tools import create_server
-from scenarios.catalog.build import build_catalog
-from scenarios.catalog.reader import CatalogReader
-from scenarios.constraints import satisfies
-from scenarios.difficulty import axes_for
-from scenarios.envs import generate
-from scenarios.models import StockChange
-from scenarios.stock import CATALOG_NUMBER_SQL, HASH_MODULUS, EpisodeStock, sell_out_rule
-from scenarios.taxonomy import SHOPPABLE_CATEGORIES
+from verishop.mcp_server.http.admission import InvalidScenario, check_scenario
+from verishop.mcp_server.tools import create_server
+from verishop.scenarios.catalog.build import build_catalog
+from verishop.scenarios.catalog.reader import CatalogReader
+from verishop.scenarios.constraints import satisfies
+from verishop.scenarios.difficulty import axes_for
+from verishop.scenarios.envs import generate
+from verishop.scenarios.models import StockChange
+from verishop.scenarios.stock import CATALOG_NUMBER_SQL, HASH_MODULUS, EpisodeStock, sell_out_rule
+from verishop.scenarios.taxonomy import SHOPPABLE_CATEGORIES
 from test_verifier import Script, write_episode
-from verifier.checks.base import Options
-from verifier.runner import Settings, Verifier
+from verishop.verifier.checks.base import Options
+from verishop.verifier.runner import Settings, Verifier
 
 
 def _stock_by_sql(reader: CatalogReader, stock: EpisodeStock) -> dict[str, int]:

@@ -12,9 +12,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from mcp import Client
 
-from mcp_server.hub import EpisodeHub
-from mcp_server.tools import create_server
-from scenarios.budget import BUDGET_ERROR, LOOKUP_TOOLS
+from verishop.mcp_server.episodes.hub import EpisodeHub
+from verishop.mcp_server.tools import create_server
+from verishop.scenarios.budget import BUDGET_ERROR, LOOKUP_TOOLS
 
 TOOLS = sorted({"search_catalog", "get_product", "compare_products", "add_to_cart", "update_cart_item",
                 "remove_from_cart", "view_cart", "list_orders", "check_order", "check_return_eligibility",

@@ -8,9 +8,9 @@ from datetime import date
 import pytest
 from mcp import Client
 
-from mcp_server.hub import EpisodeHub
-from mcp_server.tools import create_server
-from scenarios.models import Order, OrderLine
+from verishop.mcp_server.episodes.hub import EpisodeHub
+from verishop.mcp_server.tools import create_server
+from verishop.scenarios.models import Order, OrderLine
 
 REQUIRED = {"search_catalog", "get_product", "add_to_cart", "update_cart_item", "remove_from_cart", "view_cart",
             "list_orders", "check_order", "check_return_eligibility", "initiate_return", "search_policies",
@@ -380,7 +380,7 @@ async def test_numbers_out_of_range_are_refused_at_the_schema(hub):
 
 
 async def test_a_crash_inside_a_tool_is_an_internal_error_recorded_and_counted(hub, monkeypatch):
-    from mcp_server.shop import catalog
+    from verishop.mcp_server.shop import catalog
 
     episode = await open_default(hub, budget=2)
 
@@ -402,7 +402,7 @@ async def test_a_crash_inside_a_tool_is_an_internal_error_recorded_and_counted(h
 
 
 def test_the_transcript_writes_strict_json_even_for_non_finite_numbers(tmp_path):
-    from mcp_server.transcript import Transcript
+    from verishop.mcp_server.episodes.transcript import Transcript
 
     transcript = Transcript(tmp_path / "transcript.jsonl")
     transcript.write("tool_call", arguments={"max_price_usd": float("inf"), "x": [float("nan"), 1.5]})
@@ -414,7 +414,7 @@ def test_the_transcript_writes_strict_json_even_for_non_finite_numbers(tmp_path)
 async def test_a_write_reaches_the_world_only_after_its_transcript_event(hub, monkeypatch):
     """The process dies between the shop's write and its transcript event (simulated here by
     the event's write never returning): the world must not hold a write the transcript lacks."""
-    from mcp_server.shop import cart
+    from verishop.mcp_server.shop import cart
 
     episode = await open_default(hub)
     async with episode.db.execute("SELECT product_id FROM temp.shop_products WHERE stock > 5 LIMIT 1") as cur:

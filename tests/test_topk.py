@@ -10,16 +10,16 @@ import random
 
 import pytest
 
-from scenarios.catalog.build import build_catalog
-from scenarios.catalog.reader import CatalogReader, Product, feasible_products
-from scenarios.difficulty import MAX_DIFFICULTY
-from scenarios.envs import generate
-from scenarios.envs.bundle import FEATURED_HEAD
-from scenarios.ranking import SUB_STEPS, ideal_ranking, pd_rank_query, substitute_rank_query
-from scenarios.ranking_reference import ideal_mismatches, pd_ideal_by_full_scan
-from scenarios.stock import EpisodeStock, sell_out_rule
-from scenarios.taxonomy import SHOPPABLE_CATEGORIES
-from scenarios.topk import THRESHOLD_STEPS, ensure_ln, facet_filter, fetch_sql, rows_filter, threshold_filter
+from verishop.scenarios.catalog.build import build_catalog
+from verishop.scenarios.catalog.reader import CatalogReader, Product, feasible_products
+from verishop.scenarios.difficulty import MAX_DIFFICULTY
+from verishop.scenarios.envs import generate
+from verishop.scenarios.envs.bundle import FEATURED_HEAD
+from verishop.scenarios.ranking import SUB_STEPS, ideal_ranking, pd_rank_query, substitute_rank_query
+from verishop.scenarios.ranking_reference import ideal_mismatches, pd_ideal_by_full_scan
+from verishop.scenarios.stock import EpisodeStock, sell_out_rule
+from verishop.scenarios.taxonomy import SHOPPABLE_CATEGORIES
+from verishop.scenarios.topk import THRESHOLD_STEPS, ensure_ln, facet_filter, fetch_sql, rows_filter, threshold_filter
 
 
 def _check_ideals(reader: CatalogReader, env: str, seeds: range) -> int:
@@ -61,8 +61,8 @@ def test_the_ranking_stays_exact_with_restocked_sold_out_and_episode_products(re
 @pytest.mark.parametrize("fine_steps", [(0.0025, 0.01), (0.0001, 0.001, 0.3)])
 def test_substitutes_read_near_the_original_price_first_are_the_full_scan(reader, monkeypatch, fine_steps):
     # On a catalog of 1M products or more (SUB_FINE_FROM_SIZE); here forced on the test catalog.
-    monkeypatch.setattr("scenarios.ranking.SUB_FINE_FROM_SIZE", 0)
-    monkeypatch.setattr("scenarios.ranking.SUB_FINE_STEPS", fine_steps)
+    monkeypatch.setattr("verishop.scenarios.ranking.SUB_FINE_FROM_SIZE", 0)
+    monkeypatch.setattr("verishop.scenarios.ranking.SUB_FINE_STEPS", fine_steps)
     assert _check_ideals(reader, "sub", range(0, 300, 2)) >= 100
     assert _check_ideals(reader, "journey", range(0, 60, 3)) >= 5
 
@@ -70,9 +70,9 @@ def test_substitutes_read_near_the_original_price_first_are_the_full_scan(reader
 def test_every_threshold_step_gives_the_full_scan_list(reader, monkeypatch):
     """Whichever threshold the walk stops at, the list is the same (the stopping rule is exact)."""
     for steps in [(None,), (0.001, None), THRESHOLD_STEPS, SUB_STEPS]:
-        monkeypatch.setattr("scenarios.ranking.PD_STEPS", steps)
-        monkeypatch.setattr("scenarios.ranking.SUB_STEPS", steps)
-        monkeypatch.setattr("scenarios.topk.EXTRA_ROWS", 1)  # cut by the limit often: limits double
+        monkeypatch.setattr("verishop.scenarios.ranking.PD_STEPS", steps)
+        monkeypatch.setattr("verishop.scenarios.ranking.SUB_STEPS", steps)
+        monkeypatch.setattr("verishop.scenarios.topk.EXTRA_ROWS", 1)  # cut by the limit often: limits double
         assert _check_ideals(reader, "pd", range(0, 120, 3)) and _check_ideals(reader, "sub", range(1, 120, 3))
 
 

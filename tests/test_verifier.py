@@ -18,15 +18,15 @@ from typing import Any
 
 import pytest
 
-from scenarios.ranking import ndcg
+from verishop.scenarios.ranking import ndcg
 
-from scenarios.catalog.reader import CatalogReader, Product
-from scenarios.constraints import satisfies
-from scenarios.envs import generate
-from scenarios.models import CartGoal, CartItem, Scenario, StockChange
-from scenarios.world_db import create_world
-from verifier.models import Reward, Weights
-from verifier.runner import Settings, Verifier, verify_many
+from verishop.scenarios.catalog.reader import CatalogReader, Product
+from verishop.scenarios.constraints import satisfies
+from verishop.scenarios.envs import generate
+from verishop.scenarios.models import CartGoal, CartItem, Scenario, StockChange
+from verishop.scenarios.world_db import create_world
+from verishop.verifier.models import Reward, Weights
+from verishop.verifier.runner import Settings, Verifier, verify_many
 
 # --- helpers: building episode directories by hand ------------------------------------------
 
@@ -426,7 +426,7 @@ def test_weights_are_configurable(reader, catalog_path, tmp_path):
 
 
 def test_recompute_ideal_agrees_with_the_generator(reader, catalog_path, tmp_path):
-    from verifier.checks import Options
+    from verishop.verifier.checks import Options
 
     scenario = pd_scenario(reader, seed=3)
     directory = write_episode(tmp_path, scenario, perfect_pd(reader, scenario), catalog_path)
@@ -453,7 +453,7 @@ async def test_episodes_played_through_the_server_verify(hub, tmp_path):
     """The file contract holds for what the real server writes, not only for hand-built files."""
     from mcp import Client
 
-    from mcp_server.tools import create_server
+    from verishop.mcp_server.tools import create_server
 
     pd = await hub.open(pd_scenario(hub.catalog))
     async with Client(create_server(hub, episode_id=pd.episode_id)) as client:

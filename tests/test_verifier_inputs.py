@@ -17,10 +17,10 @@ import pytest
 from test_verifier import pd_scenario, perfect_pd, write_episode
 from typer.testing import CliRunner
 
-from verifier.models import Reward
-from verifier import runner
-from verifier.runner import Settings, Verifier
-from verifier.safeio import Limits, json_depth_exceeds
+from verishop.verifier.models import Reward
+from verishop.verifier import runner
+from verishop.verifier.runner import Settings, Verifier
+from verishop.verifier.safeio import Limits, json_depth_exceeds
 from verishop.cli import app
 
 

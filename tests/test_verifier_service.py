@@ -16,11 +16,11 @@ import httpx2
 import pytest
 from test_verifier import Script, pd_scenario, perfect_pd, write_episode
 
-import verifier.service as service_module
+import verishop.verifier.service as service_module
 from servers import free_port, started
-from verifier.access import Access, allowed_hosts
-from verifier.models import Reward
-from verifier.service import VerifierService, create_app
+from verishop.verifier.access import Access, allowed_hosts
+from verishop.verifier.models import Reward
+from verishop.verifier.service import VerifierService, create_app
 
 DEADLINE_S = 30.0
 POLL_INTERVAL_S = 0.05

@@ -24,7 +24,7 @@ from mcp.client.sse import sse_client
 from mcp.client.streamable_http import streamable_http_client
 from servers import Process, free_port, started
 
-from mcp_server.front import worker_url
+from verishop.mcp_server.http.front import worker_url
 
 DEADLINE_S = 60.0
 POLL_S = 0.05
@@ -249,7 +249,7 @@ async def test_the_relay_resends_on_a_fresh_connection_when_the_worker_closed_an
     before any answer, and the request goes again on a new one. Chunked answers are read whole."""
     import asyncio
 
-    from mcp_server.relay import Relay
+    from verishop.mcp_server.http.relay import Relay
 
     answers = [b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok",
                b"HTTP/1.1 201 Created\r\ntransfer-encoding: chunked\r\n\r\n3\r\nabc\r\n2\r\nde\r\n0\r\n\r\n"]

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from scenarios.catalog.reader import CatalogReader
-from scenarios.envs import REGISTRY, generate
-from scenarios.world_db import SCHEMA, WORLD_PAGE_SIZE, create_world
+from verishop.scenarios.catalog.reader import CatalogReader
+from verishop.scenarios.envs import REGISTRY, generate
+from verishop.scenarios.world_db import SCHEMA, WORLD_PAGE_SIZE, create_world
 
 
 def dump(path: Path) -> dict[str, list[tuple]]:

@@ -29,7 +29,7 @@ the reference defines on [−1, 0] to [−1, 1], so that a clean answer earns fu
   has r_task = 0.55 + 0.35 + 0 = 0.9, and is_correct (r_task ≥ 0.95) could never hold.
 """
 
-from verifier.models import Reward, Weights
-from verifier.runner import Settings, Verifier, verify_many
+from verishop.verifier.models import Reward, Weights
+from verishop.verifier.runner import Settings, Verifier, verify_many
 
 __all__ = ["Reward", "Settings", "Verifier", "Weights", "verify_many"]

@@ -7,10 +7,10 @@ import os
 import stat
 from pathlib import Path
 
-from scenarios.catalog.reader import CatalogError, CatalogReader, Product
-from scenarios.stock import EpisodeStock
-from verifier.errors import Incomplete
-from verifier.world import World
+from verishop.scenarios.catalog.reader import CatalogError, CatalogReader, Product
+from verishop.scenarios.stock import EpisodeStock
+from verishop.verifier.errors import Incomplete
+from verishop.verifier.world import World
 
 
 class CatalogCache:

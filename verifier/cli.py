@@ -11,8 +11,8 @@ from typing import Annotated
 
 import typer
 
-from scenarios.curriculum_cli import CurriculumChecks, CurriculumPath, CurriculumThreshold, CurriculumWidth
-from verifier.models import Reward, Weights
+from verishop.scenarios.curriculum_cli import CurriculumChecks, CurriculumPath, CurriculumThreshold, CurriculumWidth
+from verishop.verifier.models import Reward, Weights
 
 DEFAULT_WEIGHTS = "0.75,0.15,0.10"
 # Past this many episodes the table shows one row per environment instead of per episode.
@@ -41,9 +41,9 @@ def verify(
         help="PD: rank against an ideal list recomputed from the catalog; report if the scenario's differs.")] = False,
 ) -> None:
     """Score episodes from their files and write reward.json next to each."""
-    from verifier.checks import Options
-    from verifier.errors import UsageError
-    from verifier.runner import Settings, expand, verify_many
+    from verishop.verifier.checks import Options
+    from verishop.verifier.errors import UsageError
+    from verishop.verifier.runner import Settings, expand, verify_many
 
     settings = Settings(weights=_weights(weights), catalog=catalog, options=Options(recompute_ideal=recompute_ideal))
     try:
@@ -130,12 +130,12 @@ def serve(
 
     import uvicorn
 
-    from scenarios.catalog.cache import verishop_home
-    from scenarios.curriculum_cli import open_store
-    from verifier.access import Access, allowed_hosts, is_loopback
-    from verifier.curriculum import CurriculumFeed
-    from verifier.runner import Settings
-    from verifier.service import VerifierService, create_app
+    from verishop.scenarios.catalog.cache import verishop_home
+    from verishop.scenarios.curriculum_cli import open_store
+    from verishop.verifier.access import Access, allowed_hosts, is_loopback
+    from verishop.verifier.curriculum import CurriculumFeed
+    from verishop.verifier.runner import Settings
+    from verishop.verifier.service import VerifierService, create_app
 
     token = token or None
     if token is None and not is_loopback(host):

@@ -9,10 +9,10 @@ import logging
 
 import anyio
 
-from scenarios.curriculum_store import CurriculumStore
-from verifier.models import Reward
+from verishop.scenarios.curriculum_store import CurriculumStore
+from verishop.verifier.models import Reward
 
-log = logging.getLogger("verifier.curriculum")
+log = logging.getLogger("verishop.verifier.curriculum")
 
 
 class CurriculumFeed:

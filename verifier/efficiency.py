@@ -16,9 +16,9 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from scenarios.budget import LOOKUP_TOOLS
-from scenarios.models import Axes
-from verifier.transcript import Transcript, succeeded, turn_of
+from verishop.scenarios.budget import LOOKUP_TOOLS
+from verishop.scenarios.models import Axes
+from verishop.verifier.transcript import Transcript, succeeded, turn_of
 
 FREE_REPLY_TAGS = frozenset({"clarify"})
 

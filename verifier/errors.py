@@ -7,7 +7,7 @@
     │                     size cap, or JSON nested past the cap (verifier.safeio)
     └── UsageError        the caller asked for something impossible (no such directory, bad weights)
 
-An `Incomplete` never escapes `verifier.runner`: it becomes a reward.json with verdict
+An `Incomplete` never escapes `verishop.verifier.runner`: it becomes a reward.json with verdict
 "incomplete", the reason code and null numbers, never a misleading score.
 """
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from verifier.transcript import Transcript, succeeded
+from verishop.verifier.transcript import Transcript, succeeded
 
 PRODUCT_ID_IN_TEXT = re.compile(r"\bP\d{8}\b")
 ORDER_ID_IN_TEXT = re.compile(r"\bW\d{7}\b")

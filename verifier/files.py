@@ -1,7 +1,7 @@
 """Loading one episode directory: scenario.json, transcript.jsonl, world.db and the catalog
 they name, each checked against the others. Every way a file can be missing or wrong
 becomes an `Incomplete` with a specific reason, never a crash. Files are read relative to
-the episode folder's descriptor through `verifier.safeio`: regular files only, capped."""
+the episode folder's descriptor through `verishop.verifier.safeio`: regular files only, capped."""
 
 from __future__ import annotations
 
@@ -13,13 +13,13 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from scenarios.models import SCENARIO_SCHEMA_VERSION, Scenario
-from scenarios.stock import EpisodeStock
-from verifier.catalogs import CatalogCache, Shop
-from verifier.errors import Incomplete
-from verifier.safeio import Limits, check_json_depth, episode_folder, read_regular
-from verifier.transcript import Transcript, read_transcript
-from verifier.world import World, read_world
+from verishop.scenarios.models import SCENARIO_SCHEMA_VERSION, Scenario
+from verishop.scenarios.stock import EpisodeStock
+from verishop.verifier.catalogs import CatalogCache, Shop
+from verishop.verifier.errors import Incomplete
+from verishop.verifier.safeio import Limits, check_json_depth, episode_folder, read_regular
+from verishop.verifier.transcript import Transcript, read_transcript
+from verishop.verifier.world import World, read_world
 
 SCENARIO_FILE = "scenario.json"
 TRANSCRIPT_FILE = "transcript.jsonl"

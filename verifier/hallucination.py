@@ -2,7 +2,7 @@
 
 IDs that *carry the task* are the ones scored: products recommended in any submission, put in
 or changed in the cart, order and line IDs submitted or passed to initiate_return. An ID
-carries no credit when no tool result showed it before that use (`verifier.exposure`).
+carries no credit when no tool result showed it before that use (`verishop.verifier.exposure`).
 IDs only *mentioned* in a message's text can lower the score (one no tool showed counts as
 hallucinated) but never raise it: name-dropping IDs the agent has seen is not work.
 
@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from verifier.exposure import ANY_ID_IN_TEXT, exposure
-from verifier.transcript import Transcript, succeeded
+from verishop.verifier.exposure import ANY_ID_IN_TEXT, exposure
+from verishop.verifier.transcript import Transcript, succeeded
 
 CART_TOOLS = frozenset({"add_to_cart", "update_cart_item"})
 

@@ -2,20 +2,20 @@
 
     total = clip(w_task·r_task + w_eff·r_eff + w_hall·r_hall, −1, 1)
 
-r_task comes from the goal kind's check (`verifier.checks`), r_eff from `efficiency`, r_hall
+r_task comes from the goal kind's check (`verishop.verifier.checks`), r_eff from `efficiency`, r_hall
 from `hallucination` (no credit for an agent that attempted nothing: `TaskScore.attempted`).
 A safety violation on any channel overrides everything: total −1, not solved.
 """
 
 from __future__ import annotations
 
-from verifier.checks import TASK_CHECKS, Options
-from verifier.efficiency import efficiency
-from verifier.errors import Incomplete
-from verifier.files import Episode
-from verifier.hallucination import hallucination
-from verifier.models import Check, Reward, Weights
-from verifier.safety import safety_violation
+from verishop.verifier.checks import TASK_CHECKS, Options
+from verishop.verifier.efficiency import efficiency
+from verishop.verifier.errors import Incomplete
+from verishop.verifier.files import Episode
+from verishop.verifier.hallucination import hallucination
+from verishop.verifier.models import Check, Reward, Weights
+from verishop.verifier.safety import safety_violation
 
 
 def _r(x: float) -> float:

@@ -15,13 +15,13 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from verifier.catalogs import CatalogCache
-from verifier.checks import Options
-from verifier.errors import Incomplete, UsageError
-from verifier.safeio import Limits, episode_folder, json_depth_exceeds, read_regular, write_replacing
-from verifier.files import REWARD_FILE, SCENARIO_FILE, TRANSCRIPT_FILE, episode_name, is_episode_dir, load_episode
-from verifier.models import Reward, Weights
-from verifier.reward import score_episode
+from verishop.verifier.catalogs import CatalogCache
+from verishop.verifier.checks import Options
+from verishop.verifier.errors import Incomplete, UsageError
+from verishop.verifier.safeio import Limits, episode_folder, json_depth_exceeds, read_regular, write_replacing
+from verishop.verifier.files import REWARD_FILE, SCENARIO_FILE, TRANSCRIPT_FILE, episode_name, is_episode_dir, load_episode
+from verishop.verifier.models import Reward, Weights
+from verishop.verifier.reward import score_episode
 
 # Below this many episodes per worker, starting processes costs more than it saves.
 MIN_EPISODES_PER_WORKER = 100

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from itertools import accumulate
 from pathlib import Path
 
-from verifier.errors import Incomplete, Unsafe
+from verishop.verifier.errors import Incomplete, Unsafe
 
 MiB = 1024 * 1024
 READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC

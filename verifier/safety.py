@@ -7,10 +7,10 @@ removed later) or left in it, and a return started for a denied product's line.
 
 from __future__ import annotations
 
-from scenarios.taxonomy import DENIED_CATEGORY_IDS
-from verifier.exposure import PRODUCT_ID_IN_TEXT
-from verifier.files import Episode
-from verifier.transcript import succeeded
+from verishop.scenarios.taxonomy import DENIED_CATEGORY_IDS
+from verishop.verifier.exposure import PRODUCT_ID_IN_TEXT
+from verishop.verifier.files import Episode
+from verishop.verifier.transcript import succeeded
 
 
 def safety_violation(ep: Episode) -> str | None:

@@ -42,15 +42,15 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from watchfiles import Change, awatch
 
-from verifier.access import Access, AccessMiddleware
-from verifier.errors import Incomplete
-from verifier.files import EPISODE_FILES, REWARD_FILE, TRANSCRIPT_FILE, is_episode_dir
-from verifier.models import Reward
-from verifier.runner import Settings, Verifier
-from verifier.safeio import episode_folder, read_regular
-from verifier.transcript import is_closed
+from verishop.verifier.access import Access, AccessMiddleware
+from verishop.verifier.errors import Incomplete
+from verishop.verifier.files import EPISODE_FILES, REWARD_FILE, TRANSCRIPT_FILE, is_episode_dir
+from verishop.verifier.models import Reward
+from verishop.verifier.runner import Settings, Verifier
+from verishop.verifier.safeio import episode_folder, read_regular
+from verishop.verifier.transcript import is_closed
 
-log = logging.getLogger("verifier.service")
+log = logging.getLogger("verishop.verifier.service")
 
 OnScored = Callable[[Reward], Awaitable[None] | None]
 _EPISODE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")

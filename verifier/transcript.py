@@ -1,6 +1,6 @@
 """Reading `transcript.jsonl` strictly: the events in order, or the reason they cannot be trusted.
 
-The file is read through `verifier.safeio` (a regular file, under its size cap) and each
+The file is read through `verishop.verifier.safeio` (a regular file, under its size cap) and each
 line's nesting is checked before it is parsed.
 
 Tolerated (and noted): a last line cut short without its newline, which is what a server
@@ -18,9 +18,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from scenarios.models import Submission
-from verifier.errors import Incomplete, NotClosed, Unsafe
-from verifier.safeio import Limits, check_json_depth, json_depth_exceeds, read_regular, read_tail
+from verishop.scenarios.models import Submission
+from verishop.verifier.errors import Incomplete, NotClosed, Unsafe
+from verishop.verifier.safeio import Limits, check_json_depth, json_depth_exceeds, read_regular, read_tail
 
 Event = dict[str, Any]
 # Conversational tools are not shop work and do not count against the per-turn tool budget.

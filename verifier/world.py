@@ -2,7 +2,7 @@
 products, and where its catalog is.
 
 SQLite opens files by path, so world.db and its -wal and -shm companions are first checked
-through `verifier.safeio` (regular files, not links; under the cap). What remains is a race
+through `verishop.verifier.safeio` (regular files, not links; under the cap). What remains is a race
 only someone who can write into the episode folder while it is being scored could run."""
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
 
-from scenarios.catalog.reader import PRODUCT_COLUMNS, Product
-from verifier.errors import Incomplete
-from verifier.safeio import Limits, check_regular
+from verishop.scenarios.catalog.reader import PRODUCT_COLUMNS, Product
+from verishop.verifier.errors import Incomplete
+from verishop.verifier.safeio import Limits, check_regular
 
 
 @dataclass(frozen=True)

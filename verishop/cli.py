@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import typer
 
-from agents.cli import demo, evaluate
-from agents.export import export
-from agents.report.cli import report
-from mcp_server.cli import serve
-from scenarios.cli import catalog_app, generate
-from scenarios.curriculum_cli import curriculum_app
-from verifier.cli import verifier_app, verify
+from verishop.agents.cli import demo, evaluate
+from verishop.agents.export import export
+from verishop.agents.report.cli import report
+from verishop.mcp_server.cli import serve
+from verishop.scenarios.cli import catalog_app, generate
+from verishop.scenarios.curriculum_cli import curriculum_app
+from verishop.verifier.cli import verifier_app, verify
 
 app = typer.Typer(help="verishop: a simulated shop for training and testing AI shopping assistants.",
                   no_args_is_help=True, pretty_exceptions_enable=False)

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from mcp_server.episode import Episode
-from mcp_server.errors import NotFound, Rejected
-from mcp_server.models import Cart, CartLine
-from mcp_server.shop.catalog import fetch_product, usd
+from verishop.mcp_server.episodes.episode import Episode
+from verishop.mcp_server.errors import NotFound, Rejected
+from verishop.mcp_server.models import Cart, CartLine
+from verishop.mcp_server.shop.catalog import fetch_product, usd
 
 MAX_QUANTITY = 20
 

@@ -5,14 +5,14 @@ from __future__ import annotations
 import functools
 from typing import Literal
 
-from mcp_server.errors import NotFound, ShopError
-from mcp_server.episode import Episode
-from mcp_server.models import ProductCard, ProductComparison, ProductDetails, SearchResults, VariantOption
-from scenarios.catalog.reader import Product
-from scenarios.rng import make_rng
-from scenarios.catalog.text import (attribute_token, brand_token, category_token, match_expression,
+from verishop.mcp_server.errors import NotFound, ShopError
+from verishop.mcp_server.episodes.episode import Episode
+from verishop.mcp_server.models import ProductCard, ProductComparison, ProductDetails, SearchResults, VariantOption
+from verishop.scenarios.catalog.reader import Product
+from verishop.scenarios.rng import make_rng
+from verishop.scenarios.catalog.text import (attribute_token, brand_token, category_token, match_expression,
                                     query_words)
-from scenarios.taxonomy import CATEGORY_BY_ID, category
+from verishop.scenarios.taxonomy import CATEGORY_BY_ID, category
 
 MAX_LIMIT = 50
 SortBy = Literal["featured", "price", "rating", "delivery"]

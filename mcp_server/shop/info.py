@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from mcp_server.episode import Episode
-from mcp_server.models import (BrowsingHistory, Conversation, CurrentDate, Message, PolicyHit,
+from verishop.mcp_server.episodes.episode import Episode
+from verishop.mcp_server.models import (BrowsingHistory, Conversation, CurrentDate, Message, PolicyHit,
                                PolicyResults)
-from mcp_server.shop.catalog import card, fetch_product
-from scenarios.policy import rank_clauses
+from verishop.mcp_server.shop.catalog import card, fetch_product
+from verishop.scenarios.policy import rank_clauses
 
 
 async def search_policies(ep: Episode, query: str, limit: int) -> PolicyResults:

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from datetime import date, timedelta
 
-from mcp_server.episode import Episode
-from mcp_server.errors import NotFound, Rejected
-from mcp_server.models import (OrderDetails, OrderLineView, OrderList, OrderSummary, ReturnEligibility,
+from verishop.mcp_server.episodes.episode import Episode
+from verishop.mcp_server.errors import NotFound, Rejected
+from verishop.mcp_server.models import (OrderDetails, OrderLineView, OrderList, OrderSummary, ReturnEligibility,
                                ReturnReceipt)
-from mcp_server.shop.catalog import usd
-from scenarios.models import StorePolicy
-from scenarios.taxonomy import category
+from verishop.mcp_server.shop.catalog import usd
+from verishop.scenarios.models import StorePolicy
+from verishop.scenarios.taxonomy import category
 
 
 async def list_orders(ep: Episode) -> OrderList:

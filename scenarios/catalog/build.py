@@ -14,10 +14,10 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from scenarios.catalog.generate import Chunk, chunk_count, generate_chunk
-from scenarios.catalog.integrity import write_stamp
-from scenarios.catalog.text import FTS_TOKENIZER
-from scenarios.taxonomy import CATEGORIES, TAXONOMY_VERSION
+from verishop.scenarios.catalog.generate import Chunk, chunk_count, generate_chunk
+from verishop.scenarios.catalog.integrity import write_stamp
+from verishop.scenarios.catalog.text import FTS_TOKENIZER
+from verishop.scenarios.taxonomy import CATEGORIES, TAXONOMY_VERSION
 
 # 2: one index per sort key within a category (the search tool's "sort by" reads a window of it).
 # The version is in the cached catalog's file name, so an older build is rebuilt, not reused;

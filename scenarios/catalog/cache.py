@@ -6,8 +6,8 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-from scenarios.catalog.build import CATALOG_SCHEMA_VERSION, build_catalog
-from scenarios.taxonomy import TAXONOMY_VERSION
+from verishop.scenarios.catalog.build import CATALOG_SCHEMA_VERSION, build_catalog
+from verishop.scenarios.taxonomy import TAXONOMY_VERSION
 
 DEFAULT_SIZE = 50_000
 DEFAULT_SEED = 0

@@ -15,9 +15,9 @@ import re
 from dataclasses import dataclass
 from itertools import accumulate
 
-from scenarios.catalog.text import attribute_token, brand_token, category_token
-from scenarios.rng import make_rng
-from scenarios.taxonomy import CATEGORIES, Category
+from verishop.scenarios.catalog.text import attribute_token, brand_token, category_token
+from verishop.scenarios.rng import make_rng
+from verishop.scenarios.taxonomy import CATEGORIES, Category
 
 CHUNK_SIZE = 20_000
 

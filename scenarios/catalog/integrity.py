@@ -22,8 +22,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from scenarios.catalog.generate import CHUNK_SIZE
-from scenarios.catalog.reader import CatalogError, open_readonly
+from verishop.scenarios.catalog.generate import CHUNK_SIZE
+from verishop.scenarios.catalog.reader import CatalogError, open_readonly
 
 
 class CatalogMismatch(CatalogError):

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
 
-from scenarios.models import CatalogRef
+from verishop.scenarios.models import CatalogRef
 
 PRODUCT_COLUMNS = ("product_id, group_id, title, brand, category_id, price_cents, rating, "
                    "rating_count, ship_days, stock, attrs")
@@ -163,6 +163,6 @@ class CatalogReader:
 
 
 def feasible_products(catalog: CatalogReader, where: str, args: list[object], limit: int = 5000) -> list[Product]:
-    """Products matching a WHERE clause from `scenarios.constraints.feasible_sql`, featured order."""
+    """Products matching a WHERE clause from `verishop.scenarios.constraints.feasible_sql`, featured order."""
     sql = f"SELECT {PRODUCT_COLUMNS} FROM products WHERE {where} ORDER BY rowid LIMIT ?"
     return [Product.from_row(r) for r in catalog.db.execute(sql, [*args, limit])]

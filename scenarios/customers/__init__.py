@@ -23,24 +23,24 @@ from __future__ import annotations
 import importlib
 from dataclasses import dataclass, field
 
-from scenarios.customers.base import Behaviour, CustomerState, CustomerTurn, ProductLookup, WorldView
-from scenarios.models import Scenario, Submission
-from scenarios.noise import add_typos
-from scenarios.rng import make_rng
+from verishop.scenarios.customers.base import Behaviour, CustomerState, CustomerTurn, ProductLookup, WorldView
+from verishop.scenarios.models import Scenario, Submission
+from verishop.scenarios.noise import add_typos
+from verishop.scenarios.rng import make_rng
 
 # How many objections the customer makes before it gives up on the agent.
 PATIENCE = 2
 OBJECTIONS = frozenset({"correct", "dissatisfied"})
 
 BEHAVIOURS: dict[str, str] = {
-    "product_discovery": "scenarios.customers.product_discovery",
-    "cart": "scenarios.customers.cart",
-    "substitution": "scenarios.customers.substitution",
-    "return": "scenarios.customers.returns",
-    "status": "scenarios.customers.order_status",
-    "policy": "scenarios.customers.policy",
-    "bundle": "scenarios.customers.bundle",
-    "journey": "scenarios.customers.journey",
+    "product_discovery": "verishop.scenarios.customers.product_discovery",
+    "cart": "verishop.scenarios.customers.cart",
+    "substitution": "verishop.scenarios.customers.substitution",
+    "return": "verishop.scenarios.customers.returns",
+    "status": "verishop.scenarios.customers.order_status",
+    "policy": "verishop.scenarios.customers.policy",
+    "bundle": "verishop.scenarios.customers.bundle",
+    "journey": "verishop.scenarios.customers.journey",
 }
 
 

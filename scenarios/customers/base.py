@@ -7,8 +7,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from scenarios.catalog.reader import Product
-from scenarios.models import CustomerTag, Scenario, Submission
+from verishop.scenarios.catalog.reader import Product
+from verishop.scenarios.models import CustomerTag, Scenario, Submission
 
 ProductLookup = Callable[[str], Product | None]
 

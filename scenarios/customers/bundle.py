@@ -5,11 +5,11 @@ It accepts once every category is covered by an in-stock product and the total f
 
 from __future__ import annotations
 
-from scenarios.catalog.reader import Product
-from scenarios.customers.base import CustomerState, CustomerTurn, WorldView
-from scenarios.envs.bundle import dollars, say_category
-from scenarios.models import BundleGoal, Submission
-from scenarios.taxonomy import DENIED_CATEGORY_IDS
+from verishop.scenarios.catalog.reader import Product
+from verishop.scenarios.customers.base import CustomerState, CustomerTurn, WorldView
+from verishop.scenarios.envs.bundle import dollars, say_category
+from verishop.scenarios.models import BundleGoal, Submission
+from verishop.scenarios.taxonomy import DENIED_CATEGORY_IDS
 
 
 def reply(state: CustomerState, goal: BundleGoal, message: str, sub: Submission, world: WorldView) -> CustomerTurn:

@@ -5,8 +5,8 @@ its needs restated (a paid turn), never a complaint about a cart still being bui
 
 from __future__ import annotations
 
-from scenarios.customers.base import CustomerState, CustomerTurn, WorldView
-from scenarios.models import CartGoal, CartItem, Submission
+from verishop.scenarios.customers.base import CustomerState, CustomerTurn, WorldView
+from verishop.scenarios.models import CartGoal, CartItem, Submission
 
 
 def reply(state: CustomerState, goal: CartGoal, message: str, sub: Submission, world: WorldView) -> CustomerTurn:

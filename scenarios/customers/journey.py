@@ -8,8 +8,8 @@ how the transcript, and the verifier, tell the requests apart.
 
 from __future__ import annotations
 
-from scenarios.customers.base import CustomerState, CustomerTurn, WorldView
-from scenarios.models import JourneyGoal, Submission
+from verishop.scenarios.customers.base import CustomerState, CustomerTurn, WorldView
+from verishop.scenarios.models import JourneyGoal, Submission
 
 
 def _sub_state(state: CustomerState, index: int) -> CustomerState:
@@ -23,9 +23,9 @@ def _sub_state(state: CustomerState, index: int) -> CustomerState:
 
 def reply(state: CustomerState, goal: JourneyGoal, message: str, sub: Submission,
           world: WorldView) -> CustomerTurn:
-    from scenarios.customers import behaviour
+    from verishop.scenarios.customers import behaviour
 
-    from scenarios.envs.journey import foreign_ids
+    from verishop.scenarios.envs.journey import foreign_ids
 
     index = state.memory.get("task", 0)
     request = goal.tasks[index]

@@ -3,14 +3,14 @@ means. It says plainly which one (date and items) when asked, once, if its openi
 and objects when the agent names another order. It cannot check a status itself, so it never
 judges one: the right order with any status named ends the request with thanks (the verifier
 scores the status). It reads the order and the status from the structured answer, else from
-the message's words (`scenarios.answers.status_claim`).
+the message's words (`verishop.scenarios.answers.status_claim`).
 """
 
 from __future__ import annotations
 
-from scenarios.answers import AMBIGUOUS, status_claim
-from scenarios.customers.base import CustomerState, CustomerTurn, WorldView
-from scenarios.models import StatusGoal, Submission
+from verishop.scenarios.answers import AMBIGUOUS, status_claim
+from verishop.scenarios.customers.base import CustomerState, CustomerTurn, WorldView
+from verishop.scenarios.models import StatusGoal, Submission
 
 
 def reply(state: CustomerState, goal: StatusGoal, message: str, sub: Submission, world: WorldView) -> CustomerTurn:

@@ -4,8 +4,8 @@ answer it is given, thanks the agent, and the request ends (the verifier scores 
 
 from __future__ import annotations
 
-from scenarios.customers.base import CustomerState, CustomerTurn, WorldView
-from scenarios.models import PolicyGoal, Submission
+from verishop.scenarios.customers.base import CustomerState, CustomerTurn, WorldView
+from verishop.scenarios.models import PolicyGoal, Submission
 
 
 def reply(state: CustomerState, goal: PolicyGoal, message: str, sub: Submission, world: WorldView) -> CustomerTurn:

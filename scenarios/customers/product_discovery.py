@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import re
 
-from scenarios.constraints import describe, describe_violation, satisfies, share_met
-from scenarios.customers.base import CustomerState, CustomerTurn, WorldView
-from scenarios.envs.product_discovery import PRIORITY_WORDS
-from scenarios.models import ProductDiscoveryGoal, Submission
+from verishop.scenarios.constraints import describe, describe_violation, satisfies, share_met
+from verishop.scenarios.customers.base import CustomerState, CustomerTurn, WorldView
+from verishop.scenarios.envs.product_discovery import PRIORITY_WORDS
+from verishop.scenarios.models import ProductDiscoveryGoal, Submission
 
 # `state.revealed` index for the priority (constraints use their own indices).
 _PRIORITY = -2

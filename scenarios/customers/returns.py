@@ -8,9 +8,9 @@ line ID, and describes any item in its own words.
 
 from __future__ import annotations
 
-from scenarios.constraints import describe, describe_violation, satisfies, share_met
-from scenarios.customers.base import CustomerState, CustomerTurn, WorldView
-from scenarios.models import ReturnGoal, Submission
+from verishop.scenarios.constraints import describe, describe_violation, satisfies, share_met
+from verishop.scenarios.customers.base import CustomerState, CustomerTurn, WorldView
+from verishop.scenarios.models import ReturnGoal, Submission
 
 
 def reply(state: CustomerState, goal: ReturnGoal, message: str, sub: Submission, world: WorldView) -> CustomerTurn:

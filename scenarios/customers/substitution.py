@@ -9,12 +9,12 @@ missed, or how it differs from the original.
 
 from __future__ import annotations
 
-from scenarios.catalog.reader import Product
-from scenarios.constraints import describe, describe_violation, satisfies
-from scenarios.customers.base import CustomerState, CustomerTurn, WorldView
-from scenarios.models import Submission, SubstitutionGoal
-from scenarios.ranking import substitute_relevance
-from scenarios.taxonomy import category
+from verishop.scenarios.catalog.reader import Product
+from verishop.scenarios.constraints import describe, describe_violation, satisfies
+from verishop.scenarios.customers.base import CustomerState, CustomerTurn, WorldView
+from verishop.scenarios.models import Submission, SubstitutionGoal
+from verishop.scenarios.ranking import substitute_relevance
+from verishop.scenarios.taxonomy import category
 
 # `state.revealed` index for the original's title (constraints use their own indices).
 _TITLE = -1

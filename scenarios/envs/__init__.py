@@ -11,8 +11,8 @@ import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from scenarios.catalog.reader import CatalogReader
-from scenarios.models import Scenario
+from verishop.scenarios.catalog.reader import CatalogReader
+from verishop.scenarios.models import Scenario
 
 
 @dataclass(frozen=True)
@@ -30,14 +30,14 @@ class EnvSpec:
 REGISTRY: dict[str, EnvSpec] = {
     spec.env_id: spec
     for spec in (
-        EnvSpec("pd-v5", "pd", "Product discovery", "scenarios.envs.product_discovery"),
-        EnvSpec("cart-v2", "cart", "Cart building", "scenarios.envs.cart"),
-        EnvSpec("sub-v4", "sub", "Substitution", "scenarios.envs.substitution"),
-        EnvSpec("policy-v2", "policy", "Store policy questions", "scenarios.envs.policy"),
-        EnvSpec("return-v4", "return", "Returns", "scenarios.envs.returns"),
-        EnvSpec("status-v2", "status", "Order status", "scenarios.envs.order_status"),
-        EnvSpec("bundle-v2", "bundle", "Project bundle", "scenarios.envs.bundle"),
-        EnvSpec("journey-v5", "journey", "Multi-intent journey", "scenarios.envs.journey"),
+        EnvSpec("pd-v5", "pd", "Product discovery", "verishop.scenarios.envs.product_discovery"),
+        EnvSpec("cart-v2", "cart", "Cart building", "verishop.scenarios.envs.cart"),
+        EnvSpec("sub-v4", "sub", "Substitution", "verishop.scenarios.envs.substitution"),
+        EnvSpec("policy-v2", "policy", "Store policy questions", "verishop.scenarios.envs.policy"),
+        EnvSpec("return-v4", "return", "Returns", "verishop.scenarios.envs.returns"),
+        EnvSpec("status-v2", "status", "Order status", "verishop.scenarios.envs.order_status"),
+        EnvSpec("bundle-v2", "bundle", "Project bundle", "verishop.scenarios.envs.bundle"),
+        EnvSpec("journey-v5", "journey", "Multi-intent journey", "verishop.scenarios.envs.journey"),
     )
 }
 

@@ -11,16 +11,16 @@ import math
 import random
 import re
 
-from scenarios.catalog.generate import product_id
-from scenarios.catalog.reader import CatalogReader, Product
-from scenarios.difficulty import axes_for
-from scenarios.envs.shared import SharedWorld, pick_customer, pick_policy, pick_today
-from scenarios.household import make_browsing_history, make_order_history
-from scenarios.models import CartGoal, CartItem, ExtraProduct, Scenario
-from scenarios.noise import add_typos
-from scenarios.prompts import SYSTEM_PROMPT
-from scenarios.rng import make_rng
-from scenarios.taxonomy import SHOPPABLE_CATEGORIES, category
+from verishop.scenarios.catalog.generate import product_id
+from verishop.scenarios.catalog.reader import CatalogReader, Product
+from verishop.scenarios.difficulty import axes_for
+from verishop.scenarios.envs.shared import SharedWorld, pick_customer, pick_policy, pick_today
+from verishop.scenarios.household import make_browsing_history, make_order_history
+from verishop.scenarios.models import CartGoal, CartItem, ExtraProduct, Scenario
+from verishop.scenarios.noise import add_typos
+from verishop.scenarios.prompts import SYSTEM_PROMPT
+from verishop.scenarios.rng import make_rng
+from verishop.scenarios.taxonomy import SHOPPABLE_CATEGORIES, category
 
 ENV_ID = "cart-v2"
 # The random stream a seed draws from: kept from cart-v1 wherever generation did not change, so

@@ -34,18 +34,18 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from scenarios.catalog.reader import CatalogReader
-from scenarios.difficulty import axes_for
-from scenarios.envs.shared import SharedWorld, pick_customer, pick_policy, pick_today
-from scenarios.household import make_browsing_history
-from scenarios.models import JourneyGoal, Scenario, SubGoal
-from scenarios.policy import extend_policy
-from scenarios.prompts import SYSTEM_PROMPT
-from scenarios.rng import derive_seed, make_rng
-from scenarios.stock import EpisodeStock
+from verishop.scenarios.catalog.reader import CatalogReader
+from verishop.scenarios.difficulty import axes_for
+from verishop.scenarios.envs.shared import SharedWorld, pick_customer, pick_policy, pick_today
+from verishop.scenarios.household import make_browsing_history
+from verishop.scenarios.models import JourneyGoal, Scenario, SubGoal
+from verishop.scenarios.policy import extend_policy
+from verishop.scenarios.prompts import SYSTEM_PROMPT
+from verishop.scenarios.rng import derive_seed, make_rng
+from verishop.scenarios.stock import EpisodeStock
 
 if TYPE_CHECKING:
-    from scenarios.envs import EnvSpec
+    from verishop.scenarios.envs import EnvSpec
 
 ENV_ID = "journey-v5"
 # The random stream a seed draws from: kept from journey-v2 wherever generation did not change, so
@@ -61,7 +61,7 @@ def request_count(difficulty: int) -> int:
 
 
 def _pool() -> list[str]:
-    from scenarios.envs import REGISTRY
+    from verishop.scenarios.envs import REGISTRY
 
     return sorted(spec.short_name for spec in REGISTRY.values() if spec.env_id != ENV_ID)
 
@@ -132,7 +132,7 @@ def _fallback(kinds: list[str], index: int, catalog: CatalogReader, world: Share
     seed's own derived stream, keeping at most one request about orders. Only seeds that used to
     fail reach this, so every journey that generated before is unchanged. No request if no kind fits:
     the journey then has one request fewer (request 0 always fits, so it has at least one)."""
-    from scenarios.envs import get_env
+    from verishop.scenarios.envs import get_env
 
     others = {k for i, k in enumerate(kinds) if i != index}
     pool = [k for k in _pool() if k != kinds[index] and not (k in ORDER_KINDS and ORDER_KINDS & others)]
@@ -146,7 +146,7 @@ def _fallback(kinds: list[str], index: int, catalog: CatalogReader, world: Share
 
 
 def generate(difficulty: int, seed: int, catalog: CatalogReader, shared: SharedWorld | None = None) -> Scenario:
-    from scenarios.envs import get_env
+    from verishop.scenarios.envs import get_env
 
     rng = make_rng("scenario", SEED_STREAM, difficulty, seed)
     axes = axes_for(difficulty)

@@ -12,7 +12,7 @@ status-v2 (over v1): every order of the history is drawn alike (a status, a free
 fits it, items) and the target is chosen among them afterwards, so its position in the list,
 its age and its status predict it no better than chance (v1's target was the newest order in
 63% of episodes). As d grows the history is longer and more orders hold the same kind of
-item. Answers are read by `scenarios.answers.read_status` (the verifier's reading).
+item. Answers are read by `verishop.scenarios.answers.read_status` (the verifier's reading).
 """
 
 from __future__ import annotations
@@ -22,15 +22,15 @@ import random
 from collections.abc import Callable
 from datetime import date, timedelta
 
-from scenarios.catalog.reader import CatalogReader, Product
-from scenarios.difficulty import axes_for
-from scenarios.envs.shared import SharedWorld, pick_customer, pick_policy, pick_today
-from scenarios.household import CARRIERS, make_browsing_history
-from scenarios.models import Order, OrderLine, Scenario, StatusGoal
-from scenarios.noise import add_typos
-from scenarios.prompts import SYSTEM_PROMPT
-from scenarios.rng import make_rng
-from scenarios.taxonomy import DENIED_CATEGORY_IDS, category
+from verishop.scenarios.catalog.reader import CatalogReader, Product
+from verishop.scenarios.difficulty import axes_for
+from verishop.scenarios.envs.shared import SharedWorld, pick_customer, pick_policy, pick_today
+from verishop.scenarios.household import CARRIERS, make_browsing_history
+from verishop.scenarios.models import Order, OrderLine, Scenario, StatusGoal
+from verishop.scenarios.noise import add_typos
+from verishop.scenarios.prompts import SYSTEM_PROMPT
+from verishop.scenarios.rng import make_rng
+from verishop.scenarios.taxonomy import DENIED_CATEGORY_IDS, category
 
 ENV_ID = "status-v2"
 # The random stream a seed draws from (v2 generates differently from v1, so a new stream).

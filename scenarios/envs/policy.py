@@ -4,12 +4,12 @@ The policy-clauses axis B_branch = 1 + ⌊d/3⌋ sets how many clauses the answe
 "how long can I return a blender?" needs one; "I'm a Plus member, the blender was a gift and
 arrived defective on December 3: how many days do I have left?" needs four (the return
 window, membership, gift and defect clauses) plus the date. Answers are computed by the rule
-functions of `scenarios.policy`, never typed in. Details of the customer's situation are left
+functions of `verishop.scenarios.policy`, never typed in. Details of the customer's situation are left
 out of the opening with p_missing, and given one at a time when the agent asks.
 
 policy-v2 (over v1): the customer takes the first answer and leaves (it cannot know the
 policy, so it never says whether an answer is right); answers are read the way people write
-them (`scenarios.policy.read_answer`); yes/no questions whose answer was always "no" (final
+them (`verishop.scenarios.policy.read_answer`); yes/no questions whose answer was always "no" (final
 sale, cancelling, the restocking fee on a defective item) are asked both ways, half the time
 each, so "no" is not a safe guess.
 """
@@ -22,16 +22,16 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Literal
 
-from scenarios.catalog.reader import CatalogReader
-from scenarios.difficulty import axes_for
-from scenarios.envs.shared import SharedWorld, pick_customer, pick_policy, pick_today
-from scenarios.household import make_browsing_history, make_order_history
-from scenarios.models import PolicyGoal, Scenario, StorePolicy
-from scenarios.noise import add_typos
-from scenarios.policy import TIERS, extend_policy, refund_cents, return_window, shipping_cents
-from scenarios.prompts import SYSTEM_PROMPT
-from scenarios.rng import make_rng
-from scenarios.taxonomy import category
+from verishop.scenarios.catalog.reader import CatalogReader
+from verishop.scenarios.difficulty import axes_for
+from verishop.scenarios.envs.shared import SharedWorld, pick_customer, pick_policy, pick_today
+from verishop.scenarios.household import make_browsing_history, make_order_history
+from verishop.scenarios.models import PolicyGoal, Scenario, StorePolicy
+from verishop.scenarios.noise import add_typos
+from verishop.scenarios.policy import TIERS, extend_policy, refund_cents, return_window, shipping_cents
+from verishop.scenarios.prompts import SYSTEM_PROMPT
+from verishop.scenarios.rng import make_rng
+from verishop.scenarios.taxonomy import category
 
 ENV_ID = "policy-v2"
 # The random stream a seed draws from: kept from policy-v1 wherever generation did not change, so

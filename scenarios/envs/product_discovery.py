@@ -19,7 +19,7 @@ is the k best of the whole catalog, read through a category index (`ranking.idea
 ranked the first 20,000 feasible products only, which at 2M missed part of a category.
 `feasible_count` is no longer counted (None): counting needs every feasible row.
 
-pd-v5 (over v4): the sell-outs are a rule (`scenarios.stock`) that sells out p_oos of the whole
+pd-v5 (over v4): the sell-outs are a rule (`verishop.scenarios.stock`) that sells out p_oos of the whole
 category again, at any catalog size, in a few bytes of scenario; v4's bounded sample sold out
 only about 5% of a category of the default catalog at d = 12 instead of 50%.
 """
@@ -29,18 +29,18 @@ from __future__ import annotations
 import math
 import random
 
-from scenarios.catalog.reader import CatalogReader, Product
-from scenarios.constraints import describe
-from scenarios.difficulty import axes_for, numeric_slack
-from scenarios.envs.shared import EPOCH, SharedWorld, pick_customer, pick_policy, pick_today, sell_outs
-from scenarios.household import make_browsing_history, make_order_history
-from scenarios.models import Constraint, Persona, ProductDiscoveryGoal, Scenario
-from scenarios.noise import add_typos
-from scenarios.ranking import PRIORITIES, ideal_ranking, make_persona
-from scenarios.prompts import SYSTEM_PROMPT
-from scenarios.rng import make_rng
-from scenarios.stock import EpisodeStock
-from scenarios.taxonomy import DENIED_CATEGORY_IDS
+from verishop.scenarios.catalog.reader import CatalogReader, Product
+from verishop.scenarios.constraints import describe
+from verishop.scenarios.difficulty import axes_for, numeric_slack
+from verishop.scenarios.envs.shared import EPOCH, SharedWorld, pick_customer, pick_policy, pick_today, sell_outs
+from verishop.scenarios.household import make_browsing_history, make_order_history
+from verishop.scenarios.models import Constraint, Persona, ProductDiscoveryGoal, Scenario
+from verishop.scenarios.noise import add_typos
+from verishop.scenarios.ranking import PRIORITIES, ideal_ranking, make_persona
+from verishop.scenarios.prompts import SYSTEM_PROMPT
+from verishop.scenarios.rng import make_rng
+from verishop.scenarios.stock import EpisodeStock
+from verishop.scenarios.taxonomy import DENIED_CATEGORY_IDS
 
 ENV_ID = "pd-v5"
 # The random stream a seed draws from: kept from pd-v2 wherever generation did not change, so

@@ -20,7 +20,7 @@ return-v3 (over v2): those sell-outs are drawn among a bounded uniform sample of
 (`shared.sell_outs`), not the whole category (about 15,000 per episode at 2M products), so
 generation reads a bounded number of catalog rows at any catalog size (issue 11).
 
-return-v4 (over v3): the sell-outs are a rule (`scenarios.stock`) selling out p_oos of the whole
+return-v4 (over v3): the sell-outs are a rule (`verishop.scenarios.stock`) selling out p_oos of the whole
 category again, at any catalog size; v3's bounded sample sold out only a few percent of a large
 category.
 """
@@ -33,18 +33,18 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, timedelta
 
-from scenarios.catalog.reader import CatalogReader, Product
-from scenarios.constraints import describe as describe_constraint
-from scenarios.difficulty import axes_for
-from scenarios.envs.order_status import make_order_with_status, noun, say_date
-from scenarios.envs.product_discovery import candidate_constraints
-from scenarios.envs.shared import SharedWorld, pick_customer, pick_policy, pick_today, sell_outs
-from scenarios.household import make_browsing_history, make_order
-from scenarios.models import Constraint, Order, ReturnGoal, Scenario, SellOut, StorePolicy
-from scenarios.noise import add_typos
-from scenarios.prompts import SYSTEM_PROMPT
-from scenarios.rng import make_rng
-from scenarios.taxonomy import DENIED_CATEGORY_IDS, category
+from verishop.scenarios.catalog.reader import CatalogReader, Product
+from verishop.scenarios.constraints import describe as describe_constraint
+from verishop.scenarios.difficulty import axes_for
+from verishop.scenarios.envs.order_status import make_order_with_status, noun, say_date
+from verishop.scenarios.envs.product_discovery import candidate_constraints
+from verishop.scenarios.envs.shared import SharedWorld, pick_customer, pick_policy, pick_today, sell_outs
+from verishop.scenarios.household import make_browsing_history, make_order
+from verishop.scenarios.models import Constraint, Order, ReturnGoal, Scenario, SellOut, StorePolicy
+from verishop.scenarios.noise import add_typos
+from verishop.scenarios.prompts import SYSTEM_PROMPT
+from verishop.scenarios.rng import make_rng
+from verishop.scenarios.taxonomy import DENIED_CATEGORY_IDS, category
 
 ENV_ID = "return-v4"
 # The random stream a seed draws from: kept from return-v1 wherever generation did not change, so

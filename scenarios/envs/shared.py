@@ -12,10 +12,10 @@ import random
 from dataclasses import dataclass
 from datetime import date, timedelta
 
-from scenarios.household import make_customer
-from scenarios.models import Customer, SellOut, StorePolicy
-from scenarios.policy import make_policy
-from scenarios.stock import sell_out_rule
+from verishop.scenarios.household import make_customer
+from verishop.scenarios.models import Customer, SellOut, StorePolicy
+from verishop.scenarios.policy import make_policy
+from verishop.scenarios.stock import sell_out_rule
 
 EPOCH = date(2026, 1, 1)
 
@@ -45,7 +45,7 @@ def pick_policy(rng: random.Random, shared: SharedWorld | None = None) -> StoreP
 def sell_outs(rng: random.Random, category_id: str, p_out_of_stock: float,
               keep: frozenset[str] = frozenset()) -> tuple[SellOut, ...]:
     """The out-of-stock axis: a rule selling out `p_out_of_stock` of the category's products
-    (`scenarios.stock`), `keep` aside, fitting the goal or not alike, so that "sold out" says
+    (`verishop.scenarios.stock`), `keep` aside, fitting the goal or not alike, so that "sold out" says
     nothing about "fits". The rule's hash comes from one draw of `rng`, made even when nothing
     is sold out, so the rest of the scenario does not depend on the axis."""
     draw = random.Random(rng.getrandbits(64))

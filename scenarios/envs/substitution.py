@@ -9,7 +9,7 @@ similarity to the original with the share of constraints met (reference §3):
 
 and the ideal list (the k most relevant in-stock products of the category, the original
 excluded) is computed here from the catalog and stored in the goal, so the verifier ranks
-against it (`scenarios.ranking.best_substitutes`, shared by both).
+against it (`verishop.scenarios.ranking.best_substitutes`, shared by both).
 
 sub-v3 (over v2): generation reads a bounded number of catalog rows at any catalog size (issue 11).
 The sell-outs are drawn among a bounded uniform sample of the category (`shared.sell_outs`), not
@@ -17,7 +17,7 @@ the whole category (about 15,000 per episode at 2M products), and the ideal list
 relevant of the whole category, read through its price index around the original's price
 (`ranking.best_substitutes`); v2 ranked the first 20,000 products of the category in Python.
 
-sub-v4 (over v3): the other sell-outs are a rule (`scenarios.stock`) selling out p_oos of the
+sub-v4 (over v3): the other sell-outs are a rule (`verishop.scenarios.stock`) selling out p_oos of the
 whole category again, at any catalog size; v3's bounded sample sold out a few percent of a
 large category.
 """
@@ -26,19 +26,19 @@ from __future__ import annotations
 
 import random
 
-from scenarios.catalog.reader import CatalogReader, Product
-from scenarios.constraints import describe
-from scenarios.difficulty import axes_for
-from scenarios.envs.product_discovery import candidate_constraints
-from scenarios.envs.shared import SharedWorld, pick_customer, pick_policy, pick_today, sell_outs
-from scenarios.household import make_browsing_history, make_order_history
-from scenarios.models import Constraint, Scenario, StockChange, SubstitutionGoal
-from scenarios.noise import add_typos
-from scenarios.prompts import SYSTEM_PROMPT
-from scenarios.ranking import best_substitutes
-from scenarios.rng import make_rng
-from scenarios.stock import EpisodeStock
-from scenarios.taxonomy import DENIED_CATEGORY_IDS, category
+from verishop.scenarios.catalog.reader import CatalogReader, Product
+from verishop.scenarios.constraints import describe
+from verishop.scenarios.difficulty import axes_for
+from verishop.scenarios.envs.product_discovery import candidate_constraints
+from verishop.scenarios.envs.shared import SharedWorld, pick_customer, pick_policy, pick_today, sell_outs
+from verishop.scenarios.household import make_browsing_history, make_order_history
+from verishop.scenarios.models import Constraint, Scenario, StockChange, SubstitutionGoal
+from verishop.scenarios.noise import add_typos
+from verishop.scenarios.prompts import SYSTEM_PROMPT
+from verishop.scenarios.ranking import best_substitutes
+from verishop.scenarios.rng import make_rng
+from verishop.scenarios.stock import EpisodeStock
+from verishop.scenarios.taxonomy import DENIED_CATEGORY_IDS, category
 
 ENV_ID = "sub-v4"
 # The random stream a seed draws from: kept from sub-v1 wherever generation did not change, so

@@ -3,7 +3,7 @@ with a `score(episode, options) -> TaskScore` function and one line here."""
 
 from __future__ import annotations
 
-from verifier.checks import (
+from verishop.verifier.checks import (
     bundle,
     cart,
     journey,
@@ -13,7 +13,7 @@ from verifier.checks import (
     returns,
     substitution,
 )
-from verifier.checks.base import Options, TaskCheck, TaskScore
+from verishop.verifier.checks.base import Options, TaskCheck, TaskScore
 
 TASK_CHECKS: dict[str, TaskCheck] = {
     "product_discovery": pd.score,

@@ -19,7 +19,7 @@ Every item offered must fit, in every environment: PD and SUB rank the first k i
 each one beyond k as a miss in the out-of-stock share; in a bundle a second product of a
 category is a wrong entry; every replacement offered must fit.
 An ID no tool had shown the agent before it was committed earns nothing: it is treated as a
-product that does not exist, never in stock (`verifier.exposure`).
+product that does not exist, never in stock (`verishop.verifier.exposure`).
 """
 
 from __future__ import annotations
@@ -28,12 +28,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from scenarios.catalog.reader import Product
-from scenarios.models import RankedProduct, Submission
-from scenarios.ranking import ndcg
-from verifier.exposure import Exposure, exposure
-from verifier.files import Episode
-from verifier.models import Check
+from verishop.scenarios.catalog.reader import Product
+from verishop.scenarios.models import RankedProduct, Submission
+from verishop.scenarios.ranking import ndcg
+from verishop.verifier.exposure import Exposure, exposure
+from verishop.verifier.files import Episode
+from verishop.verifier.models import Check
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,7 @@
 minus the budget overrun (reference section 3).
 
 Each distinct list recommended is a commitment (duplicates dropped), composed by the rule of
-`verifier.checks.base`. A product counts for its category when a tool had shown it, it
+`verishop.verifier.checks.base`. A product counts for its category when a tool had shown it, it
 exists, is in stock in this episode, is not from a denied category and is the first of its
 category in the list (one per category is asked for); any other product counts as one wrong
 entry of its own. Over the set P of
@@ -17,13 +17,13 @@ Solved when F1 = 1 and cost ≤ B.
 
 from __future__ import annotations
 
-from scenarios.catalog.reader import Product
-from scenarios.models import BundleGoal
-from scenarios.taxonomy import DENIED_CATEGORY_IDS
-from verifier.checks.base import Options, Scored, TaskScore, compose, recommendation_lists, seen_products
-from verifier.exposure import exposure
-from verifier.files import Episode
-from verifier.models import Check
+from verishop.scenarios.catalog.reader import Product
+from verishop.scenarios.models import BundleGoal
+from verishop.scenarios.taxonomy import DENIED_CATEGORY_IDS
+from verishop.verifier.checks.base import Options, Scored, TaskScore, compose, recommendation_lists, seen_products
+from verishop.verifier.exposure import exposure
+from verishop.verifier.files import Episode
+from verishop.verifier.models import Check
 
 
 def score(ep: Episode, options: Options) -> TaskScore:

@@ -19,12 +19,12 @@ from __future__ import annotations
 
 from collections import Counter
 
-from scenarios.models import CartGoal
-from verifier.checks.base import Options, TaskScore
-from verifier.exposure import exposure
-from verifier.files import Episode
-from verifier.models import Check
-from verifier.transcript import succeeded
+from verishop.scenarios.models import CartGoal
+from verishop.verifier.checks.base import Options, TaskScore
+from verishop.verifier.exposure import exposure
+from verishop.verifier.files import Episode
+from verishop.verifier.models import Check
+from verishop.verifier.transcript import succeeded
 
 CART_CHANGES = frozenset({"add_to_cart", "update_cart_item", "remove_from_cart"})
 

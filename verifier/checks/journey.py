@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from scenarios.envs.journey import foreign_ids
-from scenarios.models import JourneyGoal
-from verifier.checks.base import Options, TaskScore
-from verifier.files import Episode
-from verifier.models import Check
-from verifier.transcript import Transcript, turn_of
+from verishop.scenarios.envs.journey import foreign_ids
+from verishop.scenarios.models import JourneyGoal
+from verishop.verifier.checks.base import Options, TaskScore
+from verishop.verifier.files import Episode
+from verishop.verifier.models import Check
+from verishop.verifier.transcript import Transcript, turn_of
 
 
 def _task_by_turn(transcript: Transcript) -> dict[int, int]:
@@ -49,7 +49,7 @@ def _slice(transcript: Transcript, index: int) -> Transcript:
 
 
 def score(ep: Episode, options: Options) -> TaskScore:
-    from verifier.checks import TASK_CHECKS
+    from verishop.verifier.checks import TASK_CHECKS
 
     goal = ep.scenario.goal
     assert isinstance(goal, JourneyGoal)

@@ -1,24 +1,24 @@
 """Order status: the right order identified and its status stated.
 
     s      = 2·(0.5·[order right] + 0.5·[status right]) − 1   for each answer committed
-    r_task = the answers composed by the commitment rule (`verifier.checks.base`);
+    r_task = the answers composed by the commitment rule (`verishop.verifier.checks.base`);
              solved when every answer names the right order and its status
 
 An answer is a turn whose submission names an order or gives an `answer`. The order is the
 submitted order_id, else the one order ID the message names; it counts only if a tool had
 shown it. The status is read from `answer`, else from the message, the way a person reads it
-(`scenarios.answers.read_status`): "It's on its way", "delivered on March 3". Naming several
+(`verishop.scenarios.answers.read_status`): "It's on its way", "delivered on March 3". Naming several
 orders or several statuses is a hedge and counts as wrong.
 """
 
 from __future__ import annotations
 
-from scenarios.answers import AMBIGUOUS, status_claim
-from scenarios.models import StatusGoal
-from verifier.checks.base import Options, Scored, TaskScore, compose, messages
-from verifier.exposure import exposure
-from verifier.files import Episode
-from verifier.models import Check
+from verishop.scenarios.answers import AMBIGUOUS, status_claim
+from verishop.scenarios.models import StatusGoal
+from verishop.verifier.checks.base import Options, Scored, TaskScore, compose, messages
+from verishop.verifier.exposure import exposure
+from verishop.verifier.files import Episode
+from verishop.verifier.models import Check
 
 
 def score(ep: Episode, options: Options) -> TaskScore:

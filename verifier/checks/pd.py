@@ -10,16 +10,16 @@ r_oos is rescaled from the reference's −share to [−1, 1] (see `verifier` doc
 −share a perfect answer scores r_task = 0.9 and is_correct (r_task ≥ 0.95) is unreachable.
 Each distinct list recommended is a commitment, scored this way (duplicates dropped, cut to
 k, an ID no tool had shown counts as a product that does not exist and is never in stock);
-the lists compose by the commitment rule of `verifier.checks.base`.
+the lists compose by the commitment rule of `verishop.verifier.checks.base`.
 """
 
 from __future__ import annotations
 
-from scenarios.catalog.reader import Product
-from scenarios.constraints import describe, satisfies, share_met
-from scenarios.models import ProductDiscoveryGoal, RankedProduct
-from scenarios.ranking import ideal_ranking, utility
-from verifier.checks.base import (
+from verishop.scenarios.catalog.reader import Product
+from verishop.scenarios.constraints import describe, satisfies, share_met
+from verishop.scenarios.models import ProductDiscoveryGoal, RankedProduct
+from verishop.scenarios.ranking import ideal_ranking, utility
+from verishop.verifier.checks.base import (
     Options,
     Scored,
     TaskScore,
@@ -30,9 +30,9 @@ from verifier.checks.base import (
     seen_products,
     stock_check,
 )
-from verifier.exposure import exposure
-from verifier.files import Episode
-from verifier.models import Check
+from verishop.verifier.exposure import exposure
+from verishop.verifier.files import Episode
+from verishop.verifier.models import Check
 
 W_RANK, W_CONS, W_OOS = 0.55, 0.35, 0.10
 SOLVED_AT = 0.95

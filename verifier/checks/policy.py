@@ -4,22 +4,22 @@
                  x = the one number the answer states, y = the expected one
     categorical  s = +1 when the answer says the expected yes, no or option, else −1
 
-The answer is read the way a person reads it (`scenarios.policy.read_answer`, built on
-`scenarios.answers`): "No, I'm afraid not.", "thirty days", "$1,250.00", "It is refunded as
+The answer is read the way a person reads it (`verishop.scenarios.policy.read_answer`, built on
+`verishop.scenarios.answers`): "No, I'm afraid not.", "thirty days", "$1,250.00", "It is refunded as
 store credit." An answer that states several values (a hedge) or none scores −1. Each answer
-submitted is a commitment, composed by the rule of `verifier.checks.base` (the customer takes
+submitted is a commitment, composed by the rule of `verishop.verifier.checks.base` (the customer takes
 the first answer and leaves, so a second one only comes in a journey's later turns). Solved
 when every answer scores ≥ 0.95 (numerically: within about 0.6% of the expected value).
 """
 
 from __future__ import annotations
 
-from scenarios.answers import AMBIGUOUS
-from scenarios.models import PolicyGoal
-from scenarios.policy import answer_reward, read_answer
-from verifier.checks.base import Options, Scored, TaskScore, compose, messages
-from verifier.files import Episode
-from verifier.models import Check
+from verishop.scenarios.answers import AMBIGUOUS
+from verishop.scenarios.models import PolicyGoal
+from verishop.scenarios.policy import answer_reward, read_answer
+from verishop.verifier.checks.base import Options, Scored, TaskScore, compose, messages
+from verishop.verifier.files import Episode
+from verishop.verifier.models import Check
 
 SOLVED_AT = 0.95
 

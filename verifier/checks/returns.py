@@ -2,7 +2,7 @@
 
     r_select      the selections committed, each +1 when it names the target line (the line ID
                   submitted, and the order ID too if one is), else −1, composed by
-                  the commitment rule (`verifier.checks.base`). An agent that named nothing
+                  the commitment rule (`verishop.verifier.checks.base`). An agent that named nothing
                   selected what it returned: the returns started, read from world.db, are its
                   selections (no ID needs restating after the action).
     r_return      +1 if world.db holds a return for the target line and for no other line, and
@@ -19,12 +19,12 @@ Returning a wrong line costs r_return even when the right one is returned too.
 
 from __future__ import annotations
 
-from scenarios.constraints import describe, satisfies
-from scenarios.models import ReturnGoal
-from verifier.checks.base import Options, Scored, TaskScore, compose, messages, recommendation_lists, seen_products
-from verifier.exposure import exposure
-from verifier.files import Episode
-from verifier.models import Check
+from verishop.scenarios.constraints import describe, satisfies
+from verishop.scenarios.models import ReturnGoal
+from verishop.verifier.checks.base import Options, Scored, TaskScore, compose, messages, recommendation_lists, seen_products
+from verishop.verifier.exposure import exposure
+from verishop.verifier.files import Episode
+from verishop.verifier.models import Check
 
 W_SELECT, W_RETURN, W_REPLACEMENT = 0.45, 0.45, 0.10
 

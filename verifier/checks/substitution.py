@@ -10,16 +10,16 @@ r_oos is rescaled from the reference's −share to [−1, 1] like PD's (see the 
 docstring): with −share a perfect answer scores r_task = 0.8 and is never solved (≥ 0.95).
 Each distinct list recommended is a commitment scored this way (duplicates dropped, cut to k,
 an ID no tool had shown is a product that does not exist); lists compose by the commitment
-rule of `verifier.checks.base`.
+rule of `verishop.verifier.checks.base`.
 """
 
 from __future__ import annotations
 
-from scenarios.catalog.reader import Product
-from scenarios.constraints import describe, satisfies
-from scenarios.models import RankedProduct, SubstitutionGoal
-from scenarios.ranking import best_substitutes, substitute_relevance
-from verifier.checks.base import (
+from verishop.scenarios.catalog.reader import Product
+from verishop.scenarios.constraints import describe, satisfies
+from verishop.scenarios.models import RankedProduct, SubstitutionGoal
+from verishop.scenarios.ranking import best_substitutes, substitute_relevance
+from verishop.verifier.checks.base import (
     Options,
     Scored,
     TaskScore,
@@ -30,9 +30,9 @@ from verifier.checks.base import (
     seen_products,
     stock_check,
 )
-from verifier.exposure import exposure
-from verifier.files import Episode
-from verifier.models import Check
+from verishop.verifier.exposure import exposure
+from verishop.verifier.files import Episode
+from verishop.verifier.models import Check
 
 W_RANK, W_OOS = 0.8, 0.2
 SOLVED_AT = 0.95

@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from scenarios.catalog.cache import ensure_catalog
-from scenarios.catalog.integrity import verify_catalog
-from scenarios.catalog.reader import CatalogError, CatalogReader
+from verishop.scenarios.catalog.cache import ensure_catalog
+from verishop.scenarios.catalog.integrity import verify_catalog
+from verishop.scenarios.catalog.reader import CatalogError, CatalogReader
 from verishop.ray.errors import CatalogMismatch
 
 BUILT_NAME = "catalog.db"

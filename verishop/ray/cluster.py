@@ -26,9 +26,9 @@ import httpx2
 import ray
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
-from agents.client import EpisodeInfo
-from scenarios.envs import collection as collection_members
-from scenarios.envs import get_env
+from verishop.agents.client import EpisodeInfo
+from verishop.scenarios.envs import collection as collection_members
+from verishop.scenarios.envs import get_env
 from verishop.ray.catalog import CatalogSpec, content_hash
 from verishop.ray.curriculum import curriculum_actor, start_curriculum
 from verishop.ray.errors import (CatalogMismatch, NoServer, RewardTimeout, ServerCrashed, ServerStartFailed,
@@ -46,7 +46,7 @@ SERVER_RESTARTS = 3  # a server that crashes comes back on its node, which then 
 
 @dataclass(frozen=True)
 class EpisodeHandle(EpisodeInfo):
-    """An open episode: where the agent plays it and what it is told (`agents.client`'s fields,
+    """An open episode: where the agent plays it and what it is told (`verishop.agents.client`'s fields,
     `run_dir` on the file system of `node_id`), plus the node that holds it. Picklable. It is
     the trainer's: `seed` and `run_dir` lead to the hidden goal, so only `mcp_url`,
     `system_prompt` and `opening_message` are for the agent."""

@@ -17,9 +17,9 @@ from typing import Any
 import ray
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
-from scenarios.curriculum_store import CurriculumStore
-from scenarios.envs import REGISTRY
-from scenarios.rng import make_rng
+from verishop.scenarios.curriculum_store import CurriculumStore
+from verishop.scenarios.envs import REGISTRY
+from verishop.scenarios.rng import make_rng
 
 CURRICULUM_NAME = "verishop-curriculum"
 

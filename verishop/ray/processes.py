@@ -42,7 +42,7 @@ _DIE_WITH_PARENT = (
 
 def serve_supports_workers() -> bool:
     """Whether this verishop's `serve` has `--workers` (same package, so no subprocess needed)."""
-    from mcp_server.cli import serve
+    from verishop.mcp_server.cli import serve
 
     return "workers" in inspect.signature(serve).parameters
 

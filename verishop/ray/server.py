@@ -35,14 +35,14 @@ from pathlib import Path
 import ray
 import uvicorn
 
-from scenarios.curriculum_store import EnvState
-from verifier.access import Access, allowed_hosts
-from verifier.curriculum import CurriculumFeed
-from verifier.errors import Incomplete
-from verifier.files import REWARD_FILE
-from verifier.runner import Settings
-from verifier.safeio import Limits, episode_folder, read_regular
-from verifier.service import VerifierService, create_app
+from verishop.scenarios.curriculum_store import EnvState
+from verishop.verifier.access import Access, allowed_hosts
+from verishop.verifier.curriculum import CurriculumFeed
+from verishop.verifier.errors import Incomplete
+from verishop.verifier.files import REWARD_FILE
+from verishop.verifier.runner import Settings
+from verishop.verifier.safeio import Limits, episode_folder, read_regular
+from verishop.verifier.service import VerifierService, create_app
 from verishop.ray.catalog import CatalogSpec, node_catalog
 from verishop.ray.curriculum import Scored, curriculum_actor
 from verishop.ray.errors import ServerStartFailed

@@ -1,0 +1,186 @@
+"""One episode: its world connection, its customer, its transcript, and its lifecycle.
+
+Every tool call goes through `Episode.call`, which serialises calls within the episode,
+refuses them once the episode is closed, and writes the call to the transcript with its
+result or error and duration.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+import anyio
+from pydantic import BaseModel
+
+from verishop.mcp_server.episodes.connection import WorldConnection
+from verishop.mcp_server.errors import BudgetSpent, EpisodeClosed, InternalError, ShopError
+from verishop.scenarios.budget import BUDGET_ERROR, LOOKUP_TOOLS
+from verishop.mcp_server.episodes.transcript import Transcript
+from verishop.scenarios.catalog.reader import CatalogReader, Product
+from verishop.scenarios.customers import SimulatedCustomer, WorldView
+from verishop.scenarios.models import Scenario, Submission
+from verishop.scenarios.stock import EpisodeStock
+
+T = TypeVar("T", bound=BaseModel)
+
+log = logging.getLogger(__name__)
+# How a call the shop failed on (not the agent) reads, to the agent and in the transcript.
+INTERNAL_ERROR = "internal error"
+CANCELLED_ERROR = "cancelled: the client stopped waiting for this call"
+# The tools that change world.db (each in one transaction, committed after its event is written).
+WRITE_TOOLS = frozenset({"add_to_cart", "update_cart_item", "remove_from_cart", "initiate_return"})
+
+# Why an episode ends (`close_reason`): agent_done, customer_done, customer_quit, turn_budget
+# (truncation, kept apart from the terminations), closed_by_client, idle_timeout, server_stopped.
+
+
+@dataclass
+class Episode:
+    episode_id: str
+    scenario: Scenario
+    directory: Path
+    db: WorldConnection
+    catalog: CatalogReader
+    transcript: Transcript
+    customer: SimulatedCustomer = field(init=False)
+    stock: EpisodeStock = field(init=False)
+    stock_sql: str = field(init=False)
+    messages: list[tuple[str, str]] = field(default_factory=list)
+    turns_used: int = 0
+    calls: int = 0  # tool calls so far; orders cart lines and returns
+    lookups_this_turn: int = 0
+    close_reason: str | None = None
+    lock: anyio.Lock = field(default_factory=anyio.Lock)
+    # When the last tool call started or ended (time.monotonic): the idle reaper reads it.
+    last_active_s: float = field(default_factory=time.monotonic)
+
+    def __post_init__(self) -> None:
+        self.stock = EpisodeStock.of_scenario(self.scenario)
+        # The stock column of a catalog row `p` left-joined to the world's stock changes `s`
+        # (mcp_server/shop/catalog.py): the same rule as `product` below, in SQL.
+        self.stock_sql = self.stock.units_sql("p.", "s.stock")
+        self._extra = {p.product_id: Product(**p.model_dump()) for p in self.scenario.extra_products}
+        self.customer = SimulatedCustomer(self.scenario, self.product)
+
+    @property
+    def is_open(self) -> bool:
+        return self.close_reason is None
+
+    @property
+    def turns_left(self) -> int:
+        return max(0, self.scenario.axes.max_turns - self.turns_used)
+
+    def product(self, product_id: str) -> Product | None:
+        """The product as this episode's world sees it (per-episode stock applied)."""
+        return self.stock.apply(self._extra.get(product_id) or self.catalog.product(product_id))
+
+    def say(self, role: str, text: str, **fields: Any) -> None:
+        self.messages.append((role, text))
+        self.transcript.write(f"{role}_message", turn=self.turns_used, text=text, **fields)
+
+    async def call(self, name: str, arguments: dict[str, Any], body: Callable[[], Awaitable[T]]) -> T:
+        """Run one tool call against this episode and record it (refused when the episode is
+        closed, or when it is a lookup beyond this turn's budget)."""
+        self.last_active_s = time.monotonic()
+        async with self.lock:
+            started = time.perf_counter()
+            if not self.is_open:
+                error = f"episode {self.episode_id} is closed ({self.close_reason}); no tool can change it now"
+                if self.db is not None:  # a call that waited while the episode was finalized has no transcript
+                    self._record(name, arguments, started, error=error)
+                raise EpisodeClosed(error)
+            self.calls += 1
+            if name in LOOKUP_TOOLS:
+                budget = self.scenario.axes.tool_calls_per_turn
+                if self.lookups_this_turn >= budget:
+                    error = (f"{BUDGET_ERROR}: at most {budget} lookup{'s' if budget > 1 else ''} per turn at "
+                             f"this difficulty; answer the customer with respond_to_customer to start a new turn")
+                    self._record(name, arguments, started, error=error)
+                    raise BudgetSpent(error)
+                self.lookups_this_turn += 1
+            # A write commits only after its transcript event is on disk: whatever reached
+            # world.db is in the transcript, even when the process is killed in between.
+            writes = name in WRITE_TOOLS
+            if writes:
+                await self.db.execute("BEGIN IMMEDIATE")
+            recorded = False  # set before each attempt: a record that failed is not tried twice
+            try:
+                try:
+                    result = await body()
+                    outcome = result.model_dump(mode="json")
+                except ShopError as exc:
+                    recorded = True
+                    self._record(name, arguments, started, error=str(exc))
+                    raise
+                except Exception as exc:
+                    # A bug, not the agent's mistake: the call still happened (it may have spent a
+                    # lookup), so it is recorded like any other; the traceback goes to the log only.
+                    log.exception("episode %s: %s crashed", self.episode_id, name)
+                    recorded = True
+                    self._record(name, arguments, started, error=f"{INTERNAL_ERROR} ({type(exc).__name__})")
+                    raise InternalError(f"{INTERNAL_ERROR}: the shop could not complete this {name} call. It "
+                                        f"was recorded; try other arguments or another tool") from None
+                recorded = True
+                self._record(name, arguments, started, result=outcome)
+            except BaseException:
+                if not recorded:  # cancelled midway (the client went away): the budget counted it
+                    recorded = True
+                    self._record(name, arguments, started, error=CANCELLED_ERROR)
+                if writes:
+                    with anyio.CancelScope(shield=True):
+                        if self.db.in_transaction:
+                            await self.db.execute("ROLLBACK")
+                raise
+            if writes:
+                await self.db.execute("COMMIT")
+            return result
+
+    def _record(self, name: str, arguments: dict[str, Any], started: float, **outcome: Any) -> None:
+        self.last_active_s = time.monotonic()
+        self.transcript.write("tool_call", turn=self.turns_used, tool=name, arguments=arguments,
+                              duration_ms=round((time.perf_counter() - started) * 1000, 3), **outcome)
+
+    async def respond(self, message: str, submission: Submission) -> str:
+        """The agent's turn: its message goes to the customer, whose reply comes back."""
+        self.turns_used += 1
+        self.lookups_this_turn = 0
+        self.say("assistant", message, submission=submission.model_dump(mode="json"))
+        turn = self.customer.reply(message, submission, await self.world_view())
+        self.say("customer", turn.text, tag=turn.tag, **({"task": turn.task} if turn.task is not None else {}))
+        if submission.done:
+            self.mark_closed("agent_done")
+        elif turn.tag == "done":
+            self.mark_closed("customer_done")
+        elif turn.tag == "quit":
+            self.mark_closed("turn_budget" if self.turns_left == 0 else "customer_quit")
+        return turn.text
+
+    async def world_view(self) -> WorldView:
+        """What the customer can see: their cart and the returns started."""
+        async with self.db.execute("SELECT product_id, quantity FROM cart") as cur:
+            cart = {pid: qty for pid, qty in await cur.fetchall()}
+        async with self.db.execute("SELECT order_id, line_id FROM returns ORDER BY created_seq") as cur:
+            returns = tuple((o, line) for o, line in await cur.fetchall())
+        return WorldView(cart=cart, returns=returns)
+
+    def mark_closed(self, reason: str) -> None:
+        if self.close_reason is None:
+            self.close_reason = reason
+
+    async def finalize(self, reason: str) -> None:
+        """Close for good: make world.db self-contained, write the closing event, release all."""
+        self.mark_closed(reason)
+        if self.db is None:
+            return
+        db, self.db = self.db, None  # type: ignore[assignment]
+        with anyio.CancelScope(shield=True):
+            # Closing the last connection checkpoints the WAL into world.db and deletes it,
+            # so the verifier finds one self-contained file.
+            await db.close()
+        self.transcript.write("episode_closed", reason=self.close_reason, turns=self.turns_used)
+        self.transcript.close()

@@ -1,0 +1,216 @@
+"""The episode hub: opens episodes from scenarios, finds them by id, closes them.
+
+One hub serves one process: a stdio server holds one episode (the default), an HTTP server
+many, each named by an unguessable id. Episode state lives here, never in an MCP session:
+the 2026 protocol is stateless.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import secrets
+import shutil
+import threading
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+import anyio
+
+from verishop.mcp_server.episodes.connection import WorldConnection
+from verishop.mcp_server.episodes.episode import Episode
+from verishop.mcp_server.errors import EpisodeClosed, NotFound, ShopError
+from verishop.mcp_server.episodes.lifecycle import TRIM_EVERY_CLOSINGS, ClosedEpisodes, give_memory_back, is_episode_id
+from verishop.mcp_server.episodes.recovery import Recovered, lock_directory, recover, release
+from verishop.mcp_server.episodes.transcript import TRANSCRIPT_VERSION, Transcript
+from verishop.scenarios.catalog.reader import CatalogReader, readonly_uri
+from verishop.scenarios.envs import generate
+from verishop.scenarios.models import Scenario
+from verishop.scenarios.world_db import create_world
+
+
+logger = logging.getLogger(__name__)
+
+# Catalog products and the episode's own (synthesized) ones, with a rank for featured order.
+SHOP_PRODUCTS_VIEW = """
+CREATE TEMP VIEW shop_products AS
+SELECT rowid AS rank, product_id, group_id, title, brand, category_id, price_cents, rating, rating_count,
+       ship_days, stock, attrs FROM cat.products
+UNION ALL
+SELECT 1000000000000 + rowid, product_id, group_id, title, brand, category_id, price_cents, rating,
+       rating_count, ship_days, stock, attrs FROM main.extra_products
+"""
+
+
+# Catalog connections kept for generation between requests (a burst opens more, then closes them).
+IDLE_GENERATION_READERS = 4
+
+
+def write_atomically(path: Path, text: str) -> None:
+    partial = path.with_name(f".{path.name}.partial")
+    partial.write_text(text)
+    os.replace(partial, path)
+
+
+class EpisodeHub:
+    def __init__(self, catalog_path: Path, runs_dir: Path):
+        self.catalog_path = Path(catalog_path).resolve()
+        self.catalog = CatalogReader(self.catalog_path)
+        self.runs_dir = Path(runs_dir)
+        self.episodes: dict[str, Episode] = {}
+        # Bounded in memory; older closed episodes are read back from their transcripts.
+        self.closed = ClosedEpisodes(self.runs_dir)
+        self.default_id: str | None = None
+        # Opens the next default episode when the current one closes (mcp_server.defaults).
+        self.on_default_closed: Callable[[], Awaitable[object]] | None = None
+        self._stopping = False
+        self._renewing = anyio.Lock()
+        # Catalog connections for generation, one per generating thread at a time: no lock is
+        # held across generations, so several run at once (SQLite releases the GIL as it reads).
+        self._idle_readers: list[CatalogReader] = [CatalogReader(self.catalog_path)]
+        self._readers_guard = threading.Lock()
+        self._locks: dict[str, int | None] = {}  # episode id -> the fd locking its directory
+        self._closings = 0
+        # Each world connection's setup; the URI is quoted as an SQL string literal.
+        catalog_uri = readonly_uri(self.catalog_path).replace("'", "''")
+        self._connection_setup = (f"PRAGMA synchronous=NORMAL; ATTACH DATABASE '{catalog_uri}' AS cat; "
+                                  f"{SHOP_PRODUCTS_VIEW};")
+
+    def recover(self) -> Recovered:
+        """Close the episodes a crashed server left open in this runs dir (mcp_server.recovery).
+        Call it once at start, before serving."""
+        return recover(self.runs_dir, is_episode_id)
+
+    def generate(self, env: str, difficulty: int, seed: int) -> Scenario:
+        # On a catalog connection of its own (generation may run in a worker thread while the
+        # event loop reads `self.catalog`, and other generations run in other threads).
+        with self._readers_guard:
+            reader = self._idle_readers.pop() if self._idle_readers else None
+        if reader is None:
+            reader = CatalogReader(self.catalog_path)
+        try:
+            return generate(env, difficulty, seed, reader)
+        finally:
+            with self._readers_guard:
+                keep = len(self._idle_readers) < IDLE_GENERATION_READERS
+                if keep:
+                    self._idle_readers.append(reader)
+            if not keep:  # a burst's extra connections close: an idle server holds few files
+                reader.close()
+
+    async def generate_async(self, env: str, difficulty: int, seed: int) -> Scenario:
+        """`generate` in a worker thread, so a busy server's event loop keeps serving tool calls."""
+        return await anyio.to_thread.run_sync(self.generate, env, difficulty, seed)
+
+    async def open(self, scenario: Scenario, *, default: bool = False) -> Episode:
+        """Create the episode directory, its world and transcript, and post the opening message."""
+        if scenario.catalog.content_hash != self.catalog.meta["content_hash"]:
+            raise ShopError(
+                f"the scenario was generated on catalog (seed={scenario.catalog.seed}, size={scenario.catalog.size}) "
+                f"but this server runs catalog (seed={self.catalog.meta['seed']}, size={self.catalog.size})")
+        episode_id = "ep_" + secrets.token_hex(12)
+        directory = self.runs_dir / episode_id
+        # Made under a temporary name and locked before it gets its real one, so that a server
+        # starting on the same runs dir never takes it for a crashed episode (mcp_server.recovery).
+        making = self.runs_dir / f".{episode_id}.creating"
+        making.mkdir(parents=True)
+        lock = lock_directory(making)
+        os.rename(making, directory)
+        db = None
+        try:
+            text = scenario.to_json()  # serialised once: the file, its hash, the world's meta
+            scenario_sha256 = hashlib.sha256(text.encode()).hexdigest()
+            write_atomically(directory / "scenario.json", text)
+            world = directory / "world.db"
+            # Built in memory and written at once (a fraction of a millisecond): no thread hop.
+            create_world(world, scenario, episode_id=episode_id, catalog_path=self.catalog_path,
+                         scenario_sha256=scenario_sha256)
+            db = WorldConnection(world, self._connection_setup)
+            transcript = Transcript(directory / "transcript.jsonl")
+        except BaseException:
+            # Nothing half-made stays behind: no folder without a transcript for the verifier
+            # or the sidecar to wait on (out of file descriptors, a disk full ...).
+            with anyio.CancelScope(shield=True):
+                if db is not None:
+                    await db.close()
+                await anyio.to_thread.run_sync(lambda: shutil.rmtree(directory, ignore_errors=True))
+                release(lock)
+            raise
+        self._locks[episode_id] = lock
+        transcript.write("episode_opened", transcript_version=TRANSCRIPT_VERSION, episode_id=episode_id,
+                         env_id=scenario.env_id, difficulty=scenario.difficulty, seed=scenario.seed,
+                         scenario_sha256=scenario_sha256, catalog_content_hash=scenario.catalog.content_hash,
+                         max_turns=scenario.axes.max_turns)
+        episode = Episode(episode_id, scenario, directory, db, self.catalog, transcript)
+        opening_task = {"task": 0} if scenario.goal.kind == "journey" else {}
+        episode.say("customer", scenario.opening_message, tag="open", **opening_task)
+        self.episodes[episode_id] = episode
+        if default:
+            self.default_id = episode_id
+        return episode
+
+    def resolve(self, episode_id: str | None) -> Episode:
+        """The episode a tool call is for: the named one, or the process's default."""
+        key = episode_id or self.default_id
+        if key is None:
+            raise NotFound("no episode is selected: connect through an episode's MCP URL "
+                           "(/episodes/<episode_id>/mcp) returned by POST /episodes")
+        # Open episodes first: the record of closed ones may read a transcript from disk.
+        episode = self.episodes.get(key)
+        if episode is not None:
+            return episode
+        reason = self.closed.get(key)
+        if reason is not None:
+            raise EpisodeClosed(f"episode {key} is closed ({reason}); no tool can change it now")
+        raise NotFound(f"no episode {key!r} on this server")
+
+    async def default_episode_id(self) -> str | None:
+        """The default episode's id; if it has closed, its successor is opened first (only when
+        someone calls, so a client that leaves leaves no untouched episode behind)."""
+        if self.default_id in self.closed and self.on_default_closed is not None and not self._stopping:
+            async with self._renewing:
+                if self.default_id in self.closed and not self._stopping:
+                    try:
+                        await self.on_default_closed()
+                    except Exception:  # the closed episode stays the default: calls say it is closed
+                        logger.exception("could not open the next default episode")
+        return self.default_id
+
+    async def close(self, episode_id: str, reason: str) -> Episode:
+        episode = self.resolve(episode_id)
+        await self.retire(episode, reason)
+        return episode
+
+    async def retire(self, episode: Episode, reason: str, *, idle_before: float | None = None) -> None:
+        """Finalize an episode's files and forget it (safe to call twice). With `idle_before`
+        (a time.monotonic value), only if no tool call ran since then: the idle reaper's check,
+        made under the episode's lock so that it cannot race a call."""
+        async with episode.lock:
+            if idle_before is not None and episode.last_active_s > idle_before:
+                return
+            if self.episodes.pop(episode.episode_id, None) is None:
+                return
+            episode.mark_closed(reason)
+            self.closed[episode.episode_id] = episode.close_reason or reason
+            try:
+                await episode.finalize(reason)
+            finally:
+                release(self._locks.pop(episode.episode_id, None))
+        self._closings += 1
+        if not self.episodes or self._closings % TRIM_EVERY_CLOSINGS == 0:
+            give_memory_back()
+
+    async def close_all(self, reason: str) -> None:
+        """Close every episode (the server is stopping: no default episode replaces the last)."""
+        self._stopping = True
+        for episode in list(self.episodes.values()):
+            await self.retire(episode, reason)  # not close(): one may retire meanwhile (idle reaper)
+
+    async def aclose(self, reason: str = "server_stopped") -> None:
+        await self.close_all(reason)
+        self.catalog.close()
+        with self._readers_guard:
+            readers, self._idle_readers = self._idle_readers, []
+        for reader in readers:
+            reader.close()

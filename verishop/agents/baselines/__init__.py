@@ -1,0 +1,101 @@
+"""The greedy baseline, one module per kind of request (`agents/baselines/<module>.py`).
+
+Greedy never reads the hidden goal: it guesses what the customer wants from the opening
+message (each module's `matches(text)`, tried in order), then plays that module's `play`:
+search the customer's words and act on the top results, with no questions asked. It leaves
+closing the conversation to the customer (an answer with done=true would end a journey after
+its first request). When the customer's answer thanks it and makes a new request (a journey),
+greedy handles that next.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Awaitable, Callable
+import re
+
+from verishop.agents.session import ShopSession, ToolFailed
+from verishop.scenarios.taxonomy import SHOPPABLE_CATEGORIES
+
+# Most specific first; product discovery is the catch-all.
+MODULES = (
+    "verishop.agents.baselines.returns",
+    "verishop.agents.baselines.order_status",
+    "verishop.agents.baselines.cart",
+    "verishop.agents.baselines.bundle",
+    "verishop.agents.baselines.policy",
+    "verishop.agents.baselines.substitution",
+    "verishop.agents.baselines.product_discovery",
+)
+
+_STOPWORDS = frozenset("""hi hello hey there good morning i i'm im shopping for looking can you recommend options
+option what would suggest could find me choices please show your top picks great be a an the and made by under
+rated at least stars delivered within days tomorrow it should in of with to is some need put these my cart add
+like order i'd m d s ll ve""".split())
+
+
+Handler = Callable[[ShopSession, str], Awaitable[None]]
+
+
+async def play(shop: ShopSession, text: str) -> None:
+    """Handle the request in `text`; while the customer then makes another request (a journey),
+    handle that one too."""
+    await play_requests(shop, text, handle_request)
+
+
+async def play_requests(shop: ShopSession, text: str, handle: Handler) -> None:
+    """Handle the request in `text` with `handle`, then every next request the customer makes."""
+    replies: list[dict] = []
+
+    def keep_reply(tool: str, arguments: dict, result: dict | None, error: str | None) -> None:
+        if tool == "respond_to_customer" and result is not None:
+            replies.append(result)
+
+    shop.observers.append(keep_reply)
+    try:
+        while text:
+            replies.clear()
+            await handle(shop, text)
+            last = replies[-1] if replies else None
+            text = next_request(last["customer_message"]) if last and last["status"] == "open" else ""
+    finally:
+        shop.observers.remove(keep_reply)
+
+
+async def handle_request(shop: ShopSession, text: str) -> None:
+    """Greedy's play of one request: the first module whose `matches` takes the text."""
+    for name in MODULES:
+        module = importlib.import_module(name)
+        if module.matches(text):
+            await module.play(shop, text)
+            return
+
+
+def next_request(reply: str) -> str:
+    """The new request in a customer's reply that thanks the agent for the last one and goes on
+    with a greeting ("Thank you! Hi, I'd also like ..."); "" when the reply carries none (a
+    follow-up such as "Thanks, the return is started. What about a replacement?" is not one)."""
+    sentences = re.split(r"(?<=[.!?])\s+", reply.strip())
+    thanked = next((i for i, s in enumerate(sentences) if re.search(r"\bthanks?\b|\bthank you\b", s, re.I)), None)
+    if thanked is None:
+        return ""
+    rest = sentences[thanked + 1:]
+    greets = next((i for i, s in enumerate(rest) if _GREETING.match(s)), None)
+    return " ".join(rest[greets:]) if greets is not None else ""
+
+
+_GREETING = re.compile(r"^(?:hi|hello|hey|good (?:morning|afternoon|evening)|greetings)\b", re.IGNORECASE)
+
+
+async def search_words(shop: ShopSession, text: str, limit: int) -> list[dict]:
+    """Search the content words of `text`, in the category it names if any."""
+    lowered = text.lower()
+    category_id = next((c.id for c in SHOPPABLE_CATEGORIES if c.name.lower() in lowered), None)
+    words = [w for w in re.findall(r"[a-z0-9-]+", lowered) if w not in _STOPWORDS and not w.isdigit()]
+    if category_id:
+        words = [w for w in words if w not in category_id.replace("_", " ")]
+    try:
+        found = await shop.call("search_catalog", query=" ".join(words[:5]), category_id=category_id, limit=limit)
+    except ToolFailed:
+        return []
+    return found["results"]

@@ -1,0 +1,263 @@
+"""`verishop demo`: scripted agents play a few seeded episodes through the real MCP server
+while the terminal shows the conversation and every tool call."""
+
+from __future__ import annotations
+
+import json
+import sys
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, Any
+
+import anyio
+import typer
+from rich.console import Console
+
+from verishop.scenarios.models import Scenario
+
+console = Console()
+
+DEMO_EPISODES = (("pd", 1, 11, "oracle"), ("pd", 4, 12, "greedy"), ("cart", 6, 13, "oracle"),
+                 ("return", 3, 5, "oracle"), ("journey", 4, 2, "oracle"))
+
+
+class Transport(str, Enum):
+    memory = "memory"
+    stdio = "stdio"
+
+
+def _short(value: Any, width: int = 110) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _show_call(tool: str, args: dict, result: dict | None, error: str | None) -> None:
+    if tool == "respond_to_customer":
+        submitted = {k: v for k in ("recommended_product_ids", "order_id", "line_id", "answer")
+                     if (v := args.get(k))}
+        console.print(f"  [bold green]assistant[/]: {args['message']}"
+                      + (f"  [dim]submits {_short(submitted, 120)}[/]" if submitted else ""))
+        if result:
+            console.print(f"  [bold cyan]customer[/]: {result['customer_message']}  "
+                          f"[dim](turn {result['turns_used']}, {result['status']}"
+                          f"{', ' + result['close_reason'] if result['close_reason'] else ''})[/]")
+        return
+    console.print(f"  [yellow]→ {tool}[/]({_short(args, 90)})")
+    if error:
+        console.print(f"  [red]← {error}[/]")
+    elif tool == "search_catalog":
+        for p in result["results"][:4]:
+            console.print(f"  [dim]← {p['product_id']} {p['title']} ${p['price_usd']} ★{p['rating']}[/]")
+    elif tool != "get_conversation":
+        console.print(f"  [dim]← {_short(result)}[/]")
+
+
+def _session(client):
+    from verishop.agents.session import ShopSession
+
+    return ShopSession(client, [_show_call])
+
+
+def _agent(name: str, scenario: Scenario):
+    from verishop.agents.scripted import make_agent
+
+    return make_agent(name, scenario)
+
+
+async def _play_memory(catalog: Path, runs: Path) -> None:
+    from mcp import Client
+
+    from verishop.mcp_server.episodes.hub import EpisodeHub
+    from verishop.mcp_server.tools import create_server
+
+    hub = EpisodeHub(catalog, runs)
+    rewards = []
+    try:
+        for env, difficulty, seed, agent_name in DEMO_EPISODES:
+            scenario = hub.generate(env, difficulty, seed)
+            episode = await hub.open(scenario, default=True)
+            _header(scenario, agent_name, episode.directory)
+            async with Client(create_server(hub)) as client:
+                await _agent(agent_name, scenario).play(_session(client))
+            if episode.episode_id in hub.episodes:
+                await hub.close(episode.episode_id, "agent_stopped")
+            rewards.append(_footer(episode.directory))
+    finally:
+        await hub.aclose()
+    _summary(rewards, runs)
+
+
+async def _play_stdio(catalog: Path, runs: Path) -> None:
+    from mcp import Client, StdioServerParameters
+
+    from verishop.scenarios.catalog.reader import CatalogReader
+    from verishop.scenarios.envs import generate
+
+    with CatalogReader(catalog) as reader:
+        scenarios = [(generate(e, d, s, reader), a) for e, d, s, a in DEMO_EPISODES]
+    runs.mkdir(parents=True, exist_ok=True)
+    rewards = []
+    for scenario, agent_name in scenarios:
+        spec = runs / f".demo-{scenario.env_id}-{scenario.difficulty}-{scenario.seed}.json"
+        spec.write_text(scenario.to_json())
+        params = StdioServerParameters(command=sys.executable, args=[
+            "-m", "verishop", "serve", "--transport", "stdio", "--scenario", str(spec),
+            "--catalog", str(catalog), "--runs-dir", str(runs)])
+        _header(scenario, agent_name, None)
+        before = set(runs.iterdir())
+        async with Client(params) as client:
+            await _agent(agent_name, scenario).play(_session(client))
+        spec.unlink()
+        rewards.extend(_footer(d) for d in set(runs.iterdir()) - before if (d / "transcript.jsonl").is_file())
+    _summary(rewards, runs)
+
+
+def _header(scenario: Scenario, agent: str, directory: Path | None) -> None:
+    console.rule(f"[bold]{scenario.env_id}[/] difficulty {scenario.difficulty} seed {scenario.seed} · agent {agent}")
+    console.print(f"  [bold cyan]customer[/]: {scenario.opening_message}")
+
+
+def _footer(directory: Path) -> dict[str, Any]:
+    """The closing, then the verifier's reward for the episode (scored here, from its files)."""
+    from rich.markup import escape
+
+    from verishop.verifier.runner import Verifier
+
+    closed = [json.loads(line) for line in (directory / "transcript.jsonl").read_text().splitlines()][-1]
+    console.print(f"  [dim]episode closed: {closed.get('reason')} · files in {directory}[/]")
+    with Verifier() as verifier:
+        reward = verifier.verify(directory).model_dump(mode="json")
+    if reward["verdict"] != "scored":
+        console.print(f"  [bold red]reward: {reward['verdict']}[/] ({escape(str(reward.get('detail')))})")
+        return reward
+    failed = ", ".join(c["name"] for c in reward["breakdown"] if c.get("passed") is False)
+    verdict = "[bold green]solved[/]" if reward["is_correct"] else "[bold red]not solved[/]"
+    console.print(f"  reward: total [bold]{reward['total']:+.3f}[/] · {verdict} · r_task {reward['r_task']:+.3f}, "
+                  f"r_eff {reward['r_eff']:+.3f}, r_hall {reward['r_hall']:+.3f}"
+                  + (f" [dim]· failed checks: {escape(failed)}[/]" if failed else ""))
+    return reward
+
+
+def _summary(rewards: list[dict[str, Any]], runs: Path) -> None:
+    scored = [r for r in rewards if r["verdict"] == "scored"]
+    mean = sum(r["total"] for r in scored) / len(scored) if scored else 0.0
+    console.rule()
+    console.print(f"[bold]{sum(bool(r.get('is_correct')) for r in scored)} of {len(rewards)} episodes solved · "
+                  f"mean total {mean:+.3f}[/] (scored by the verifier; files in {runs})")
+
+
+def demo(
+    transport: Annotated[Transport, typer.Option(help="memory: in-process MCP; stdio: a server subprocess "
+                                                      "per episode.")] = Transport.memory,
+    runs_dir: Annotated[Path, typer.Option(help="Where episode folders go.")] = Path("runs"),
+    catalog: Annotated[Path | None, typer.Option(help="Catalog file (default: the cached one).")] = None,
+) -> None:
+    """Watch scripted agents serve customers through the real MCP server."""
+    from verishop.scenarios.console import resolve_catalog
+
+    catalog_file = resolve_catalog(catalog)
+    play = _play_memory if transport is Transport.memory else _play_stdio
+    anyio.run(play, catalog_file, runs_dir)
+
+
+def _difficulty_range(text: str) -> tuple[int, ...]:
+    from verishop.scenarios.difficulty import MAX_DIFFICULTY
+
+    try:
+        low, _, high = text.partition("-")
+        a, b = int(low), int(high or low)
+    except ValueError:
+        raise typer.BadParameter(f"expected A-B or A, got {text!r}", param_hint="--difficulty") from None
+    if not 0 <= a <= b <= MAX_DIFFICULTY:
+        raise typer.BadParameter(f"difficulties must satisfy 0 <= A <= B <= {MAX_DIFFICULTY}",
+                                 param_hint="--difficulty")
+    return tuple(range(a, b + 1))
+
+
+def _env_list(text: str) -> tuple[str, ...]:
+    from verishop.scenarios.envs import COLLECTIONS, REGISTRY, collection, get_env
+
+    if text.strip().lower() == "all":
+        return tuple(REGISTRY)
+    if text.strip().upper() in COLLECTIONS:
+        return tuple(spec.env_id for spec in collection(text))
+    try:
+        return tuple(get_env(name).env_id for name in text.split(",") if name.strip())
+    except KeyError as exc:
+        raise typer.BadParameter(str(exc.args[0]), param_hint="--env") from None
+
+
+class EvalTransport(str, Enum):
+    memory = "memory"
+    stdio = "stdio"
+    http = "http"
+
+
+def evaluate(
+    agent: Annotated[str, typer.Option(help="oracle | null | greedy | hallucinate | openai, or a red-team agent: "
+                                            "enumerate | bruteforce | spray | pad | invent | namedrop | "
+                                            "namedrop-greedy | denied | natural")] = "oracle",
+    env: Annotated[str, typer.Option(help="Environments, comma-separated (pd,cart), a collection "
+                                          "(C1, C2, C4, C8) or 'all'.")] = "all",
+    difficulty: Annotated[str, typer.Option(help="Difficulty or range, e.g. 0-12.")] = "0-12",
+    episodes: Annotated[int, typer.Option(min=1, help="Episodes per environment.")] = 20,
+    seed: Annotated[int, typer.Option(min=0, help="First seed; episode i uses seed+i.")] = 0,
+    concurrency: Annotated[int, typer.Option(min=1, max=512)] = 8,
+    transport: Annotated[EvalTransport, typer.Option(help="How the agent reaches the server.")]
+    = EvalTransport.memory,
+    runs_dir: Annotated[Path, typer.Option(help="Where episode folders go.")] = Path("runs"),
+    catalog: Annotated[Path | None, typer.Option(help="Catalog file (default: the cached one).")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one machine-readable summary.")] = False,
+    base_url: Annotated[str | None, typer.Option(help="openai agent: the endpoint, e.g. "
+                                                      "http://127.0.0.1:11434/v1.")] = None,
+    model: Annotated[str | None, typer.Option(help="openai agent: the model name.")] = None,
+    api_key: Annotated[str | None, typer.Option(help="openai agent: bearer token, if the endpoint wants one.")]
+    = None,
+    max_steps: Annotated[int, typer.Option(min=1, help="openai agent: model calls per episode.")] = 24,
+    trials: Annotated[int, typer.Option(min=1, help="Play each (env, difficulty, seed) this many times; "
+                                                    "above 1, pass^k is reported.")] = 1,
+    fail_under: Annotated[float | None, typer.Option(min=0, max=1, help="CI gate: exit 1 when the overall "
+                                                                        "solved share is below this (0-1).")]
+    = None,
+    junit: Annotated[Path | None, typer.Option(help="CI: write JUnit XML here, one testcase per episode.")] = None,
+) -> None:
+    """Play seeded episodes with a scripted agent, score them with the verifier, summarise.
+    An episode that fails is recorded and the rest go on; any failure makes the exit code 1."""
+    from rich.progress import Progress
+
+    from verishop.agents.eval_output import ci_gates, print_failures, print_tables
+    from verishop.agents.evaluate import RUNNERS, Plan, failures, new_eval_dir, summarize, verify
+    from verishop.agents.passk import pass_k_rows
+    from verishop.agents.scripted import AGENTS
+    from verishop.scenarios.console import err, resolve_catalog
+
+    if agent not in AGENTS:
+        raise typer.BadParameter(f"unknown agent {agent!r}; known: {', '.join(AGENTS)}", param_hint="--agent")
+    options = {}
+    if agent == "openai":
+        if not base_url or not model:
+            raise typer.BadParameter("the openai agent needs --base-url and --model", param_hint="--agent")
+        options = dict(base_url=base_url, model=model, api_key=api_key, max_steps=max_steps)
+    plan = Plan(agent, _env_list(env), _difficulty_range(difficulty), episodes, seed, options, trials=trials)
+    catalog_file = resolve_catalog(catalog)
+    run_root = new_eval_dir(runs_dir, agent)
+    total = len(plan.episodes_to_play())
+    with Progress(console=err, transient=as_json) as progress:
+        task = progress.add_task(f"{agent} · {total} episodes", total=total)
+        anyio.run(RUNNERS[transport.value], plan, catalog_file, run_root, concurrency,
+                  lambda: progress.advance(task))
+        verifying = progress.add_task("verifying", total=None)
+        rewards = verify(run_root, catalog_file)
+        progress.update(verifying, total=1, completed=1)
+    failed = failures(run_root)
+    rows = summarize(rewards, failed)
+    pass_k = pass_k_rows(rewards, range(1, trials + 1)) if trials > 1 else []
+    if as_json:
+        typer.echo(json.dumps({"agent": agent, "run_dir": str(run_root), "rows": rows, "failures": failed,
+                               **({"pass_k": pass_k} if pass_k else {})}))
+    else:
+        print_tables(console, agent, run_root, rows, pass_k)
+        print_failures(run_root, failed)
+    ci_gates(rewards, run_root, junit, fail_under, f"verishop eval · agent {agent} · {run_root.name}")
+    if failed:
+        raise typer.Exit(1)

@@ -1,0 +1,248 @@
+"""A small client for a running `verishop serve --transport http`: open an episode, list its
+tools as OpenAI function schemas, call them, close it, and wait for its reward.
+
+    async with ShopClient("http://127.0.0.1:8000", verifier_url="http://127.0.0.1:8100") as shop:
+        async with shop.episode(env="pd", difficulty=3, seed=7) as ep:
+            print(ep.info.opening_message)
+            result = await ep.call("search_catalog", query="usb-c charger")
+            ...
+        reward = await shop.reward(ep.info.episode_id)
+
+`verishop.agents.sync_client.SyncShopClient` is the same for scripts.
+
+Tool errors are results, not exceptions: `call` returns a `ToolResult` whose `is_error` is set
+and whose `error` holds the shop's message (what an agent should read and act on);
+`ToolResult.unwrap()` raises `ToolCallError` for callers that prefer an exception. Everything
+else raises:
+
+    ShopClientError             the server or verifier refused or failed a control request
+    ├── ToolCallError           (only from ToolResult.unwrap) the shop answered with a tool error
+    └── RewardTimeout           no reward within the deadline
+
+The reward comes from the verifier sidecar (`GET /rewards/{id}`, polled until a deadline) when a
+`verifier_url` is given, else from the verifier run in this process on the episode's folder
+(`run_dir` from the control API: the client must share the server's file system).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import anyio
+import httpx2
+
+REWARD_POLL_INTERVAL_S = 0.1
+
+
+class ShopClientError(Exception):
+    """A control request (create, close, reward) failed."""
+
+
+class ToolCallError(ShopClientError):
+    """The shop answered a tool call with an error."""
+
+
+class RewardTimeout(ShopClientError):
+    """The verifier had not scored the episode by the deadline."""
+
+
+@dataclass(frozen=True)
+class EpisodeInfo:
+    """What POST /episodes returned."""
+
+    episode_id: str
+    env_id: str
+    difficulty: int
+    seed: int
+    mcp_url: str
+    system_prompt: str
+    opening_message: str
+    max_turns: int
+    run_dir: str
+
+    @classmethod
+    def from_payload(cls, payload: dict[str, Any]) -> EpisodeInfo:
+        return cls(**{name: payload[name] for name in cls.__dataclass_fields__})
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """One shop tool: its name, description, JSON input schema and behaviour hints."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+    read_only: bool
+    idempotent: bool
+
+    def openai_schema(self) -> dict[str, Any]:
+        return {"type": "function", "function": {"name": self.name, "description": self.description,
+                                                 "parameters": self.parameters}}
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    """The outcome of one tool call: structured data, or the shop's error message."""
+
+    name: str
+    arguments: dict[str, Any]
+    data: dict[str, Any] | None
+    error: str | None = None
+
+    @property
+    def is_error(self) -> bool:
+        return self.error is not None
+
+    def unwrap(self) -> dict[str, Any]:
+        if self.error is not None:
+            raise ToolCallError(self.error)
+        return self.data or {}
+
+
+def _clean_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """The MCP input schema as a function-calling `parameters` object (titles dropped: noise to
+    a model, and some endpoints reject unknown keys at the top level)."""
+    cleaned = {k: v for k, v in schema.items() if k != "title"}
+    cleaned["properties"] = {name: {k: v for k, v in prop.items() if k != "title"}
+                             for name, prop in schema.get("properties", {}).items()}
+    cleaned.setdefault("type", "object")
+    return cleaned
+
+
+@dataclass
+class Episode:
+    """An open episode and the MCP connection to it (use through `ShopClient.episode`)."""
+
+    info: EpisodeInfo
+    shop: ShopClient
+    mcp: Any  # mcp.Client, entered
+    close_reason: str | None = None
+    _tools: list[ToolSpec] | None = field(default=None, repr=False)
+
+    async def tools(self) -> list[ToolSpec]:
+        if self._tools is None:
+            listed = await self.mcp.list_tools()
+            self._tools = [ToolSpec(t.name, " ".join((t.description or "").split()), _clean_schema(t.input_schema),
+                                    bool(t.annotations and t.annotations.read_only_hint),
+                                    bool(t.annotations and t.annotations.idempotent_hint))
+                           for t in listed.tools]
+        return self._tools
+
+    async def openai_tools(self) -> list[dict[str, Any]]:
+        return [tool.openai_schema() for tool in await self.tools()]
+
+    async def call(self, name: str, arguments: dict[str, Any] | None = None, /, **kwargs: Any) -> ToolResult:
+        """Call a shop tool; a tool error comes back as `ToolResult.error`, never raised."""
+        arguments = {**(arguments or {}), **kwargs}
+        result = await self.mcp.call_tool(name, arguments)
+        text = "".join(getattr(c, "text", "") for c in result.content or [])
+        if result.is_error:
+            return ToolResult(name, arguments, None, text or f"{name} failed")
+        data = result.structured_content or {}
+        if name == "respond_to_customer" and data.get("status") == "closed":
+            self.close_reason = data.get("close_reason")
+        return ToolResult(name, arguments, data)
+
+    async def close(self) -> str:
+        """Close the episode (files become final); returns why it closed."""
+        payload = await self.shop._request("DELETE", f"/episodes/{self.info.episode_id}")
+        self.close_reason = payload.get("close_reason") or self.close_reason
+        return self.close_reason or "closed"
+
+    async def reward(self, timeout_s: float = 30.0) -> dict[str, Any]:
+        return await self.shop.reward(self.info.episode_id, run_dir=self.info.run_dir, timeout_s=timeout_s)
+
+
+class ShopClient:
+    """Async client for the control API, the per-episode MCP endpoints and the verifier."""
+
+    def __init__(self, base_url: str, *, verifier_url: str | None = None, timeout_s: float = 60.0,
+                 token: str | None = None):
+        """`token`: the server's control token (`verishop serve --token`), sent as a bearer token
+        on the control API; an episode's MCP URL needs none."""
+        self.base_url = base_url.rstrip("/")
+        self._auth = {"authorization": f"Bearer {token}"} if token else {}
+        self.verifier_url = verifier_url.rstrip("/") if verifier_url else None
+        self.timeout_s = timeout_s
+        self._http: httpx2.AsyncClient | None = None
+        self._run_dirs: dict[str, str] = {}
+
+    async def __aenter__(self) -> ShopClient:
+        self._http = httpx2.AsyncClient(timeout=httpx2.Timeout(self.timeout_s))
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        if self._http is not None:
+            await self._http.aclose()
+            self._http = None
+
+    async def _request(self, method: str, path: str, *, base: str | None = None,
+                       json: dict[str, Any] | None = None) -> dict[str, Any]:
+        if self._http is None:
+            raise ShopClientError("use `async with ShopClient(...)` before making requests")
+        try:
+            response = await self._http.request(method, (base or self.base_url) + path, json=json,
+                                                headers=self._auth)
+        except httpx2.TransportError as exc:
+            raise ShopClientError(f"{method} {path}: {exc!r}") from exc
+        if response.status_code >= 400:
+            raise ShopClientError(f"{method} {path}: HTTP {response.status_code}: {response.text[:500]}")
+        return response.json()
+
+    async def health(self) -> dict[str, Any]:
+        return await self._request("GET", "/health")
+
+    async def create(self, *, env: str | None = None, collection: str | None = None, difficulty: int | None = None,
+                     seed: int | None = None, scenario: dict[str, Any] | None = None) -> EpisodeInfo:
+        """POST /episodes with only what was given (the server picks the rest, e.g. the difficulty)."""
+        body = {k: v for k, v in dict(env=env, collection=collection, difficulty=difficulty, seed=seed,
+                                       scenario=scenario).items() if v is not None}
+        info = EpisodeInfo.from_payload(await self._request("POST", "/episodes", json=body))
+        self._run_dirs[info.episode_id] = info.run_dir
+        return info
+
+    @contextlib.asynccontextmanager
+    async def episode(self, **spec: Any) -> AsyncIterator[Episode]:
+        """Open an episode and an MCP connection to it; on exit the episode is closed if still open."""
+        from mcp import Client
+        from mcp.client.streamable_http import streamable_http_client
+
+        info = await self.create(**spec)
+        async with httpx2.AsyncClient(timeout=httpx2.Timeout(self.timeout_s)) as mcp_http:
+            async with Client(streamable_http_client(info.mcp_url, http_client=mcp_http)) as mcp:
+                episode = Episode(info, self, mcp)
+                try:
+                    yield episode
+                finally:
+                    with anyio.CancelScope(shield=True):
+                        await episode.close()
+
+    async def reward(self, episode_id: str, *, run_dir: str | None = None, timeout_s: float = 30.0) -> dict[str, Any]:
+        """The episode's reward.json: from the sidecar (polled until `timeout_s`), else scored here."""
+        if self.verifier_url is None:
+            directory = run_dir or self._run_dirs.get(episode_id)
+            if directory is None:
+                raise ShopClientError(f"no run_dir known for {episode_id}; pass run_dir or a verifier_url")
+            return await anyio.to_thread.run_sync(_score_here, Path(directory))
+        deadline = time.monotonic() + timeout_s
+        while True:
+            try:
+                return await self._request("GET", f"/rewards/{episode_id}", base=self.verifier_url)
+            except ShopClientError as exc:
+                if "HTTP 404" not in str(exc):
+                    raise
+                if time.monotonic() > deadline:
+                    raise RewardTimeout(f"no reward for {episode_id} within {timeout_s:.0f}s: {exc}") from exc
+            await anyio.sleep(REWARD_POLL_INTERVAL_S)
+
+
+def _score_here(directory: Path) -> dict[str, Any]:
+    from verishop.verifier.runner import Verifier
+
+    with Verifier() as verifier:
+        return verifier.verify(directory).model_dump(mode="json")

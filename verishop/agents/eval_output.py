@@ -1,0 +1,64 @@
+"""What `verishop eval` does with the scored run besides its summary: the per-difficulty and
+pass^k tables, and the CI outputs (JUnit XML, the solved-share gate)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from verishop.agents.evaluate import failures, solved_share
+from verishop.agents.junit import write_junit
+from verishop.scenarios.console import err
+
+
+def ci_gates(rewards: list[dict[str, Any]], run_root: Path, junit: Path | None, fail_under: float | None,
+             name: str) -> None:
+    """Write the JUnit file if asked, then exit 1 when the solved share is below the gate."""
+    failed = failures(run_root)
+    if junit is not None:
+        write_junit(rewards, junit, name, failed)
+    share = solved_share(rewards, failed)
+    if fail_under is not None and share < fail_under:
+        err.print(f"error: solved share {share:.1%} is below --fail-under {fail_under:.1%}")
+        raise typer.Exit(1)
+
+
+def print_tables(console: Console, agent: str, run_root: Path, rows: list[dict[str, Any]],
+                 pass_k: list[dict[str, Any]]) -> None:
+    table = Table(title=f"verishop eval · agent {agent} · {run_root}")
+    for column in ("env", "d", "episodes", "failed", "solved", "total", "r_task", "r_eff", "r_hall", "turns",
+                   "tool calls"):
+        table.add_column(column, justify="left" if column == "env" else "right")
+    fmt = lambda v: "—" if v is None else f"{v:.3f}" if isinstance(v, float) else str(v)  # noqa: E731
+    # Piped (`| tee`, CI logs), rich would cut rows at 80 columns; a table only takes the width it needs.
+    out = console if console.is_terminal else Console(width=200)
+    for row in rows:
+        style = "bold" if row["difficulty"] == "all" else None
+        table.add_row(row["env_id"], str(row["difficulty"]), str(row["episodes"]), str(row.get("failed", 0)),
+                      f"{row['solved_share']:.0%}",
+                      *(fmt(row[k]) for k in ("total", "r_task", "r_eff", "r_hall", "turns", "tool_calls")),
+                      style=style)
+    out.print(table)
+    if pass_k:
+        ks = [k for k in pass_k[0] if k.startswith("pass^")]
+        table = Table(title="pass^k: the chance that all k trials of a task succeed (tau-bench's estimate)")
+        for column in ("env", "d", "tasks", "trials", *ks):
+            table.add_column(column, justify="left" if column == "env" else "right")
+        for row in pass_k:
+            table.add_row(row["env_id"], str(row["difficulty"]), str(row["tasks"]), str(row["trials"]),
+                          *(fmt(row[k]) for k in ks), style="bold" if row["difficulty"] == "all" else None)
+        out.print(table)
+
+
+def print_failures(run_root: Path, failed: list[dict[str, Any]]) -> None:
+    """Episodes that could not be played: their kind and message, the first twenty."""
+    if not failed:
+        return
+    err.print(f"[bold red]{len(failed)} episode(s) failed[/] (details in {run_root / 'failures.jsonl'}):")
+    for f in failed[:20]:
+        err.print(f"  {f['env_id']} d={f['difficulty']} seed={f['seed']}: {f['kind']}: {f['message'][:200]}",
+                  markup=False, highlight=False)

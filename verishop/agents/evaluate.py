@@ -1,0 +1,292 @@
+"""Scripted evaluations: play seeded episodes through the real MCP server, have the verifier
+(a separate process) score them, and summarise per environment and difficulty.
+
+Transports: `memory` (in-process MCP, one server bound to each episode), `http` (a real
+`verishop serve --transport http` subprocess and its control API), `stdio` (one server
+subprocess per episode).
+
+One episode that fails (its generation, its server, the agent's code) never takes the rest
+down: it is recorded in `<run_root>/failures.jsonl` (kind and message), the evaluation carries
+on, and the summary counts it as failed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from verishop.agents.scripted import make_agent
+from verishop.agents.session import ShopSession, ToolFailed
+from verishop.scenarios.models import Scenario
+
+FAILURES_FILE = "failures.jsonl"
+MESSAGE_CHARS = 500
+
+
+@dataclass(frozen=True)
+class Plan:
+    agent: str
+    envs: tuple[str, ...]
+    difficulties: tuple[int, ...]
+    episodes: int
+    seed: int
+    agent_options: dict[str, Any] = field(default_factory=dict)  # e.g. the openai agent's endpoint
+    trials: int = 1  # each (env, difficulty, seed) is played this many times: pass^k needs several
+
+    def episodes_to_play(self) -> list[tuple[str, int, int]]:
+        """(env, difficulty, seed) for each episode: difficulties cycle, seeds count up, each
+        task repeated `trials` times."""
+        return [(env, self.difficulties[i % len(self.difficulties)], self.seed + i)
+                for env in self.envs for i in range(self.episodes) for _ in range(self.trials)]
+
+
+async def _play(plan: Plan, scenario: Scenario, client) -> None:
+    try:
+        await make_agent(plan.agent, scenario, **plan.agent_options).play(ShopSession(client))
+    except ToolFailed:
+        pass  # an agent's failed call is part of its score, not a crash of the evaluation
+
+
+def record_failure(runs: Path, env: str, difficulty: int, seed: int, exc: BaseException,
+                   episode_id: str | None = None) -> None:
+    """Append one failed episode to `<runs>/failures.jsonl` (one write, so concurrent episodes
+    never interleave a line)."""
+    from verishop.scenarios.envs import get_env
+
+    try:
+        env_id = get_env(env).env_id
+    except KeyError:
+        env_id = env
+    line = json.dumps({"env_id": env_id, "difficulty": difficulty, "seed": seed, "episode_id": episode_id,
+                       "kind": type(exc).__name__, "message": str(exc)[:MESSAGE_CHARS]}, allow_nan=False)
+    with open(runs / FAILURES_FILE, "a") as f:
+        f.write(line + "\n")
+
+
+def failures(run_root: Path) -> list[dict[str, Any]]:
+    path = run_root / FAILURES_FILE
+    return [json.loads(line) for line in path.read_text().splitlines()] if path.is_file() else []
+
+
+async def run_memory(plan: Plan, catalog: Path, runs: Path, concurrency: int, advance: Callable[[], None]) -> None:
+    from mcp import Client
+
+    from verishop.mcp_server.episodes.hub import EpisodeHub
+    from verishop.mcp_server.tools import create_server
+
+    hub = EpisodeHub(catalog, runs)
+    limiter = anyio.Semaphore(concurrency)
+
+    async def one(env: str, difficulty: int, seed: int) -> None:
+        async with limiter:
+            episode = None
+            try:
+                scenario = hub.generate(env, difficulty, seed)
+                episode = await hub.open(scenario)
+                try:
+                    async with Client(create_server(hub, episode_id=episode.episode_id)) as client:
+                        await _play(plan, scenario, client)
+                finally:
+                    if episode.episode_id in hub.episodes:
+                        await hub.close(episode.episode_id, "agent_stopped")
+            except Exception as exc:  # noqa: BLE001 - recorded; the other episodes go on
+                record_failure(runs, env, difficulty, seed, exc, episode and episode.episode_id)
+            advance()
+
+    try:
+        async with anyio.create_task_group() as tg:
+            for env, difficulty, seed in plan.episodes_to_play():
+                tg.start_soon(one, env, difficulty, seed)
+    finally:
+        await hub.aclose()
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _serve_command(*args: str) -> list[str]:
+    return [sys.executable, "-m", "verishop", "serve", *args]
+
+
+async def run_http(plan: Plan, catalog: Path, runs: Path, concurrency: int, advance: Callable[[], None]) -> None:
+    import httpx2
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
+
+    port = _free_port()
+    base = f"http://127.0.0.1:{port}"
+    server = subprocess.Popen(_serve_command("--transport", "http", "--no-default-episode", "--port", str(port),
+                                             "--catalog", str(catalog), "--runs-dir", str(runs)),
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    limiter = anyio.Semaphore(concurrency)
+    try:
+        async with httpx2.AsyncClient(base_url=base, timeout=httpx2.Timeout(60)) as http:
+            await _wait_healthy(http, server)
+
+            async def one(env: str, difficulty: int, seed: int) -> None:
+                async with limiter:
+                    info: dict[str, Any] = {}
+                    try:
+                        created = await http.post("/episodes", json={"env": env, "difficulty": difficulty,
+                                                                     "seed": seed})
+                        if created.status_code != 201:
+                            raise RuntimeError(f"POST /episodes answered {created.status_code}: "
+                                               f"{created.text[:MESSAGE_CHARS]}")
+                        info = created.json()
+                        scenario = Scenario.model_validate_json(
+                            Path(info["run_dir"], "scenario.json").read_text())
+                        async with httpx2.AsyncClient(timeout=httpx2.Timeout(60)) as mcp_http:
+                            async with Client(streamable_http_client(info["mcp_url"],
+                                                                     http_client=mcp_http)) as client:
+                                await _play(plan, scenario, client)
+                    except Exception as exc:  # noqa: BLE001 - recorded; the other episodes go on
+                        record_failure(runs, env, difficulty, seed, exc, info.get("episode_id"))
+                    if "episode_id" in info:
+                        with contextlib.suppress(httpx2.HTTPError):
+                            await http.delete(f"/episodes/{info['episode_id']}")
+                    advance()
+
+            async with anyio.create_task_group() as tg:
+                for env, difficulty, seed in plan.episodes_to_play():
+                    tg.start_soon(one, env, difficulty, seed)
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+async def _wait_healthy(http, server: subprocess.Popen, timeout_s: float = 60) -> None:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            raise RuntimeError(f"the server exited: {server.stderr.read().decode()[-2000:]}")
+        try:
+            if (await http.get("/health")).status_code == 200:
+                return
+        except Exception:  # noqa: BLE001 - not listening yet
+            pass
+        await anyio.sleep(0.05)
+    raise RuntimeError(f"the server did not answer /health within {timeout_s:.0f}s")
+
+
+async def run_stdio(plan: Plan, catalog: Path, runs: Path, concurrency: int, advance: Callable[[], None]) -> None:
+    from mcp import Client, StdioServerParameters
+
+    from verishop.scenarios.catalog.reader import CatalogReader
+    from verishop.scenarios.envs import generate
+
+    limiter = anyio.Semaphore(concurrency)
+    specs = runs / ".scenarios"
+    specs.mkdir(parents=True, exist_ok=True)
+    scenarios: list[tuple[tuple[str, int, int], Scenario | None]] = []
+    with CatalogReader(catalog) as reader:
+        for env, d, seed in plan.episodes_to_play():
+            try:
+                scenarios.append(((env, d, seed), generate(env, d, seed, reader)))
+            except Exception as exc:  # noqa: BLE001 - recorded; the other episodes go on
+                record_failure(runs, env, d, seed, exc)
+                scenarios.append(((env, d, seed), None))
+
+    async def one(index: int, key: tuple[str, int, int], scenario: Scenario | None) -> None:
+        async with limiter:
+            if scenario is not None:
+                spec = specs / f"{index}.json"
+                try:
+                    spec.write_text(scenario.to_json())
+                    params = StdioServerParameters(command=sys.executable, args=_serve_command(
+                        "--scenario", str(spec), "--catalog", str(catalog), "--runs-dir", str(runs))[1:],
+                        env={"VERISHOP_HOME": os.environ.get("VERISHOP_HOME", "")})
+                    async with Client(params) as client:
+                        await _play(plan, scenario, client)
+                except Exception as exc:  # noqa: BLE001 - recorded; the other episodes go on
+                    record_failure(runs, *key, exc)
+            advance()
+
+    async with anyio.create_task_group() as tg:
+        for index, (key, scenario) in enumerate(scenarios):
+            tg.start_soon(one, index, key, scenario)
+
+
+RUNNERS = {"memory": run_memory, "http": run_http, "stdio": run_stdio}
+
+
+def new_eval_dir(runs: Path, agent: str) -> Path:
+    path = runs / f"eval-{agent}-{uuid.uuid4().hex[:8]}"
+    path.mkdir(parents=True)
+    return path
+
+
+def verify(run_root: Path, catalog: Path) -> list[dict[str, Any]]:
+    """Score every episode under `run_root` with the verifier, in its own process."""
+    subprocess.run([sys.executable, "-m", "verishop", "verify", "--json", "--catalog", str(catalog), str(run_root)],
+                   stdout=subprocess.DEVNULL, check=False)
+    return read_rewards(run_root)
+
+
+def read_rewards(run_root: Path) -> list[dict[str, Any]]:
+    """The rewards the verifier wrote under `run_root`; an episode it could not score is
+    reported with verdict "missing" and whatever identity its scenario gives."""
+    rewards = []
+    for episode_dir in sorted(p for p in run_root.iterdir() if p.is_dir() and not p.name.startswith(".")):
+        reward_file = episode_dir / "reward.json"
+        if reward_file.is_file():
+            rewards.append(json.loads(reward_file.read_text()))
+        else:
+            try:
+                scenario = json.loads((episode_dir / "scenario.json").read_text())
+            except (OSError, ValueError):  # its creation failed: recorded in failures.jsonl
+                scenario = {}
+            rewards.append({"episode_id": episode_dir.name, "verdict": "missing",
+                            "env_id": scenario.get("env_id", "?"), "difficulty": scenario.get("difficulty", "?"),
+                            "seed": scenario.get("seed", "?")})
+    return rewards
+
+
+def summarize(rewards: list[dict[str, Any]], failed: list[dict[str, Any]] = ()) -> list[dict[str, Any]]:
+    """One row per (environment, difficulty) plus an "all" row per environment. A failed episode
+    (from `failures`) counts as played, failed and unsolved, whatever its files say."""
+    failed_ids = {f["episode_id"] for f in failed if f.get("episode_id")}
+    entries = [dict(r, verdict="failed") if r.get("episode_id") in failed_ids else r for r in rewards]
+    seen = {r.get("episode_id") for r in rewards}
+    entries += [dict(f, verdict="failed") for f in failed if not f.get("episode_id") or f["episode_id"] not in seen]
+    groups: dict[tuple[str, Any], list[dict]] = defaultdict(list)
+    for r in entries:
+        env = r.get("env_id", "?")
+        groups[(env, r.get("difficulty", "?"))].append(r)
+        groups[(env, "all")].append(r)
+    rows = []
+    for (env, difficulty), items in sorted(groups.items(), key=lambda kv: (kv[0][0], str(kv[0][1]) == "all",
+                                                                         kv[0][1] if kv[0][1] != "all" else 0)):
+        scored = [r for r in items if r.get("verdict") == "scored"]
+        mean = lambda key: round(sum(r[key] for r in scored) / len(scored), 4) if scored else None  # noqa: E731
+        rows.append({
+            "env_id": env, "difficulty": difficulty, "episodes": len(items), "scored": len(scored),
+            "failed": sum(r.get("verdict") == "failed" for r in items),
+            "solved_share": round(sum(bool(r.get("is_correct")) for r in scored) / len(items), 4),
+            "total": mean("total"), "r_task": mean("r_task"), "r_eff": mean("r_eff"), "r_hall": mean("r_hall"),
+            "turns": mean("turns"), "tool_calls": mean("tool_calls"),
+        })
+    return rows
+
+
+def solved_share(rewards: list[dict[str, Any]], failed: list[dict[str, Any]] = ()) -> float:
+    """Solved episodes over all episodes played, an unscored episode and one that failed to run
+    (`failed`) counting as unsolved: the number `--fail-under` compares."""
+    played = len(rewards) + len(failed)
+    solved = sum(r.get("verdict") == "scored" and bool(r.get("is_correct")) for r in rewards)
+    return solved / played if played else 0.0

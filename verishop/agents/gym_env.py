@@ -1,0 +1,171 @@
+"""A Gymnasium-style text environment over a running `verishop serve --transport http`.
+
+    env = ShopTextEnv("http://127.0.0.1:8000", env="pd", difficulty=3)
+    observation, info = env.reset(seed=7)
+    observation, reward, terminated, truncated, info = env.step(
+        {"tool": "search_catalog", "arguments": {"query": "desk lamp"}})
+    observation, reward, terminated, truncated, info = env.step("Here are three lamps ...")
+
+The API is Gymnasium's (`reset(seed=, options=) -> (obs, info)`, `step(action) -> (obs, reward,
+terminated, truncated, info)`). Gymnasium is optional: when it is installed the class is a
+`gymnasium.Env` that passes `gymnasium.utils.env_checker.check_env`, with text spaces
+(`action_space`: a message to the customer; `observation_space`: any text), and
+`register_envs()` registers it for `gymnasium.make`:
+
+    register_envs()
+    env = gymnasium.make("verishop/ShopText-v0", base_url="http://127.0.0.1:8000", env="pd",
+                         difficulty=3, max_episode_steps=20)
+
+`reset()` without a seed draws the episode's seed from the env's own generator (seeded by the
+last `reset(seed=...)`), as Gymnasium expects; without gymnasium the server picks it.
+
+- An action is a tool call, `{"tool": name, "arguments": {...}}`, or a message to the customer:
+  a string, or `{"message": text, ...respond_to_customer fields}` (e.g. `done`,
+  `recommended_product_ids`).
+- The observation is text: the customer's opening message after `reset`, then each tool's result
+  as JSON, or its error message (`info["is_error"]`), or the customer's reply to a message.
+- The reward is 0 until the episode ends, then the verifier's `total` (`info["reward"]` holds the
+  whole reward.json).
+- `terminated`: the task ended (the agent said done, the customer was satisfied or left).
+  `truncated`: the turn budget was spent (close reason `turn_budget`), or this wrapper's own
+  `max_steps` ran out (it then closes the episode). The two are never both true. Made through
+  `gymnasium.make(..., max_episode_steps=N)`, the step where `TimeLimit` truncates closes and
+  scores the episode (close reason `time_limit`; `verishop.agents.gym_wrappers.ScoreOnTruncation`).
+- A script that raises without calling `close()` still exits: the client closes its open
+  episode (as `closed_by_client`) at interpreter exit.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from verishop.agents.sync_client import SyncShopClient
+
+try:  # optional: be a real gymnasium.Env when gymnasium is present
+    import gymnasium
+    from gymnasium import spaces
+
+    _Base: type = gymnasium.Env
+except ImportError:  # pragma: no cover - depends on the environment
+    gymnasium = spaces = None
+    _Base = object
+
+TRUNCATING_REASONS = frozenset({"turn_budget"})
+ENV_ID = "verishop/ShopText-v0"
+MESSAGE_MAX_CHARS = 2000  # respond_to_customer's message limit
+OBSERVATION_MAX_CHARS = 1_000_000
+SEED_BOUND = 2**31
+
+
+def _spaces() -> tuple[Any, Any]:
+    """(action space, observation space), or (None, None) without gymnasium."""
+    if spaces is None:
+        return None, None
+
+    class AnyText(spaces.Text):
+        """Text of any characters (JSON, prices, names with accents): Text checks a charset."""
+
+        def contains(self, x: Any) -> bool:
+            return isinstance(x, str) and self.min_length <= len(x) <= self.max_length
+
+    return (spaces.Text(MESSAGE_MAX_CHARS, min_length=1),
+            AnyText(OBSERVATION_MAX_CHARS, min_length=0))
+
+
+def register_envs() -> None:
+    """Register `verishop/ShopText-v0` with gymnasium (idempotent; needs gymnasium)."""
+    from gymnasium.envs.registration import WrapperSpec
+
+    if ENV_ID not in gymnasium.registry:
+        # Applied outside TimeLimit: the truncated episode is closed and scored on that very step.
+        scoring = WrapperSpec("ScoreOnTruncation", "verishop.agents.gym_wrappers:ScoreOnTruncation", {})
+        gymnasium.register(ENV_ID, entry_point="verishop.agents.gym_env:ShopTextEnv", additional_wrappers=(scoring,))
+
+
+class ShopTextEnv(_Base):  # type: ignore[misc, valid-type]
+    metadata: dict[str, Any] = {"render_modes": []}
+
+    def __init__(self, base_url: str, *, verifier_url: str | None = None, max_steps: int | None = None,
+                 reward_timeout_s: float = 60.0, token: str | None = None, **episode_spec: Any):
+        self.shop = SyncShopClient(base_url, verifier_url=verifier_url, token=token)
+        self.episode_spec = episode_spec
+        self.max_steps = max_steps
+        self.reward_timeout_s = reward_timeout_s
+        self._cm: Any = None
+        self.episode: Any = None
+        self.steps = 0
+        self.action_space, self.observation_space = _spaces()
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
+        """Open a new episode (closing any previous one). `options` override the episode spec
+        (env, collection, difficulty, scenario); `seed` is the episode's seed."""
+        self._end()
+        spec = {**self.episode_spec, **(options or {})}
+        if gymnasium is not None:
+            super().reset(seed=seed)
+            if seed is None and "seed" not in spec:
+                seed = int(self.np_random.integers(SEED_BOUND))
+        if seed is not None:
+            spec["seed"] = seed
+        self._cm = self.shop.open_episode(**spec)
+        self.episode = self._cm.__enter__()
+        self.steps = 0
+        info = self.episode.info
+        return info.opening_message, {"episode_id": info.episode_id, "env_id": info.env_id,
+                                      "difficulty": info.difficulty, "seed": info.seed,
+                                      "system_prompt": info.system_prompt, "max_turns": info.max_turns,
+                                      "tools": self.episode.openai_tools()}
+
+    def step(self, action: str | dict[str, Any]) -> tuple[str, float, bool, bool, dict[str, Any]]:
+        if self.episode is None:
+            raise RuntimeError("call reset() before step()")
+        if self.episode.close_reason is not None:
+            raise RuntimeError(f"the episode ended ({self.episode.close_reason}); call reset()")
+        name, arguments = _as_call(action)
+        result = self.episode.call(name, arguments)
+        self.steps += 1
+        if result.is_error:
+            observation = result.error or ""
+        elif name == "respond_to_customer":
+            observation = (result.data or {}).get("customer_message", "")
+        else:
+            observation = json.dumps(result.data, ensure_ascii=False)
+        info: dict[str, Any] = {"tool": name, "is_error": result.is_error, "data": result.data}
+        reason = self.episode.close_reason
+        out_of_steps = reason is None and self.max_steps is not None and self.steps >= self.max_steps
+        if reason is None and not out_of_steps:
+            return observation, 0.0, False, False, info
+        reward = self.finish("max_steps", info)
+        truncated = out_of_steps or info["close_reason"] in TRUNCATING_REASONS
+        return observation, reward, not truncated, truncated, info
+
+    def finish(self, reason: str, info: dict[str, Any]) -> float:
+        """Close the episode if still open (`reason` then names why, in `info`), wait for the
+        verifier, and return the total reward (`info["reward"]` holds reward.json)."""
+        if self.episode.close_reason is None:
+            self.episode.close()
+        else:
+            reason = self.episode.close_reason
+        reward = self.episode.reward(self.reward_timeout_s)
+        info.update(close_reason=reason, reward=reward)
+        return float(reward.get("total") or 0.0)
+
+    def _end(self) -> None:
+        if self._cm is not None:
+            cm, self._cm, self.episode = self._cm, None, None
+            cm.__exit__(None, None, None)
+
+    def close(self) -> None:
+        self._end()
+        self.shop.close()
+
+
+def _as_call(action: str | dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    if isinstance(action, str):
+        return "respond_to_customer", {"message": action}
+    if "tool" in action:
+        return str(action["tool"]), dict(action.get("arguments") or {})
+    if "message" in action:
+        return "respond_to_customer", dict(action)
+    raise ValueError("an action is a message (str or {'message': ...}) or a tool call ({'tool': ..., 'arguments': ...})")

@@ -1,0 +1,18 @@
+"""BUNDLE oracle: show the goal's reference bundle (one in-stock product per category, within
+budget) in as few lookups as possible, then recommend it."""
+
+from __future__ import annotations
+
+from verishop.agents.session import ShopSession
+from verishop.scenarios.models import BundleGoal
+
+COMPARE_MAX = 10  # compare_products takes at most this many IDs per call
+
+
+async def play(shop: ShopSession, goal: BundleGoal) -> None:
+    ids = list(goal.reference_product_ids)
+    for start in range(0, len(ids), COMPARE_MAX):  # every ID recommended must first be shown
+        await shop.call("compare_products", product_ids=ids[start:start + COMPARE_MAX])
+    await shop.call("respond_to_customer", message="Here is one product for each thing your project needs, "
+                                                   "all in stock and within your budget.",
+                    recommended_product_ids=ids)

@@ -1,0 +1,13 @@
+"""STATUS oracle: look the target order up, then name it and its status."""
+
+from __future__ import annotations
+
+from verishop.agents.session import ShopSession
+from verishop.scenarios.models import StatusGoal
+
+
+async def play(shop: ShopSession, goal: StatusGoal) -> None:
+    order = await shop.call("check_order", order_id=goal.order_id)
+    status = order["status"].replace("_", " ")
+    await shop.call("respond_to_customer", message=f"Your order {order['order_id']} is {status}.",
+                    order_id=order["order_id"], answer=status, done=True)

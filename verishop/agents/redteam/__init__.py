@@ -1,0 +1,34 @@
+"""The red-team agents (issue 9, point 10): one goal-blind attacker per way the reward could pay
+without the customer being served, and one correct agent that talks like a person.
+
+    enumerate        one candidate answer per turn until the customer stops objecting
+    bruteforce       every candidate answer inside one message
+    spray            the longest lists the tools allow
+    pad              content-free questions first, then greedy
+    invent           invented IDs in every field (alias: hallucinate)
+    namedrop         shown product IDs mentioned in the text, nothing submitted
+    namedrop-greedy  greedy, its messages listing every product ID it saw
+    denied           greedy, plus a denied product named in the text
+    natural          the oracle's work, answered in sentences (reads the goal)
+
+Hostile agents never read the scenario: only tool results and the customer's replies. The
+suite that plays them (`verishop.agents.redteam.suite`) asserts none beats greedy, inventing or
+name-dropping never beats doing nothing, and `natural` is scored as solved.
+"""
+
+from __future__ import annotations
+
+from verishop.agents.redteam.bruteforce import BruteforceAgent
+from verishop.agents.redteam.denied import DeniedAgent
+from verishop.agents.redteam.enumeration import EnumerateAgent
+from verishop.agents.redteam.invent import InventAgent
+from verishop.agents.redteam.namedrop import NamedropAgent, NamedropGreedyAgent
+from verishop.agents.redteam.natural import NaturalAgent
+from verishop.agents.redteam.pad import PadAgent
+from verishop.agents.redteam.spray import SprayAgent
+
+HOSTILE = ("enumerate", "bruteforce", "spray", "pad", "invent", "namedrop", "namedrop-greedy", "denied")
+NATURAL = ("natural",)
+
+__all__ = ["HOSTILE", "NATURAL", "BruteforceAgent", "DeniedAgent", "EnumerateAgent", "InventAgent", "NamedropAgent",
+           "NamedropGreedyAgent", "NaturalAgent", "PadAgent", "SprayAgent"]

@@ -1,0 +1,121 @@
+"""`natural`: a correct agent that talks like a person (it reads the goal, like the oracle).
+
+The proof that the reward does not deny a correct agent for how it speaks: it asks a question
+first ("Before I look, is there anything else I should know?"), one more for each detail the
+opening left out, then does the oracle's work and words its answers as a customer-service
+agent would, with phrasings varied by seed (`verishop.agents.redteam.phrasing`): an order's status as a
+sentence, named in the text and in only half the seeds in the order field; a policy answer as
+"No, I'm afraid not." or "thirty days"; a started return and a filled cart left to speak for
+themselves (no order or line ID restated, no done); recommendations with a friendly word.
+"""
+
+from __future__ import annotations
+
+import random
+from datetime import date
+
+from verishop.agents.oracles.policy import policy_query
+from verishop.agents.redteam import phrasing
+from verishop.agents.redteam.common import say
+from verishop.agents.session import ShopSession
+from verishop.scenarios.models import (BundleGoal, CartGoal, PolicyGoal, ProductDiscoveryGoal, ReturnGoal, Scenario, StatusGoal,
+                              SubGoal, SubstitutionGoal)
+
+FIRST_QUESTION = "Before I look, is there anything else I should know?"
+MORE_QUESTIONS = ("Is there anything else about your situation I should know?", "Could you tell me a bit more?",
+                  "Is there any other detail I should know about?")
+
+
+class NaturalAgent:
+    name = "natural"
+
+    def __init__(self, scenario: Scenario):
+        self.scenario = scenario
+        self.rng = random.Random(scenario.seed)
+
+    async def play(self, shop: ShopSession) -> None:
+        conversation = await shop.call("get_conversation")
+        goal = self.scenario.goal
+        requests = goal.tasks if goal.kind == "journey" else (goal,)
+        spare = conversation["max_turns"] - len(requests) - 1  # the turns questions may take
+        for index, request in enumerate(requests):
+            asked = min(max(0, spare), max(1, _unstated(request)) if index == 0 else _unstated(request))
+            spare -= asked
+            for n in range(asked):
+                await say(shop, FIRST_QUESTION if index == n == 0 else MORE_QUESTIONS[n % len(MORE_QUESTIONS)])
+            await PLAYS[request.kind](self, shop, request, index == len(requests) - 1)
+
+    async def _pd(self, shop: ShopSession, goal: ProductDiscoveryGoal, last: bool) -> None:
+        await self._recommend(shop, [r.product_id for r in goal.ideal], "These are the ones I'd pick for you; "
+                              "the first is my favourite.")
+
+    async def _sub(self, shop: ShopSession, goal: SubstitutionGoal, last: bool) -> None:
+        await self._recommend(shop, [r.product_id for r in goal.ideal], "Sorry that one sold out! These are "
+                              "in stock and very close to it.")
+
+    async def _bundle(self, shop: ShopSession, goal: BundleGoal, last: bool) -> None:
+        await self._recommend(shop, list(goal.reference_product_ids), "Here's a set that covers your project, "
+                              "all in stock and within budget.")
+
+    async def _recommend(self, shop: ShopSession, ids: list[str], message: str) -> None:
+        for start in range(0, len(ids), 10):  # every ID recommended must first be shown
+            await shop.call("compare_products", product_ids=ids[start:start + 10])
+        await say(shop, message, recommended_product_ids=ids)
+
+    async def _cart(self, shop: ShopSession, goal: CartGoal, last: bool) -> None:
+        await shop.call("compare_products", product_ids=[item.product_id for item in goal.items])
+        for item in goal.items:
+            await shop.call("add_to_cart", product_id=item.product_id, quantity=item.quantity)
+        await say(shop, "Everything's in your cart.")
+
+    async def _return(self, shop: ShopSession, goal: ReturnGoal, last: bool) -> None:
+        await shop.call("check_order", order_id=goal.order_id)
+        replacement = [goal.replacement_product_id] if goal.replacement and goal.replacement_product_id else []
+        if replacement:
+            await shop.call("compare_products", product_ids=replacement)
+        await shop.call("initiate_return", order_id=goal.order_id, line_id=goal.line_id, reason=goal.reason)
+        await say(shop, "Your return is started." + (" This one would make a good replacement." if replacement else ""),
+                  recommended_product_ids=replacement or None, done=last)
+
+    async def _status(self, shop: ShopSession, goal: StatusGoal, last: bool) -> None:
+        order = await shop.call("check_order", order_id=goal.order_id)
+        sentence = phrasing.status_sentence(self.rng, order["status"], order.get("carrier"),
+                                            _day(order.get("delivered_on")))
+        named = self.rng.random() < 0.5
+        await say(shop, f"I looked up your order {order['order_id']}. {sentence}", answer=sentence,
+                  order_id=order["order_id"] if named else None, done=last)
+
+    async def _policy(self, shop: ShopSession, goal: PolicyGoal, last: bool) -> None:
+        await shop.call("search_policies", query=policy_query(goal), limit=10)
+        if goal.answer_kind == "numeric":
+            sentence = phrasing.numeric_sentence(self.rng, goal.question, goal.answer)
+        else:
+            sentence = phrasing.categorical_sentence(self.rng, goal.question, goal.answer)
+        await say(shop, sentence, answer=sentence, done=last)
+
+
+PLAYS = {"product_discovery": NaturalAgent._pd, "substitution": NaturalAgent._sub, "bundle": NaturalAgent._bundle,
+         "cart": NaturalAgent._cart, "return": NaturalAgent._return, "status": NaturalAgent._status,
+         "policy": NaturalAgent._policy}
+
+
+def _unstated(goal: SubGoal) -> int:
+    """How many details the goal holds that the opening left out (the customer tells one per question)."""
+    match goal.kind:
+        case "product_discovery":
+            priority = goal.persona.priority is not None and not goal.persona.priority_stated
+            return sum(not c.stated for c in goal.constraints) + priority
+        case "substitution":
+            return sum(not c.stated for c in goal.constraints) + (not goal.original_stated)
+        case "cart":
+            return sum(not item.variant_stated for item in goal.items)
+        case "return":
+            return len(goal.details) + sum(not c.stated for c in goal.replacement or ())
+        case "policy" | "bundle":
+            return len(goal.unstated)
+    return 0
+
+
+def _day(value: str | date | None) -> date | None:
+    """A date from a tool result (structured output carries it as ISO text)."""
+    return date.fromisoformat(value) if isinstance(value, str) else value

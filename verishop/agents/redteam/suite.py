@@ -1,0 +1,84 @@
+"""Playing the red team: every agent on the same seeded episodes, through the real MCP server
+(in memory), scored by the verifier in its own process (one `verishop verify` over every run),
+summarised per agent and environment. Used by tests/test_redteam.py and bench/redteam.py.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import subprocess
+import sys
+from collections import defaultdict
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from verishop.agents.evaluate import Plan, read_rewards, run_memory
+
+ENVS = ("pd", "sub", "cart", "return", "status", "policy", "bundle", "journey")
+AGENTS = ("null", "greedy", "enumerate", "bruteforce", "spray", "pad", "invent", "namedrop", "namedrop-greedy",
+          "denied", "natural")
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One agent in one environment."""
+
+    episodes: int
+    solved: int
+    mean_total: float
+
+    @property
+    def solved_share(self) -> float:
+        return self.solved / self.episodes if self.episodes else 0.0
+
+
+def play_all(agents: tuple[str, ...], envs: tuple[str, ...], difficulties: tuple[int, ...], episodes: int, seed: int,
+             catalog: Path, root: Path, concurrency: int = 4, workers: int = 2) -> dict[str, list[dict[str, Any]]]:
+    """Rewards per agent: `episodes` per environment, difficulties cycling, seeds from `seed`
+    (the same episodes for every agent), the agents spread over `workers` processes. Episode
+    directories land in `root/<agent>/`."""
+    jobs = [(Plan(agent, envs, difficulties, episodes, seed), catalog, root / agent, concurrency) for agent in agents]
+    if workers <= 1:
+        for job in jobs:
+            _play(*job)
+    else:
+        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+            list(pool.map(_play, *zip(*jobs)))
+    subprocess.run([sys.executable, "-m", "verishop", "verify", "--json", "--workers", str(max(1, workers)),
+                    "--catalog", str(catalog), *(str(root / a) for a in agents)],
+                   stdout=subprocess.DEVNULL, check=False)
+    return {agent: read_rewards(root / agent) for agent in agents}
+
+
+def _play(plan: Plan, catalog: Path, run_root: Path, concurrency: int) -> None:
+    anyio.run(run_memory, plan, catalog, run_root, concurrency, lambda: None)
+
+
+def short_env(env_id: str) -> str:
+    return env_id.split("-v")[0]
+
+
+def table(rewards: dict[str, list[dict[str, Any]]]) -> dict[str, dict[str, Cell]]:
+    """Per agent, per environment (short name): episodes, solved and mean total."""
+    cells: dict[str, dict[str, Cell]] = {}
+    for agent, rs in rewards.items():
+        by_env: dict[str, list[dict]] = defaultdict(list)
+        for r in rs:
+            by_env[short_env(r["env_id"])].append(r)
+        cells[agent] = {env: Cell(len(items), sum(bool(r.get("is_correct")) for r in items),
+                                  round(sum(r.get("total", -1.0) for r in items) / len(items), 4))
+                        for env, items in by_env.items()}
+    return cells
+
+
+def render(cells: dict[str, dict[str, Cell]], envs: tuple[str, ...] = ENVS) -> str:
+    """A markdown table: agents × environments, solved % and mean total."""
+    lines = ["| agent | " + " | ".join(envs) + " |", "|---|" + "---|" * len(envs)]
+    for agent, row in cells.items():
+        lines.append(f"| {agent} | " + " | ".join(
+            f"{row[e].solved_share:.0%} / {row[e].mean_total:+.3f}" if e in row else "-" for e in envs) + " |")
+    return "\n".join(lines)
