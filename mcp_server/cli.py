@@ -6,7 +6,6 @@ import errno
 import logging
 import os
 import socket
-from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -20,20 +19,14 @@ from verishop.scenarios.difficulty import MAX_DIFFICULTY, axes_for
 from verishop.scenarios.curriculum_store import CurriculumStore
 from verishop.scenarios.envs import get_env
 from verishop.scenarios.models import Scenario
+from verishop.mcp_server.transport import KEEP_ALIVE_S, Transport, bind_socket
 
 if TYPE_CHECKING:
     from verishop.mcp_server.http.app import ControlSettings
 
 
-KEEP_ALIVE_S = 75
 MAX_WORKERS = 256
 IDE_LOOKUPS_PER_TURN = axes_for(MAX_DIFFICULTY).tool_calls_per_turn  # as mcp_server.defaults, without its imports
-
-
-class Transport(str, Enum):
-    stdio = "stdio"
-    http = "http"
-    sse = "sse"
 
 
 def serve(
@@ -247,20 +240,6 @@ async def _serve_stdio(catalog: Path, runs: Path, chosen: Scenario | None, env: 
         await hub.aclose("client_disconnected")
 
 
-def bind_socket(host: str, port: int) -> socket.socket:
-    """A TCP socket bound to host:port (0: a free port), inheritable by a worker process."""
-    family = socket.AF_INET6 if ":" in host.strip("[]") else socket.AF_INET
-    # IPPROTO_TCP, not 0: asyncio sets TCP_NODELAY only on sockets that say they are TCP, and
-    # without it every small response waits out a 40 ms delayed ACK.
-    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-    try:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind((host.strip("[]"), port))
-    except BaseException:
-        sock.close()
-        raise
-    sock.set_inheritable(True)
-    return sock
 
 
 def _listen(host: str, port: int) -> socket.socket:

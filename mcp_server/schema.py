@@ -1,4 +1,5 @@
-"""How the tools' schemas look to a client: closed objects, dedented descriptions, no open dicts.
+"""How the tools look to a client: closed schemas, dedented descriptions, no open dicts, compact
+results and short errors.
 
 OpenAI's strict function calling (and the Agents SDK's `ensure_strict_json_schema`) accepts a
 tool only if every object in its input schema is closed (`additionalProperties: false`) and no
@@ -6,6 +7,12 @@ argument is a free-form mapping. So every tool is built here with its schema clo
 docstring dedented (`inspect.cleandoc`: a docstring's indentation is noise in every client), and
 attribute filters travel as a list of `{name, value}` objects. The older mapping form
 (`{"connector": "USB-C"}`) is still accepted at the schema's edge, unadvertised.
+
+Results: a tool returns its own pydantic model; its text block is that model's JSON without
+indentation (clients that pass text to the model pay for every space), and it is not validated
+again against the schema it was built from. Argument errors name the field and the rule
+("max_price_usd: Input should be greater than or equal to 0"), without pydantic's banner,
+input echo and documentation URL.
 """
 
 from __future__ import annotations
@@ -16,8 +23,8 @@ from typing import Annotated, Any, TypeVar
 
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.tools import Tool
-from mcp.types import ToolAnnotations
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -71,6 +78,32 @@ def closed(schema: Any, defs: dict[str, Any] | None = None) -> Any:
     return out
 
 
+def short_validation_error(exc: ValidationError) -> str:
+    """Each problem as `field: rule`, e.g. "limit: Input should be less than or equal to 50"."""
+    problems = []
+    for error in exc.errors(include_url=False, include_input=False):
+        where = ".".join(str(part) for part in error["loc"]) or "arguments"
+        problems.append(f"{where}: {error['msg']}")
+    return "; ".join(problems)
+
+
+class ShopTool(Tool):
+    """A tool whose result is its own typed model, sent as compact JSON, and whose argument errors
+    are short."""
+
+    async def run(self, arguments: dict[str, Any], context: Any, convert_result: bool = False) -> Any:
+        try:
+            result = await super().run(arguments, context, convert_result=False)
+        except ToolError as exc:
+            if isinstance(exc.__cause__, ValidationError):
+                raise ToolError(f"Error executing tool {self.name}: {short_validation_error(exc.__cause__)}") from None
+            raise
+        if not convert_result or not isinstance(result, BaseModel):
+            return self.fn_metadata.convert_result(result) if convert_result else result
+        return CallToolResult(content=[TextContent(type="text", text=result.model_dump_json())],
+                              structured_content=result.model_dump(mode="json", by_alias=True))
+
+
 class ToolSet:
     """Collects the shop's tools (`@tools(annotations)` on an async function) for `MCPServer(tools=...)`."""
 
@@ -79,7 +112,7 @@ class ToolSet:
 
     def __call__(self, annotations: ToolAnnotations) -> Callable[[F], F]:
         def register(fn: F) -> F:
-            tool = Tool.from_function(fn, description=inspect.cleandoc(fn.__doc__ or ""), annotations=annotations)
+            tool = ShopTool.from_function(fn, description=inspect.cleandoc(fn.__doc__ or ""), annotations=annotations)
             tool.parameters = closed(tool.parameters)
             self.tools.append(tool)
             return fn

@@ -16,12 +16,20 @@ import resource
 import time
 from collections import OrderedDict
 from pathlib import Path
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from typing import Any, Protocol
 
 import anyio
 
-if TYPE_CHECKING:
-    from verishop.mcp_server.episodes.hub import EpisodeHub
+
+class ReapableHub(Protocol):
+    """What the idle reaper needs of the hub (a protocol, so this module never imports the hub,
+    which imports this module)."""
+
+    episodes: Mapping[str, Any]
+    default_id: str | None
+
+    async def retire(self, episode: Any, reason: str, *, idle_before: float | None = None) -> None: ...
 
 IDLE_TIMEOUT_REASON = "idle_timeout"
 CLOSED_IN_MEMORY = 4096
@@ -95,7 +103,7 @@ class ClosedEpisodes:
         return str(last.get("reason") or "closed") if last.get("event") == "episode_closed" else None
 
 
-async def close_idle_episodes(hub: EpisodeHub, idle_timeout_s: float) -> None:
+async def close_idle_episodes(hub: ReapableHub, idle_timeout_s: float) -> None:
     """Close every episode left without a tool call for `idle_timeout_s` (reason `idle_timeout`),
     forever. One task serves the whole hub: it sleeps until the earliest moment any episode can
     have been idle that long. An episode with a call in flight is busy, not idle; the default

@@ -22,7 +22,6 @@ import socket
 from collections import OrderedDict
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 import anyio
@@ -39,9 +38,7 @@ from verishop.mcp_server.http.access import AllowedHosts, HostGuard
 from verishop.mcp_server.http.app import RETRY_AFTER_S, ControlSettings, read_capped, short
 from verishop.mcp_server.episodes.lifecycle import is_episode_id, raise_open_file_limit
 from verishop.mcp_server.http.relay import Answer, RelayError
-
-if TYPE_CHECKING:
-    from verishop.mcp_server.cli import Transport
+from verishop.mcp_server.transport import KEEP_ALIVE_S, Transport
 from verishop.mcp_server.http.workers import PoolSettings, Worker, WorkerPool, WorkerStartFailed, worker_sockets
 
 # Episode id -> the worker slot holding it. Bounded: an id that has fallen out is looked for on
@@ -233,7 +230,6 @@ async def run_supervisor(worker_args: list[str], default_args: list[str] | None,
     `default_args` those of worker 0's default episode)."""
     import uvicorn
 
-    from verishop.mcp_server.cli import KEEP_ALIVE_S, Transport
     from verishop.scenarios.console import err
 
     raise_open_file_limit()  # a socket per client and per relayed connection

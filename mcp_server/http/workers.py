@@ -46,6 +46,7 @@ from anyio.abc import Process, TaskGroup
 from verishop.mcp_server.episodes.lifecycle import is_episode_id
 from verishop.mcp_server.episodes.recovery import Recovered, recover
 from verishop.mcp_server.http.relay import Relay, RelayError
+from verishop.mcp_server.transport import bind_socket
 
 log = logging.getLogger(__name__)
 
@@ -122,8 +123,6 @@ def local_address(host: str) -> str:
 
 def worker_sockets(host: str, count: int, first_port: int) -> list[socket.socket]:
     """Bound listening sockets for the workers (ports `first_port`, +1, ... or free ones)."""
-    from verishop.mcp_server.cli import bind_socket
-
     sockets: list[socket.socket] = []
     try:
         for i in range(count):
