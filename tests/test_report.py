@@ -6,16 +6,19 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 import shutil
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
+from html import escape
 from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
 
 from verishop.agents.passk import pass_hat_k, pass_k, pass_k_rows
+from verishop.agents.report.episode import product_titles
 from verishop.agents.report.load import load_run
 from verishop.agents.report.page import render_report
 from support import play_run
@@ -193,3 +196,38 @@ def test_pass_k_averages_over_tasks_and_an_unscored_trial_is_a_failure():
     rows = pass_k_rows(rewards)
     assert [(r["env_id"], r["difficulty"], r["pass^2"]) for r in rows] == [
         ("pd-v2", 0, 0.5), ("pd-v2", "all", 0.5), ("all", "all", 0.5)]
+
+
+def test_the_episode_index_orders_difficulty_and_seed_as_numbers(runs):
+    run = load_run(runs["greedy"])
+    for episode, (difficulty, seed) in zip(run.episodes, [(10, 2), (2, 11), (2, 3), (10, 1)] * 8):
+        episode.reward.update(env_id="pd-v5", difficulty=difficulty, seed=seed)
+    index = render_report([run]).split('<section id="episodes">', 1)[1]
+    cells = re.findall(r"<tr><td><a [^>]*>[^<]*</a></td><td>pd-v5</td><td[^>]*>(\d+)</td><td[^>]*>(\d+)</td>", index)
+    shown = [(int(d), int(s)) for d, s in cells]
+    assert len(shown) == len(run.episodes) and shown == sorted(shown), shown
+
+
+def test_a_ranking_check_shows_each_product_s_title_beside_its_id(runs, report):
+    run = load_run(runs["greedy"])
+    text = report.read_text()
+    titled = 0
+    for episode in run.episodes:
+        for check in episode.reward["breakdown"]:
+            if check["name"] == "ranking_ndcg" and check["found"]:
+                titles = product_titles(episode.events)
+                first = check["found"][0]
+                assert first in titles, "the agent recommended what a tool showed it"
+                titled += escape(f"{first} · {titles[first]}") in text
+    assert titled > 0
+
+
+def test_each_turn_shows_the_respond_to_customer_call_before_the_message_it_sent(report):
+    text = report.read_text()
+    turns = re.findall(r'<section class="turn"><h4>turn \d+</h4>(.*?)</section>', text, re.S)
+    ordered = [t for t in turns if 'class="msg assistant"' in t and "<code>respond_to_customer</code>" in t]
+    assert ordered
+    for turn in ordered:
+        assert turn.index("<code>respond_to_customer</code>") < turn.index('class="msg assistant"')
+        assert turn.index('class="msg assistant"') < turn.index('class="msg customer"')
+    assert 'title="wall time of the call on the server">server ' in text

@@ -54,7 +54,11 @@ def split_turns(events: list[dict[str, Any]]) -> tuple[list[Block], Block]:
         if starts_turn and (current.replied or current.number == 0):
             current = Block(len(blocks), task)
             blocks.append(current)
-        current.events.append(event)
+        if kind == "tool_call" and event.get("tool") == "respond_to_customer" and current.message is not None:
+            # The call is written after the message and reply it produced; it is shown where it was made.
+            current.events.insert(current.events.index(current.message), event)
+        else:
+            current.events.append(event)
         if kind == "customer_message":
             current.replied = current.number > 0
             task = event.get("task", task)
@@ -122,7 +126,8 @@ def _event(event: dict[str, Any]) -> str:
     if kind == "tool_call":
         error = event.get("error")
         duration = event.get("duration_ms")
-        took = f" · {float(duration):.1f} ms" if isinstance(duration, int | float) else ""
+        took = (f' · <span title="wall time of the call on the server">server {float(duration):.1f} ms</span>'
+                if isinstance(duration, int | float) else "")
         outcome = (f'<p class="error">error: {escape(str(error))}</p>' if error is not None
                    else f"<h5>result</h5><pre>{pretty(event.get('result'))}</pre>")
         return (f'<details class="call{" failed" if error is not None else ""}"><summary>→ '
@@ -135,19 +140,52 @@ def _event(event: dict[str, Any]) -> str:
     return f'<div class="other">{escape(str(kind))} <code>{_short(event, 160)}</code></div>'
 
 
-def _check(check: dict[str, Any]) -> str:
+def product_titles(events: list[dict[str, Any]]) -> dict[str, str]:
+    """Product ID -> title, from every product the episode's tool results showed."""
+    titles: dict[str, str] = {}
+
+    def walk(value: Any) -> None:
+        if isinstance(value, dict):
+            if isinstance(value.get("product_id"), str) and isinstance(value.get("title"), str):
+                titles.setdefault(value["product_id"], value["title"])
+            for item in value.values():
+                walk(item)
+        elif isinstance(value, list):
+            for item in value:
+                walk(item)
+
+    for event in events:
+        if event.get("event") == "tool_call":
+            walk(event.get("result"))
+    return titles
+
+
+def with_titles(value: Any, titles: dict[str, str]) -> Any:
+    """`value` with each product ID written as "P12345678 · its title" where the title is known."""
+    if isinstance(value, str) and value in titles:
+        return f"{value} · {titles[value]}"
+    if isinstance(value, list):
+        return [with_titles(item, titles) for item in value]
+    if isinstance(value, dict):
+        return {key: with_titles(item, titles) for key, item in value.items()}
+    return value
+
+
+def _check(check: dict[str, Any], titles: dict[str, str] | None = None) -> str:
+    titles = titles or {}
     passed = check.get("passed")
     state = "pass" if passed else "fail" if passed is False else "na"
     score = check.get("score")
     shown = f" · {float(score):+.3f}" if isinstance(score, int | float) else ""
     return (f'<div class="check {state}"><div class="name">{"✓" if passed else "✗" if passed is False else "·"} '
             f'{escape(str(check.get("name", "?")))}{shown}</div><dl><dt>expected</dt><dd><pre>'
-            f'{pretty(check.get("expected"), 1500)}</pre></dd><dt>found</dt><dd><pre>{pretty(check.get("found"), 1500)}'
+            f'{pretty(with_titles(check.get("expected"), titles), 1500)}</pre></dd><dt>found</dt><dd><pre>'
+            f'{pretty(with_titles(check.get("found"), titles), 1500)}'
             f"</pre></dd></dl></div>")
 
 
-def _block(block: Block, title: str) -> str:
-    checks = "".join(_check(c) for c in block.checks) or '<p class="none">no check concerns this turn</p>'
+def _block(block: Block, title: str, titles: dict[str, str]) -> str:
+    checks = "".join(_check(c, titles) for c in block.checks) or '<p class="none">no check concerns this turn</p>'
     return (f'<section class="turn"><h4>{title}</h4><div class="events">{"".join(map(_event, block.events))}'
             f'</div><aside class="checks">{checks}</aside></section>')
 
@@ -169,9 +207,10 @@ def render_episode(episode: EpisodeRecord, anchor: str, run_label: str) -> str:
     table = "".join(f"<dt>{escape(k)}</dt><dd>{escape(str(v))}</dd>" for k, v in facts if v is not None)
     notes = [*episode.notes, *(reward.get("notes") or []), *([reward["detail"]] if reward.get("detail") else [])]
     noted = "".join(f"<li>{escape(str(n))}</li>" for n in notes)
-    turns = "".join(_block(b, "opening" if b.number == 0 else f"turn {b.number}") for b in blocks)
+    titles = product_titles(episode.events)
+    turns = "".join(_block(b, "opening" if b.number == 0 else f"turn {b.number}", titles) for b in blocks)
     status = "solved" if episode.solved else "unsolved"
     return (f'<article class="episode {status}" id="{anchor}"><p class="back"><a href="#top">↑ back to the report'
             f'</a></p><h2>{escape(episode.episode_id)} <span class="badge {status}">{status}</span></h2>'
             f'<dl class="facts">{table}</dl>{f"<ul class=notes>{noted}</ul>" if noted else ""}'
-            f'<h3>conversation and checks</h3>{turns}{_block(closing, "closing")}</article>')
+            f'<h3>conversation and checks</h3>{turns}{_block(closing, "closing", titles)}</article>')

@@ -109,11 +109,18 @@ def _pass_k_section(runs: list[Run]) -> str:
             f"tasks); pass^1 is the solved share.</p>{''.join(parts)}</section>")
 
 
+def _number(value: object) -> tuple[int, float, str]:
+    """A sort key that puts numbers in numeric order (2 before 10) and anything else after them."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return (0, float(value), "")
+    return (1, 0.0, str(value))
+
+
 def _episode_index(runs: list[Run], anchors: dict[int, str]) -> str:
     parts = []
     for run in runs:
-        ordered = sorted(run.episodes, key=lambda e: (str(e.reward.get("env_id")), str(e.reward.get("difficulty")),
-                                                      str(e.reward.get("seed")), e.episode_id))
+        ordered = sorted(run.episodes, key=lambda e: (str(e.reward.get("env_id")), _number(e.reward.get("difficulty")),
+                                                      _number(e.reward.get("seed")), e.episode_id))
         body = [[_link(e, anchors), escape(str(e.reward.get("env_id"))),
                  _fmt(e.reward.get("difficulty")), _fmt(e.reward.get("seed")),
                  '<span class="yes">✓</span>' if e.solved else '<span class="no">✗</span>',
