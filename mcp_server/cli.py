@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Annotated
 import anyio
 import typer
 
-from verishop.scenarios.catalog.cache import verishop_home
+from verishop.scenarios.catalog.cache import runs_home
 from verishop.scenarios.curriculum_cli import (CurriculumChecks, CurriculumPath, CurriculumThreshold, CurriculumWidth,
                                       open_store)
 from verishop.scenarios.difficulty import MAX_DIFFICULTY, axes_for
@@ -113,7 +113,7 @@ def serve(
             get_env(env)
         except KeyError as exc:  # the same boxed usage error as `verishop eval --env`
             raise typer.BadParameter(str(exc.args[0]), param_hint="--env") from None
-    runs = ensure_writable(runs_dir or verishop_home() / "runs", "episode folders",
+    runs = ensure_writable(runs_dir or runs_home(), "episode folders",
                            "set VERISHOP_HOME to a writable folder or pass --runs-dir")
     catalog_file = resolve_catalog(catalog)
     if listen_fd is None:  # a worker's supervisor has checked it (hashing it N times over would cost N × 8 s at 2M)

@@ -45,10 +45,10 @@ def show(
     from rich.console import Console
     from rich.table import Table
 
-    from verishop.scenarios.catalog.cache import verishop_home
+    from verishop.scenarios.catalog.cache import runs_home
     from verishop.scenarios.envs import REGISTRY
 
-    path = curriculum or (runs_dir or verishop_home() / "runs") / FILE_NAME
+    path = curriculum or (runs_dir or runs_home()) / FILE_NAME
     if not path.is_file():
         typer.echo(f"error: no curriculum file at {path}", err=True)
         raise typer.Exit(2)

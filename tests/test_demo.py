@@ -15,10 +15,14 @@ from verishop.agents.cli import DEMO_EPISODES
 
 @pytest.mark.parametrize("transport", ["memory", "stdio"])
 def test_the_demo_shows_each_episodes_reward_and_a_summary(catalog_path, tmp_path, transport):
+    # In memory the runs folder is left to its default, the one `serve` and the verifier use too.
+    runs = tmp_path / "runs" if transport == "stdio" else tmp_path / "home" / "runs"
+    chosen = ["--runs-dir", str(runs)] if transport == "stdio" else []
     done = subprocess.run([sys.executable, "-m", "verishop", "demo", "--transport", transport, "--catalog",
-                           str(catalog_path), "--runs-dir", str(tmp_path / "runs")], capture_output=True, text=True,
-                          timeout=300, env={**os.environ, "COLUMNS": "200"})
+                           str(catalog_path), *chosen], capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "COLUMNS": "200", "VERISHOP_HOME": str(tmp_path / "home")})
     assert done.returncode == 0, done.stderr
+    assert len([p for p in runs.iterdir() if p.name.startswith("ep_")]) == len(DEMO_EPISODES)
     rewards = re.findall(r"reward: total ([+-]\d\.\d{3}) · (solved|not solved)", done.stdout)
     assert len(rewards) == len(DEMO_EPISODES)
     solved = sum(verdict == "solved" for _, verdict in rewards)

@@ -130,7 +130,7 @@ def serve(
 
     import uvicorn
 
-    from verishop.scenarios.catalog.cache import verishop_home
+    from verishop.scenarios.catalog.cache import runs_home
     from verishop.scenarios.curriculum_cli import open_store
     from verishop.verifier.access import Access, allowed_hosts, is_loopback
     from verishop.verifier.curriculum import CurriculumFeed
@@ -148,7 +148,7 @@ def serve(
         typer.echo(f"verishop verifier: --allowed-host: {exc}", err=True)
         raise typer.Exit(2) from None
     logging.basicConfig(level=logging.WARNING)
-    runs = (runs_dir or verishop_home() / "runs").resolve()
+    runs = (runs_dir or runs_home()).resolve()
     runs.mkdir(parents=True, exist_ok=True)
     service = VerifierService(runs, Settings(weights=_weights(weights), catalog=catalog))
     store = open_store(curriculum, runs, curriculum_checks, curriculum_threshold, curriculum_width)

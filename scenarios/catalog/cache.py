@@ -18,6 +18,12 @@ def verishop_home(environ: dict[str, str] | os._Environ = os.environ) -> Path:
     return Path(environ.get("VERISHOP_HOME") or Path.home() / ".cache" / "verishop")
 
 
+def runs_home(environ: dict[str, str] | os._Environ = os.environ) -> Path:
+    """Where every command puts and looks for episode folders unless told otherwise: `serve`,
+    `demo`, `eval` and the verifier sidecar alike."""
+    return verishop_home(environ) / "runs"
+
+
 def catalog_path(home: Path, size: int, seed: int) -> Path:
     return home / "catalogs" / f"catalog-s{seed}-n{size}-t{TAXONOMY_VERSION}-v{CATALOG_SCHEMA_VERSION}.db"
 

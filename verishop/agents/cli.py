@@ -149,15 +149,18 @@ def _summary(rewards: list[dict[str, Any]], runs: Path) -> None:
 def demo(
     transport: Annotated[Transport, typer.Option(help="memory: in-process MCP; stdio: a server subprocess "
                                                       "per episode.")] = Transport.memory,
-    runs_dir: Annotated[Path, typer.Option(help="Where episode folders go.")] = Path("runs"),
+    runs_dir: Annotated[Path | None, typer.Option(help="Where episode folders go (default: "
+                                                       "$VERISHOP_HOME/runs, as for serve).")] = None,
     catalog: Annotated[Path | None, typer.Option(help="Catalog file (default: the cached one).")] = None,
 ) -> None:
     """Watch scripted agents serve customers through the real MCP server."""
     from verishop.scenarios.console import resolve_catalog
 
+    from verishop.scenarios.catalog.cache import runs_home
+
     catalog_file = resolve_catalog(catalog)
     play = _play_memory if transport is Transport.memory else _play_stdio
-    anyio.run(play, catalog_file, runs_dir)
+    anyio.run(play, catalog_file, runs_dir or runs_home())
 
 
 def _difficulty_range(text: str) -> tuple[int, ...]:
@@ -205,7 +208,8 @@ def evaluate(
     concurrency: Annotated[int, typer.Option(min=1, max=512)] = 8,
     transport: Annotated[EvalTransport, typer.Option(help="How the agent reaches the server.")]
     = EvalTransport.memory,
-    runs_dir: Annotated[Path, typer.Option(help="Where episode folders go.")] = Path("runs"),
+    runs_dir: Annotated[Path | None, typer.Option(help="Where episode folders go (default: "
+                                                       "$VERISHOP_HOME/runs, as for serve).")] = None,
     catalog: Annotated[Path | None, typer.Option(help="Catalog file (default: the cached one).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one machine-readable summary.")] = False,
     base_url: Annotated[str | None, typer.Option(help="openai agent: the endpoint, e.g. "
@@ -229,6 +233,7 @@ def evaluate(
     from verishop.agents.evaluate import RUNNERS, Plan, failures, new_eval_dir, summarize, verify
     from verishop.agents.passk import pass_k_rows
     from verishop.agents.scripted import AGENTS
+    from verishop.scenarios.catalog.cache import runs_home
     from verishop.scenarios.console import err, resolve_catalog
 
     if agent not in AGENTS:
@@ -240,7 +245,7 @@ def evaluate(
         options = dict(base_url=base_url, model=model, api_key=api_key, max_steps=max_steps)
     plan = Plan(agent, _env_list(env), _difficulty_range(difficulty), episodes, seed, options, trials=trials)
     catalog_file = resolve_catalog(catalog)
-    run_root = new_eval_dir(runs_dir, agent)
+    run_root = new_eval_dir(runs_dir or runs_home(), agent)
     total = len(plan.episodes_to_play())
     with Progress(console=err, transient=as_json) as progress:
         task = progress.add_task(f"{agent} · {total} episodes", total=total)
