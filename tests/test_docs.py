@@ -81,4 +81,4 @@ def test_the_slug_matches_what_mkdocs_makes_of_our_headings():
 def test_ci_builds_the_docs_after_the_unchanged_test_command():
     steps = [line for line in (REPO / ".ci" / "run").read_text().splitlines() if line.startswith("make ")]
     assert steps == ["make test", "make docs"]
-    assert "\ndocs: $(DOCS_STAMP)\n\t$(BIN)/mkdocs build --strict\n" in (REPO / "Makefile").read_text()
+    assert "$(BIN)/mkdocs build --strict\n" in (REPO / "Makefile").read_text()
