@@ -111,7 +111,7 @@ async def test_idle_episodes_are_closed_busy_and_default_ones_are_not(hub: Episo
 
 
 def test_server_start_raises_a_low_open_file_limit() -> None:
-    code = ("import resource; from mcp_server.lifecycle import raise_open_file_limit; "
+    code = ("import resource; from verishop.mcp_server.episodes.lifecycle import raise_open_file_limit; "
             "s, h = resource.getrlimit(resource.RLIMIT_NOFILE); "
             "resource.setrlimit(resource.RLIMIT_NOFILE, (256, h)); "
             "print(*raise_open_file_limit(4096), h)")
