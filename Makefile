@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test test-report test-llm test-adapters test-inspect test-ray test-verifiers bench serve clean
+.PHONY: run test docs test-report test-llm test-adapters test-inspect test-ray test-verifiers bench serve clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -20,6 +20,17 @@ serve: $(STAMP)  ## the shop over Streamable HTTP on 127.0.0.1:8000
 
 test: $(STAMP)
 	$(BIN)/pytest -q
+
+# The docs site (mkdocs.yml, docs/), built offline with --strict into site/: a broken link, anchor or
+# API reference fails it. The `docs` extra goes into the same venv. NO_MKDOCS_2_WARNING quiets the
+# theme's end-of-life banner (Material 9.x is maintained until 2027-05).
+DOCS_STAMP := $(VENV)/.docs-installed
+$(DOCS_STAMP): $(STAMP) pyproject.toml
+	$(BIN)/pip install --quiet -e '.[docs]'
+	touch $(DOCS_STAMP)
+
+docs: $(DOCS_STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
 
 # Opt-in: the HTML report in headless Chromium (no console error, every plot shown). Needs Debian's
 # chromium: `apt-get update && apt-get install -y chromium`.
@@ -103,4 +114,4 @@ bench: $(STAMP)  ## long runs: catalog build up to 2M products, search latency, 
 	$(BIN)/pytest -q -m slow
 
 clean:
-	rm -rf $(VENV) $(OPENAI_AGENTS_VENV) $(INSPECT_VENV) $(VERIFIERS_VENV) runs .pytest_cache
+	rm -rf $(VENV) $(OPENAI_AGENTS_VENV) $(INSPECT_VENV) $(VERIFIERS_VENV) runs .pytest_cache site

@@ -29,20 +29,34 @@ MIN_EPISODES_PER_WORKER = 100
 
 @dataclass(frozen=True)
 class Settings:
+    """How episodes are scored; the defaults are what `verishop verify` and the sidecar use.
+
+        with Verifier(Settings(catalog=Path("/data/catalog-2m.db"))) as verifier:
+            reward = verifier.verify(Path("runs/ep_0644fa080c116cc12eac40bf"))
+    """
+
     weights: Weights = field(default_factory=Weights)
+    """How the three parts compose: `total = clip(0.75·r_task + 0.15·r_eff + 0.10·r_hall, -1, 1)` by default."""
     catalog: Path | None = None  # overrides the catalog path that world.db names
+    """The catalog to read instead of the one world.db names (its content hash must still match)."""
     options: Options = field(default_factory=Options)
+    """Scoring options (`recompute_ideal`: rank PD against an ideal list recomputed from the catalog)."""
     limits: Limits = field(default_factory=Limits)  # caps on each episode's files
+    """Size and nesting caps on each episode's files; a file beyond them gets an `incomplete` verdict."""
 
 
 class Verifier:
-    """Scores episodes with one set of settings; keeps each catalog open across episodes."""
+    """Scores episodes with one set of settings; keeps each catalog open across episodes.
+
+    It reads an episode's files only (`scenario.json`, `world.db` read-only, `transcript.jsonl` and
+    the catalog), never the server. Use it as a context manager, or call `close()`."""
 
     def __init__(self, settings: Settings = Settings()):
         self.settings = settings
         self.catalogs = CatalogCache()
 
     def close(self) -> None:
+        """Close the catalogs it opened."""
         self.catalogs.close()
 
     def __enter__(self) -> Verifier:
@@ -135,11 +149,17 @@ def expand(paths: Iterable[Path]) -> list[Path]:
 
 
 def auto_workers(episodes: int) -> int:
+    """Worker processes worth starting for this many episodes: one per core, at most one per
+    `MIN_EPISODES_PER_WORKER` episodes."""
     return max(1, min(os.cpu_count() or 1, episodes // MIN_EPISODES_PER_WORKER))
 
 
 def verify_many(directories: list[Path], settings: Settings = Settings(), workers: int = 0) -> Iterator[Reward]:
-    """Score and write every directory, in order. workers=0 picks a count from the CPU count."""
+    """Score and write every directory, in order. workers=0 picks a count from the CPU count.
+
+    Each directory gets a reward, in the order given: a worker process that dies has its share
+    scored in this process. Combine it with `expand` to take folders of episodes:
+    `for reward in verify_many(expand([Path("runs/eval-greedy-1a2b3c4d")])): ...`."""
     workers = workers or auto_workers(len(directories))
     if workers <= 1 or len(directories) < 2:
         with Verifier(settings) as verifier:

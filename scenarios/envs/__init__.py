@@ -17,13 +17,20 @@ from verishop.scenarios.models import Scenario
 
 @dataclass(frozen=True)
 class EnvSpec:
+    """One registered environment."""
+
     env_id: str
+    """The versioned id, e.g. `pd-v5`: a new version whenever what a seed generates or how it is scored changes."""
     short_name: str
+    """The name without a version, e.g. `pd`, as the command line and the control API take it."""
     title: str
+    """What it is, e.g. `Product discovery`."""
     module: str
+    """The module holding its `generate` function."""
 
     @property
     def generate(self) -> Callable[[int, int, CatalogReader], Scenario]:
+        """Its generator: `generate(difficulty, seed, catalog) -> Scenario` (imported on first use)."""
         return importlib.import_module(self.module).generate
 
 
@@ -40,6 +47,8 @@ REGISTRY: dict[str, EnvSpec] = {
         EnvSpec("journey-v5", "journey", "Multi-intent journey", "verishop.scenarios.envs.journey"),
     )
 }
+"""The current version of every environment, by versioned id. Earlier versions are not
+registered (the verifier still scores their scenario files)."""
 
 # Training collections (reference §2): C1 = {PD}, C2 = C1 + {SUB}, C4 = C2 + {CART, RETURN}, C8 = all.
 COLLECTIONS: dict[str, tuple[str, ...]] = {
@@ -48,6 +57,7 @@ COLLECTIONS: dict[str, tuple[str, ...]] = {
     "C4": ("pd", "sub", "cart", "return"),
     "C8": ("pd", "sub", "cart", "return", "status", "policy", "bundle", "journey"),
 }
+"""Training collections by name: the short names of their environments."""
 
 
 def get_env(name: str) -> EnvSpec:
@@ -70,4 +80,18 @@ def collection(name: str) -> tuple[EnvSpec, ...]:
 
 
 def generate(env: str, difficulty: int, seed: int, catalog: CatalogReader) -> Scenario:
+    """Generate the scenario of `(env, difficulty, seed)` on `catalog`.
+
+    The same arguments on the same catalog give the same scenario, byte for byte, on every machine
+    (one seeded generator, no global random, no wall clock); `verishop generate` prints one as JSON.
+
+    Args:
+        env: a short name (`pd`) or a versioned id (`pd-v5`); `KeyError` names the known ones.
+        difficulty: 0 to 12; it sets the twelve difficulty axes.
+        seed: any integer.
+        catalog: an open catalog (`verishop.scenarios.catalog.reader.CatalogReader`).
+
+    Returns:
+        The scenario, hidden goal included: what the server serves and the verifier scores.
+    """
     return get_env(env).generate(difficulty, seed, catalog)

@@ -37,6 +37,7 @@ import anyio
 import httpx2
 
 REWARD_POLL_INTERVAL_S = 0.1
+"""How often `ShopClient.reward` asks the sidecar for a reward.json not written yet."""
 
 
 class ShopClientError(Exception):
@@ -56,17 +57,27 @@ class EpisodeInfo:
     """What POST /episodes returned."""
 
     episode_id: str
+    """The episode's id (`ep_` and 96 random bits): it names the episode in every URL."""
     env_id: str
+    """The versioned environment id, e.g. `pd-v5`."""
     difficulty: int
+    """0 to 12 (chosen by the curriculum when the request named none)."""
     seed: int
+    """The seed the scenario was generated from."""
     mcp_url: str
+    """The episode's Streamable HTTP MCP endpoint: connect an MCP client here to play it."""
     system_prompt: str
+    """The shop assistant's instructions, for the model's system message."""
     opening_message: str
+    """What the customer says first."""
     max_turns: int
+    """Messages to the customer before it gives up (per request in a journey)."""
     run_dir: str
+    """The episode's folder on the server's machine (scenario, world, transcript, reward)."""
 
     @classmethod
     def from_payload(cls, payload: dict[str, Any]) -> EpisodeInfo:
+        """Build it from the JSON body of `POST /episodes` (extra keys are ignored)."""
         return cls(**{name: payload[name] for name in cls.__dataclass_fields__})
 
 
@@ -75,12 +86,18 @@ class ToolSpec:
     """One shop tool: its name, description, JSON input schema and behaviour hints."""
 
     name: str
+    """The tool's name, e.g. `search_catalog`."""
     description: str
+    """What the tool does, on one line."""
     parameters: dict[str, Any]
+    """The JSON schema of its arguments (closed objects, suited to OpenAI's strict mode)."""
     read_only: bool
+    """A lookup: it changes nothing, and counts against the per-turn lookup budget."""
     idempotent: bool
+    """Calling it twice with the same arguments has the effect of calling it once."""
 
     def openai_schema(self) -> dict[str, Any]:
+        """The tool as an OpenAI function-calling entry: `{"type": "function", "function": {...}}`."""
         return {"type": "function", "function": {"name": self.name, "description": self.description,
                                                  "parameters": self.parameters}}
 
@@ -90,15 +107,21 @@ class ToolResult:
     """The outcome of one tool call: structured data, or the shop's error message."""
 
     name: str
+    """The tool that was called."""
     arguments: dict[str, Any]
+    """The arguments it was called with."""
     data: dict[str, Any] | None
+    """The tool's structured result; None when it failed."""
     error: str | None = None
+    """The shop's error message (what an agent should read and act on); None on success."""
 
     @property
     def is_error(self) -> bool:
+        """Whether the shop answered with a tool error."""
         return self.error is not None
 
     def unwrap(self) -> dict[str, Any]:
+        """The structured result, or `ToolCallError` with the shop's message if the call failed."""
         if self.error is not None:
             raise ToolCallError(self.error)
         return self.data or {}
@@ -119,12 +142,17 @@ class Episode:
     """An open episode and the MCP connection to it (use through `ShopClient.episode`)."""
 
     info: EpisodeInfo
+    """What the server said when it created the episode."""
     shop: ShopClient
+    """The client that opened it."""
     mcp: Any  # mcp.Client, entered
+    """The MCP client session connected to the episode's `mcp_url`."""
     close_reason: str | None = None
+    """Why the episode ended (`customer_done`, `agent_done`, `turn_budget` …); None while it is open."""
     _tools: list[ToolSpec] | None = field(default=None, repr=False)
 
     async def tools(self) -> list[ToolSpec]:
+        """The episode's tools, listed once over MCP and kept."""
         if self._tools is None:
             listed = await self.mcp.list_tools()
             self._tools = [ToolSpec(t.name, " ".join((t.description or "").split()), _clean_schema(t.input_schema),
@@ -134,10 +162,15 @@ class Episode:
         return self._tools
 
     async def openai_tools(self) -> list[dict[str, Any]]:
+        """The tools as OpenAI function-calling schemas (`ToolSpec.openai_schema`)."""
         return [tool.openai_schema() for tool in await self.tools()]
 
     async def call(self, name: str, arguments: dict[str, Any] | None = None, /, **kwargs: Any) -> ToolResult:
-        """Call a shop tool; a tool error comes back as `ToolResult.error`, never raised."""
+        """Call a shop tool; a tool error comes back as `ToolResult.error`, never raised.
+
+        Arguments are given as a mapping, as keywords, or both (keywords win):
+        `await ep.call("search_catalog", query="desk lamp", limit=5)`. A `respond_to_customer`
+        call that ends the episode sets `close_reason`."""
         arguments = {**(arguments or {}), **kwargs}
         result = await self.mcp.call_tool(name, arguments)
         text = "".join(getattr(c, "text", "") for c in result.content or [])
@@ -155,6 +188,7 @@ class Episode:
         return self.close_reason or "closed"
 
     async def reward(self, timeout_s: float = 30.0) -> dict[str, Any]:
+        """The episode's reward.json once the verifier has scored it (see `ShopClient.reward`)."""
         return await self.shop.reward(self.info.episode_id, run_dir=self.info.run_dir, timeout_s=timeout_s)
 
 
@@ -163,8 +197,17 @@ class ShopClient:
 
     def __init__(self, base_url: str, *, verifier_url: str | None = None, timeout_s: float = 60.0,
                  token: str | None = None):
-        """`token`: the server's control token (`verishop serve --token`), sent as a bearer token
-        on the control API; an episode's MCP URL needs none."""
+        """Use it as `async with ShopClient(...) as shop:`.
+
+        Args:
+            base_url: the server's control API, e.g. `http://127.0.0.1:8000`.
+            verifier_url: the verifier sidecar (`verishop verifier serve`) to read rewards from;
+                without it, `reward` scores the episode's folder in this process (the client must
+                then share the server's file system).
+            timeout_s: the HTTP timeout of every request.
+            token: the server's control token (`verishop serve --token`), sent as a bearer token
+                on the control API; an episode's MCP URL needs none.
+        """
         self.base_url = base_url.rstrip("/")
         self._auth = {"authorization": f"Bearer {token}"} if token else {}
         self.verifier_url = verifier_url.rstrip("/") if verifier_url else None
@@ -195,11 +238,21 @@ class ShopClient:
         return response.json()
 
     async def health(self) -> dict[str, Any]:
+        """`GET /health`: liveness, open episodes and, with workers, each worker's load."""
         return await self._request("GET", "/health")
 
     async def create(self, *, env: str | None = None, collection: str | None = None, difficulty: int | None = None,
                      seed: int | None = None, scenario: dict[str, Any] | None = None) -> EpisodeInfo:
-        """POST /episodes with only what was given (the server picks the rest, e.g. the difficulty)."""
+        """POST /episodes with only what was given (the server picks the rest, e.g. the difficulty).
+
+        Args:
+            env: an environment, by short name (`pd`) or versioned id (`pd-v5`).
+            collection: instead of `env`, a training collection (`C1`, `C2`, `C4`, `C8`): the seed
+                picks the environment.
+            difficulty: 0 to 12; leave it out to let the server's curriculum choose.
+            seed: the scenario's seed; leave it out for a fresh random one.
+            scenario: instead of all the above, a whole scenario to serve (checked by the server).
+        """
         body = {k: v for k, v in dict(env=env, collection=collection, difficulty=difficulty, seed=seed,
                                        scenario=scenario).items() if v is not None}
         info = EpisodeInfo.from_payload(await self._request("POST", "/episodes", json=body))
@@ -208,7 +261,9 @@ class ShopClient:
 
     @contextlib.asynccontextmanager
     async def episode(self, **spec: Any) -> AsyncIterator[Episode]:
-        """Open an episode and an MCP connection to it; on exit the episode is closed if still open."""
+        """Open an episode and an MCP connection to it; on exit the episode is closed if still open.
+
+        `spec` takes the arguments of `create`: `async with shop.episode(env="pd", seed=7) as ep:`."""
         from mcp import Client
         from mcp.client.streamable_http import streamable_http_client
 
@@ -223,7 +278,11 @@ class ShopClient:
                         await episode.close()
 
     async def reward(self, episode_id: str, *, run_dir: str | None = None, timeout_s: float = 30.0) -> dict[str, Any]:
-        """The episode's reward.json: from the sidecar (polled until `timeout_s`), else scored here."""
+        """The episode's reward.json: from the sidecar (polled until `timeout_s`), else scored here.
+
+        The reward's `total` is in [-1, 1]; `is_correct` says whether the task was solved, and
+        `breakdown` holds each check. Raises `RewardTimeout` when the sidecar has not scored the
+        episode by the deadline (an episode is scored once it is closed)."""
         if self.verifier_url is None:
             directory = run_dir or self._run_dirs.get(episode_id)
             if directory is None:

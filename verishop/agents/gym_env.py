@@ -52,7 +52,9 @@ except ImportError:  # pragma: no cover - depends on the environment
     _Base = object
 
 TRUNCATING_REASONS = frozenset({"turn_budget"})
+"""Close reasons reported as `truncated` (the others are `terminated`)."""
 ENV_ID = "verishop/ShopText-v0"
+"""The id `register_envs` registers for `gymnasium.make`."""
 MESSAGE_MAX_CHARS = 2000  # respond_to_customer's message limit
 OBSERVATION_MAX_CHARS = 1_000_000
 SEED_BOUND = 2**31
@@ -84,6 +86,20 @@ def register_envs() -> None:
 
 
 class ShopTextEnv(_Base):  # type: ignore[misc, valid-type]
+    """One verishop episode per Gymnasium episode, over a running server (see the module docstring).
+
+    Args:
+        base_url: the server's control API (`verishop serve --transport http`).
+        verifier_url: the verifier sidecar to read rewards from; without it each reward is
+            scored in this process (sharing the server's file system).
+        max_steps: close and score the episode after this many steps (None: the episode's own
+            turn budget decides).
+        reward_timeout_s: how long the final step waits for the verifier.
+        token: the server's control token, if it has one.
+        **episode_spec: what each `reset` opens: env or collection, difficulty (none: the
+            curriculum chooses); `reset(options=...)` overrides it for one episode.
+    """
+
     metadata: dict[str, Any] = {"render_modes": []}
 
     def __init__(self, base_url: str, *, verifier_url: str | None = None, max_steps: int | None = None,
@@ -118,6 +134,14 @@ class ShopTextEnv(_Base):  # type: ignore[misc, valid-type]
                                       "tools": self.episode.openai_tools()}
 
     def step(self, action: str | dict[str, Any]) -> tuple[str, float, bool, bool, dict[str, Any]]:
+        """Play one action: a tool call `{"tool": name, "arguments": {...}}`, or a message to the
+        customer (a string, or `{"message": text, ...}` with `respond_to_customer`'s fields).
+
+        Returns:
+            `(observation, reward, terminated, truncated, info)`: the tool's result as JSON, its
+            error or the customer's reply; 0.0 until the episode ends, then the verifier's total;
+            `info` holds `tool`, `is_error`, `data`, and at the end `close_reason` and `reward`.
+        """
         if self.episode is None:
             raise RuntimeError("call reset() before step()")
         if self.episode.close_reason is not None:
@@ -157,6 +181,7 @@ class ShopTextEnv(_Base):  # type: ignore[misc, valid-type]
             cm.__exit__(None, None, None)
 
     def close(self) -> None:
+        """Close the open episode (if any) and the client."""
         self._end()
         self.shop.close()
 

@@ -27,24 +27,31 @@ class SyncEpisode:
     def __init__(self, episode: Episode, portal: Any):
         self._episode, self._portal = episode, portal
         self.info = episode.info
+        """What the server said when it created the episode (`EpisodeInfo`)."""
 
     @property
     def close_reason(self) -> str | None:
+        """Why the episode ended; None while it is open."""
         return self._episode.close_reason
 
     def tools(self) -> list[ToolSpec]:
+        """The episode's tools."""
         return self._portal.call(self._episode.tools)
 
     def openai_tools(self) -> list[dict[str, Any]]:
+        """The tools as OpenAI function-calling schemas."""
         return self._portal.call(self._episode.openai_tools)
 
     def call(self, name: str, arguments: dict[str, Any] | None = None, /, **kwargs: Any) -> ToolResult:
+        """Call a shop tool; a tool error comes back as `ToolResult.error`, never raised."""
         return self._portal.call(lambda: self._episode.call(name, arguments, **kwargs))
 
     def close(self) -> str:
+        """Close the episode (its files become final); returns why it closed."""
         return self._portal.call(self._episode.close)
 
     def reward(self, timeout_s: float = 30.0) -> dict[str, Any]:
+        """The episode's reward.json once the verifier has scored it."""
         return self._portal.call(lambda: self._episode.reward(timeout_s))
 
 
@@ -53,6 +60,8 @@ class SyncShopClient:
 
     def __init__(self, base_url: str, *, verifier_url: str | None = None, timeout_s: float = 60.0,
                  token: str | None = None):
+        """The arguments of `ShopClient`; the client is ready at once (no `with` needed, though
+        `with SyncShopClient(...) as shop:` closes it at the end)."""
         stack = contextlib.ExitStack()
         self._portal = stack.enter_context(anyio.from_thread.start_blocking_portal())
         self._async = ShopClient(base_url, verifier_url=verifier_url, timeout_s=timeout_s, token=token)
@@ -74,10 +83,13 @@ class SyncShopClient:
         self.close()
 
     def health(self) -> dict[str, Any]:
+        """`GET /health`."""
         return self._portal.call(self._async.health)
 
     @contextlib.contextmanager
     def episode(self, **spec: Any) -> Iterator[SyncEpisode]:
+        """Open an episode (the arguments of `ShopClient.create`); closed on exit if still open:
+        `with shop.episode(env="pd", difficulty=3, seed=7) as ep:`."""
         with self.open_episode(**spec) as episode:
             yield episode
 
@@ -87,6 +99,7 @@ class SyncShopClient:
         return _PortalEpisode(self._portal, self._async.episode(**spec), self._open)
 
     def reward(self, episode_id: str, *, run_dir: str | None = None, timeout_s: float = 30.0) -> dict[str, Any]:
+        """The episode's reward.json (see `ShopClient.reward`)."""
         return self._portal.call(lambda: self._async.reward(episode_id, run_dir=run_dir, timeout_s=timeout_s))
 
 

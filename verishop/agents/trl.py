@@ -40,6 +40,7 @@ from verishop.agents.sync_client import SyncShopClient
 _JSON_TYPES: dict[str, Any] = {"string": str, "integer": int, "number": float, "boolean": bool}
 # The dataset columns that describe an episode; any others (prompt, ...) are not the server's.
 EPISODE_COLUMNS = ("env", "collection", "difficulty", "seed", "scenario")
+"""The dataset columns `reset` passes on to `POST /episodes` (the others are ignored)."""
 
 
 def _resolve(schema: dict[str, Any], defs: dict[str, Any]) -> dict[str, Any]:
@@ -144,10 +145,15 @@ class VerishopToolEnv:
         self._episode_cm: Any = None
         self._episode: Any = None
         self.episode_id: str | None = None
+        """The current episode's id; None before the first `reset`."""
         self.system_prompt: str = ""
+        """The current episode's system prompt."""
         self.opening_message: str = ""
+        """What the customer said first in the current episode."""
         self.reward: float | None = None
+        """The verified total reward, once `verishop_reward` has scored the episode."""
         self.reward_details: dict[str, Any] | None = None
+        """The whole reward.json, once scored (`r_task`, `r_eff`, `r_hall`, `is_correct`, checks)."""
 
     @classmethod
     def _shop(cls) -> SyncShopClient:
@@ -157,7 +163,17 @@ class VerishopToolEnv:
             return cls._client
 
     def reset(self, **kwargs: Any) -> str | None:
-        """Start a new episode (closing the previous one if still open)."""
+        """Start a new episode (closing the previous one if still open).
+
+        TRL calls it with the dataset row's columns: `env` or `collection`, `seed`, optionally
+        `difficulty` (without it the server's curriculum chooses) or a whole `scenario`; the
+        factory's `episode_defaults` fill what the row leaves out.
+
+        Returns:
+            The text TRL appends to the prompt's last user message: a blank line, the system
+            prompt (unless the factory was made with `include_system_prompt=False`) and the
+            customer's opening message.
+        """
         self._end_episode()
         spec = {**self._defaults, **{k: kwargs[k] for k in EPISODE_COLUMNS if kwargs.get(k) is not None}}
         self._episode_cm = self._shop().open_episode(**spec)
@@ -198,9 +214,23 @@ def make_environment_factory(base_url: str, *, verifier_url: str | None = None, 
                              **episode_defaults: Any) -> type[VerishopToolEnv]:
     """A class for `environment_factory`, with one method per tool of the server at `base_url`.
 
-    `episode_defaults` (env, collection, difficulty, seed) apply when a dataset row leaves them out.
     The tool list is read once, from a probe episode that is closed at once (its folder stays in
-    the runs directory, closed as `closed_by_client`). `token`: the server's control token, if it has one."""
+    the runs directory, closed as `closed_by_client`). Each tool method's signature and docstring
+    come from the tool's schema (types, choices as `Literal`, ranges in the argument's line).
+
+    Args:
+        base_url: the server's control API (`verishop serve --transport http`).
+        verifier_url: the verifier sidecar to read rewards from; without it each reward is
+            scored in this process (the trainer must share the server's file system).
+        include_system_prompt: put the episode's system prompt in `reset`'s text.
+        reward_timeout_s: how long `verishop_reward` waits for each episode's reward.
+        token: the server's control token, if it has one.
+        **episode_defaults: env, collection, difficulty, seed: used when a dataset row leaves
+            them out.
+
+    Returns:
+        A `VerishopToolEnv` subclass bound to that server, for `GRPOTrainer(environment_factory=...)`.
+    """
     shop = SyncShopClient(base_url, verifier_url=verifier_url, token=token)
     try:
         with shop.episode(**{k: v for k, v in episode_defaults.items() if k in EPISODE_COLUMNS}) as probe:
@@ -215,5 +245,9 @@ def make_environment_factory(base_url: str, *, verifier_url: str | None = None, 
 
 
 def verishop_reward(environments: list[VerishopToolEnv], **_: Any) -> list[float]:
-    """TRL reward function: each rollout's verified total reward (closing open episodes first)."""
+    """TRL reward function: each rollout's verified total reward (closing open episodes first).
+
+    Pass it as `GRPOTrainer(reward_funcs=verishop_reward)`: TRL gives it the rollouts' environment
+    instances as `environments=`. Each total is in [-1, 1]; the whole reward.json is kept in the
+    instance's `reward_details`."""
     return [env._finish() for env in environments]

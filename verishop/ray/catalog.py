@@ -25,9 +25,13 @@ class CatalogSpec:
     own folder. `content_hash`, when known, is what every node's copy must hash to."""
 
     path: Path | None = None
+    """A catalog file every node can read at this path (a shared or copied file)."""
     seed: int | None = None
+    """With `size`: build the catalog on each node (deterministic from `(seed, size)`)."""
     size: int | None = None
+    """How many products to build."""
     content_hash: str | None = None
+    """The content hash every node's catalog must have (`CatalogMismatch` otherwise)."""
 
     def __post_init__(self) -> None:
         if (self.path is None) == (self.seed is None or self.size is None):
@@ -35,17 +39,21 @@ class CatalogSpec:
 
     @classmethod
     def at(cls, path: Path | str, content_hash: str | None = None) -> CatalogSpec:
+        """A catalog file at `path` on every node."""
         return cls(path=Path(path), content_hash=content_hash)
 
     @classmethod
     def build(cls, seed: int, size: int, content_hash: str | None = None) -> CatalogSpec:
+        """A catalog each node builds from `(seed, size)` (once; later starts reuse the file)."""
         return cls(seed=seed, size=size, content_hash=content_hash)
 
     def expecting(self, content_hash: str) -> CatalogSpec:
+        """The same spec, requiring this content hash."""
         return CatalogSpec(self.path, self.seed, self.size, content_hash)
 
 
 def content_hash(path: Path) -> str:
+    """The content hash recorded in a catalog file."""
     with CatalogReader(path) as reader:
         return reader.meta["content_hash"]
 

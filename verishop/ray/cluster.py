@@ -52,7 +52,9 @@ class EpisodeHandle(EpisodeInfo):
     `system_prompt` and `opening_message` are for the agent."""
 
     node_id: str = ""  # the node whose server holds the episode
+    """The Ray node whose shop server holds the episode."""
     curriculum_window: tuple[int, int] | None = None
+    """The environment's difficulty window `[l, h]` when the curriculum chose the difficulty."""
 
 
 class VerishopCluster:
@@ -124,6 +126,7 @@ class VerishopCluster:
         return {node: handle for node in alive_nodes() if (handle := self._server(node)) is not None}
 
     def stats(self) -> list[ServerStats]:
+        """Each live server's start-up times, memory and counters."""
         return ray.get([handle.stats.remote() for handle in self.servers().values()], timeout=CALL_TIMEOUT_S)
 
     def curriculum(self) -> dict[str, Any]:

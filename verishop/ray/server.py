@@ -79,14 +79,24 @@ class ServerEndpoint:
 
 @dataclass(frozen=True)
 class ServerStats:
+    """What one node's server reports (`VerishopCluster.stats`)."""
+
     node_id: str
+    """The Ray node."""
     start_s: float  # the actor's __init__: catalog, replay, verifier, shop healthy
+    """Seconds the server took to start: catalog, reward replay, verifier, shop answering."""
     catalog_s: float
+    """Seconds spent getting the catalog (building or checking it)."""
     actor_rss_mib: float
+    """Resident memory of the server actor (with its verifier thread)."""
     shop_rss_mib: float
+    """Resident memory of the `verishop serve` subprocess."""
     scored: int  # by this server's verifier since it started
+    """Episodes its verifier scored since it started."""
     replayed: int  # rewards found on disk at start and sent to the curriculum
+    """Rewards found on disk at start and sent to the curriculum (which counts each once)."""
     feed_failures: int
+    """Rewards it could not record with the curriculum."""
 
 
 class RemoteCurriculum:
