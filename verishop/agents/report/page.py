@@ -1,5 +1,6 @@
 """The report page: runs side by side, per environment plots and tables, the checks that fail
-most, failed requirements by source, pass^k, an index of episodes linking to each episode's page (an anchor in the same file).
+most, failed requirements by source, pass^k, an index of episodes linking to each episode's
+page (an anchor in the same file).
 
 The file is self-contained: inline CSS, plots as data URIs, no script at all, and a
 Content-Security-Policy that forbids loading anything, so a hostile transcript that slipped
