@@ -237,7 +237,7 @@ def _bundle(ep: Episode, goal: BundleGoal, check: Check, checks: list[Check]) ->
         if p is None or not exposure(ep.transcript).shown(pid):
             return [shop(SHOWN)]
         if p.category_id in DENIED_CATEGORY_IDS:
-            return [shop("nothing the shop may not sell for it")]
+            return [shop("no product of a category the shop must not offer")]
         if p.stock <= 0:
             return [shop(IN_STOCK)]
         if p.category_id not in goal.categories:
