@@ -68,10 +68,10 @@ def sold_out_fit(products: list[Product], constraints: tuple[Constraint, ...], a
                  and all(satisfies(p, c) for c in constraints)), None)
 
 
-async def ask_until(shop: ShopSession, said: str) -> None:
-    """Ask open questions until the customer's reply says `said` (bounded)."""
+async def ask_until(shop: ShopSession, said: str, question: str = ASK) -> None:
+    """Ask `question` until the customer's reply says `said` (bounded)."""
     for _ in range(MAX_QUESTIONS):
-        reply = await shop.call("respond_to_customer", message=ASK)
+        reply = await shop.call("respond_to_customer", message=question)
         if said.lower() in reply["customer_message"].lower():
             return
     raise AssertionError(f"the customer never said {said!r}")

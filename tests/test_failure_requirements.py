@@ -30,6 +30,7 @@ from support import play_run
 from verishop.agents.oracles import play_for
 from verishop.scenarios.constraints import describe
 from verishop.scenarios.envs.bundle import say_category
+from verishop.scenarios.envs.product_discovery import PRIORITY_WORDS
 from verishop.scenarios.models import Scenario
 from verishop.verifier.blame import annotate, explain
 from verishop.verifier.catalogs import CatalogCache
@@ -93,6 +94,61 @@ async def test_a_recommendation_that_breaks_one_requirement_is_charged_that_requ
     before = (lambda shop: ask_until(shop, describe(c))) if source == "revealed" else None
     reward = await play_scored(hub, verifier, scenario, recommend_list(ids, before))
     assert_exactly(reward, IN_STOCK if source == "shop" else describe(c), source)
+
+
+@pytest.mark.parametrize("source", ["stated", "revealed", "withheld"])
+async def test_a_list_that_fits_but_is_not_the_best_is_charged_to_what_matters_most(hub, reader, verifier, source):
+    from verishop.scenarios.constraints import satisfies
+    from verishop.scenarios.ranking import utility
+
+    def want(scenario: Scenario):
+        goal = scenario.goal
+        persona = goal.persona
+        if persona.priority is None or persona.priority_stated != (source == "stated"):
+            return None
+        ideal = {r.product_id: r.utility for r in goal.ideal}
+        reference = reader.product(persona.reference_product_id)
+        fits = [p for p in world_products(reader, scenario, goal.category_id) if p.stock > 0
+                and p.product_id not in ideal and all(satisfies(p, c) for c in goal.constraints)]
+        worse = [p for p in fits if utility(p, persona, reference) < min(ideal.values())]
+        return worse and min(worse, key=lambda p: utility(p, persona, reference))
+
+    scenario, product = find(hub, "pd", want)
+    ids = [r.product_id for r in scenario.goal.ideal]
+    ids[-1] = product.product_id
+    priority = scenario.goal.persona.priority
+    before = (lambda shop: ask_until(shop, PRIORITY_WORDS[priority], "What matters most to you?")) \
+        if source == "revealed" else None
+    reward = await play_scored(hub, verifier, scenario, recommend_list(ids, before))
+    best = {"price": "prices", "rating": "reviews", "ship": "delivery times"}[priority]
+    assert_exactly(reward, f"the best {best} among products that fit", source)
+
+
+@pytest.mark.parametrize("source", ["stated", "revealed", "withheld"])
+async def test_an_alternative_that_fits_but_is_far_from_the_original_is_charged_to_the_original(
+        hub, reader, verifier, source):
+    from verishop.scenarios.constraints import satisfies
+    from verishop.scenarios.ranking import substitute_relevance
+
+    def want(scenario: Scenario):
+        goal = scenario.goal
+        if goal.original_stated != (source == "stated") or not goal.original_title:
+            return None
+        original = reader.product(goal.original_product_id)
+        ideal = {r.product_id: r.utility for r in goal.ideal}
+        far = [p for p in world_products(reader, scenario, goal.category_id) if p.stock > 0
+               and p.product_id not in ideal and p.product_id != goal.original_product_id
+               and all(satisfies(p, c) for c in goal.constraints)
+               and substitute_relevance(p, original, goal.constraints, goal.similarity_weight) < min(ideal.values())]
+        return far and far[0]
+
+    scenario, product = find(hub, "sub", want)
+    goal = scenario.goal
+    ids = [r.product_id for r in goal.ideal]
+    ids[-1] = product.product_id
+    before = (lambda shop: ask_until(shop, goal.original_title)) if source == "revealed" else None
+    reward = await play_scored(hub, verifier, scenario, recommend_list(ids, before))
+    assert_exactly(reward, f"as close as the best alternatives to the {goal.original_title}", source)
 
 
 # --- cart ------------------------------------------------------------------------------------
