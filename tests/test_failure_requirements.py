@@ -234,6 +234,21 @@ async def test_naming_another_order_is_charged_to_the_order_the_customer_means(h
     assert_exactly(reward, goal.description, source)
 
 
+async def test_a_requirement_told_only_after_the_answer_was_committed_counts_as_withheld(hub, verifier):
+    scenario, other = find(hub, "status", lambda s: s.goal.indirect and next(
+        (o for o in s.orders if o.order_id != s.goal.order_id), None))
+    goal = scenario.goal
+
+    async def play(shop, _goal) -> None:
+        order = await shop.call("check_order", order_id=other.order_id)
+        await shop.call("respond_to_customer", message=f"Your order {order['order_id']} is on its way.",
+                        order_id=order["order_id"], answer=goal.status.replace("_", " "))
+        await ask_until(shop, goal.description, "Which order do you mean?")  # told now, too late
+
+    reward = await play_scored(hub, verifier, scenario, play)
+    assert_exactly(reward, goal.description, "withheld")
+
+
 async def test_a_wrong_status_for_the_right_order_is_charged_to_the_shop_fact(hub, verifier):
     scenario, goal = find(hub, "status", lambda s: s.goal)
     wrong = next(w for w in STATUS_WORDS if w != goal.status.replace("_", " "))
@@ -415,9 +430,11 @@ async def test_a_customer_that_says_that_is_everything_while_hiding_a_requiremen
     catalogs = CatalogCache()
     try:
         ep = load_episode(Path(hub.runs_dir) / reward.episode_id, catalogs)
-        # The customer bug the detector exists for: "that's everything" with a requirement untold.
-        ep.transcript.customer.append({"event": "customer_message", "seq": 10_000, "tag": "confirm",
-                                       "text": "No, that's everything I need."})
+        # The customer bug the detector exists for: "that's everything" with a requirement untold,
+        # said before the agent committed its list.
+        opening = ep.transcript.customer[0]
+        ep.transcript.customer.insert(1, {"event": "customer_message", "seq": opening["seq"], "tag": "confirm",
+                                          "text": "No, that's everything I need."})
         _, failed = annotate(explain(ep, [c for c in reward.breakdown if c.passed is False]))
     finally:
         catalogs.close()

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from verishop.scenarios.models import JourneyGoal
+from verishop.scenarios.models import CartGoal, JourneyGoal, Submission
 from verishop.verifier.charges import CHARGES
 from verishop.verifier.files import Episode
 from verishop.verifier.models import Check, FailedRequirement
@@ -58,6 +58,7 @@ def general(name: str, max_turns: int) -> Requirement:
 def _charge_all(ep: Episode, goal: object, checks: list[Check]) -> Charged:
     charge = CHARGES[type(goal)]
     broken = contradiction(ep, goal) is not None
+    ep = _as_committed(ep, goal)
     out: Charged = []
     for check in checks:
         if check.passed is not False:
@@ -68,6 +69,24 @@ def _charge_all(ep: Episode, goal: object, checks: list[Check]) -> Charged:
             reqs = [replace(r, actor="environment") for r in reqs]
         out.append((check, reqs))
     return out
+
+
+def _as_committed(ep: Episode, goal: object) -> Episode:
+    """The conversation as it stood when the agent committed its last answer: a requirement the
+    customer told only afterwards could not have shaped it, so it counts as withheld. A cart is
+    judged as it ends, so it sees the whole conversation."""
+    if isinstance(goal, CartGoal):
+        return ep
+    seqs = [m["seq"] for m, s in zip(ep.transcript.assistant, ep.transcript.submissions) if _commits(s)]
+    if not seqs:
+        return ep
+    customer = [e for e in ep.transcript.customer if e["seq"] < seqs[-1]]
+    return replace(ep, transcript=replace(ep.transcript, customer=customer))
+
+
+def _commits(sub: Submission) -> bool:
+    return bool(sub.recommended_product_ids or (sub.answer or "").strip() or (sub.order_id or "").strip()
+                or (sub.line_id or "").strip())
 
 
 def _unique(reqs: list[Requirement]) -> list[Requirement]:

@@ -4,8 +4,9 @@ A requirement's source is read from the files, never from the server:
 
     stated    the opening message says it (the goal marks it stated)
     revealed  the opening left it out and the customer said it in a reply tagged `clarify`,
-              which is how every customer answers a question (`verishop.scenarios.customers`)
-    withheld  the opening left it out and no clarifying reply ever said it: never asked for
+              which is how every customer answers a question (`verishop.scenarios.customers`),
+              before the agent committed its last answer (`verishop.verifier.blame`)
+    withheld  the opening left it out and no clarifying reply had said it: never asked for
     shop      found only through the shop's tools: stock, the policy text, an order's status
 
 A correction ("that one is Sony, but I wanted Nike") is not a reveal: the agent did not ask.
