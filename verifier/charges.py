@@ -60,17 +60,22 @@ def _ids(found: object) -> list[str]:
     return [str(x) for x in found] if isinstance(found, list) else []
 
 
+def _first_id(found: object) -> str:
+    ids = _ids(found)
+    return ids[0] if ids else ""
+
+
 def _commitment_lists(check: Check) -> list[list[str]]:
     return [_ids(c.get("found")) for c in check.found if isinstance(c, dict) and not c.get("passed")] \
         if isinstance(check.found, list) else []
 
 
 def _ranked(ep: Episode, goal: ProductDiscoveryGoal | SubstitutionGoal, check: Check, checks: list[Check],
-            fits: list[Requirement], quality: Requirement) -> list[Requirement]:
+            quality: Requirement) -> list[Requirement]:
     """PD and SUB: a list check charges its misfits, or (all fitting) the quality asked for."""
     constraints = goal.constraints
     if check.name.startswith("item_"):
-        return _product_misses(ep, _ids(check.found)[0], constraints, _shown_flag(check.found)) or [quality]
+        return _product_misses(ep, _first_id(check.found), constraints, _shown_flag(check.found)) or [quality]
     if check.name == "recommended":
         return [Requirement(f"{goal.items_to_recommend} products recommended", "stated")]
     if check.name == "ideal_recomputed":
@@ -122,16 +127,16 @@ def _pd(ep: Episode, goal: ProductDiscoveryGoal, check: Check, checks: list[Chec
         best = max(shares, default=(0, ids[0] if ids else ""))[1]
         return [_constraint(ep, c) for c in goal.constraints
                 if (p := ep.shop.product(best)) is None or not satisfies(p, c)] or [shop(SHOWN)]
-    return _ranked(ep, goal, check, checks, [], quality)
+    return _ranked(ep, goal, check, checks, quality)
 
 
 def _sub(ep: Episode, goal: SubstitutionGoal, check: Check, checks: list[Check]) -> list[Requirement]:
     quality = _original(ep, goal, "as close as the best alternatives to")
     if check.name.startswith("item_"):
         ids = _ids(check.found)
-        return (_product_misses(ep, ids[0], goal.constraints, _shown_flag(check.found)) + _fits(ep, goal, ids)
-                or [quality])
-    return _ranked(ep, goal, check, checks, [], quality)
+        return (_product_misses(ep, _first_id(check.found), goal.constraints, _shown_flag(check.found))
+                + _fits(ep, goal, ids) or [quality])
+    return _ranked(ep, goal, check, checks, quality)
 
 
 # --- the other goal kinds ---------------------------------------------------------------------
@@ -262,16 +267,16 @@ def _bundle(ep: Episode, goal: BundleGoal, check: Check, checks: list[Check]) ->
     if check.name == "budget":
         return [Requirement(f"within {dollars(goal.budget_cents or 0)}", "stated")]
     if check.name.startswith("item_"):
-        pid = _ids(check.found)[0]
+        pid = _first_id(check.found)
         if _shown_flag(check.found) is False:
             return [shop(SHOWN)]
         items = [c for c in checks if c.name.startswith("item_")]
         before = {p.category_id for c in items[:items.index(check)] if c.passed
-                  for p in [ep.shop.product(_ids(c.found)[0])] if p is not None}
+                  for p in [ep.shop.product(_first_id(c.found))] if p is not None}
         return wrong(pid, before) or [Requirement(f"only what the {goal.project} needs", "stated")]
     if check.name == "commitments":
         return [r for ids in _commitment_lists(check) for r in list_misses(ids)]
-    items = [_ids(c.found)[0] for c in checks if c.name.startswith("item_")]
+    items = [_first_id(c.found) for c in checks if c.name.startswith("item_")]
     if not items:
         return [needs(cat) for cat in goal.categories]
     return list_misses(items)
