@@ -39,6 +39,9 @@ def test_a_run_below_the_gate_exits_1_and_reports_pass_k_and_junit(catalog_path,
     assert {s.get("name") for s in root.findall("testsuite")} == {get_env("pd").env_id, get_env("return").env_id}
     assert int(root.get("failures")) == sum(1 for c in cases if c.find("failure") is not None) > 0
     assert sum(1 for c in cases if "trial 2" in c.get("name")) == 6
+    # Each failed check says which requirement it failed, where it came from and who is to blame.
+    failures = [c.find("failure").text for c in cases if c.find("failure") is not None]
+    assert all("; requirement: " in text and "charged to agent)" in text for text in failures), failures
 
 
 def test_a_run_at_or_above_the_gate_exits_0(catalog_path, tmp_path):

@@ -112,6 +112,24 @@ def test_an_episode_page_shows_every_tool_call_submission_and_check(runs, report
     assert "expected" in text and "found" in text and " ms<" in text  # durations
 
 
+def test_each_environment_shows_failed_requirements_by_source_for_every_run(runs, report):
+    text = report.read_text()
+    page = Parsed(text)
+    assert len(page.all("table", "by-source")) == len(ENVS)
+    greedy = load_run(runs["greedy"], "greedy")
+    counts = {s: 0 for s in ("stated", "revealed", "withheld", "shop")}
+    for e in greedy.episodes:
+        for f in e.reward["failed_requirements"]:
+            counts[f["source"]] += 1
+    assert sum(counts.values()) > 0, "the greedy baseline fails some requirements"
+    from verishop.agents.report.stats import failed_by_source
+    rows = failed_by_source(greedy)
+    assert {s: sum(r.counts[s] for r in rows.values()) for s in counts} == counts
+    assert all(r.not_agent == 0 for r in rows.values()), "no failure is the customer's or the world's"
+    # A failed check on an episode page names its requirement, source and who it is charged to.
+    assert 'class="why"' in text and "charged to agent" in text
+
+
 def test_pages_can_be_limited_to_unsolved_episodes_without_dangling_links(runs):
     loaded = [load_run(path, label) for label, path in runs.items()]
     unsolved = sum(not e.solved for run in loaded for e in run.episodes)

@@ -61,3 +61,20 @@ def test_an_episode_link_shows_that_episode_page_beside_its_checks(browser, repo
     }})()""")
     assert layout["left"] <= layout["right"] and layout["top"] < 5, "the checks sit beside their turn"
     assert browser.errors == []
+
+
+BY_SOURCE = f"""[...document.querySelectorAll('table.by-source')].map(t => ({{
+    shown: ({SHOWN})(t), runs: [...t.querySelectorAll('tbody tr')].map(r => r.cells[0].textContent),
+    head: [...t.querySelectorAll('th')].map(h => h.textContent),
+    inside: !!t.closest('section.env')}}))"""
+
+
+def test_each_environment_shows_failed_requirements_by_source_for_each_run(browser, report):
+    browser.open(report.as_uri())
+    tables = browser.evaluate(BY_SOURCE)
+    assert len(tables) == 3, "one by-source table per environment"
+    for table in tables:
+        assert table["shown"] and table["inside"], table
+        assert sorted(table["runs"]) == ["greedy", "oracle"], table
+        assert [h.split(" ")[0] for h in table["head"][2:6]] == ["stated", "revealed", "withheld", "shop"]
+    assert browser.errors == []

@@ -12,7 +12,7 @@ from typing import Annotated
 import typer
 
 from verishop.scenarios.curriculum_cli import CurriculumChecks, CurriculumPath, CurriculumThreshold, CurriculumWidth
-from verishop.verifier.models import Reward, Weights
+from verishop.verifier.models import SOURCES, Reward, Weights
 
 DEFAULT_WEIGHTS = "0.75,0.15,0.10"
 # Past this many episodes the table shows one row per environment instead of per episode.
@@ -87,17 +87,26 @@ def _print_table(rewards: list[Reward], elapsed_s: float) -> None:
                           "-" if r.is_correct is None else "yes" if r.is_correct else "no", note)
     else:
         table = Table(title="Rewards by environment")
-        for column in ("env", "episodes", "incomplete", "mean total", "solved"):
+        for column in ("env", "episodes", "incomplete", "mean total", "solved", *(f"failed {s}" for s in SOURCES),
+                       "not agent"):
             table.add_column(column, justify="left" if column == "env" else "right")
         for env in sorted({r.env_id or "?" for r in rewards}):
             group = [r for r in rewards if (r.env_id or "?") == env]
             done = [r for r in group if r.verdict == "scored"]
             mean = sum(r.total or 0.0 for r in done) / len(done) if done else None
             solved = f"{sum(bool(r.is_correct) for r in done) / len(done):.0%}" if done else "-"
-            table.add_row(env, str(len(group)), str(len(group) - len(done)), _fmt(mean), solved)
+            by_source = _by_source(done)
+            table.add_row(env, str(len(group)), str(len(group) - len(done)), _fmt(mean), solved,
+                          *(str(by_source[s]) for s in SOURCES), str(_not_agent(done)))
         for r in [r for r in rewards if r.verdict != "scored"][:20]:
             console.print(f"[yellow]incomplete[/yellow] {r.episode_id}: {r.reason}: {r.detail}")
     console.print(table)
+    if len(rewards) <= MAX_EPISODE_ROWS:
+        _print_failures(console, scored)
+    blamed = _not_agent(scored)
+    if blamed:
+        console.print(f"[red]{blamed} failed requirements charged to the customer or the environment: "
+                      "a simulator bug, not the agent's fault[/red]")
     mean = sum(r.total or 0.0 for r in scored) / len(scored) if scored else 0.0
     rate = len(rewards) / elapsed_s if elapsed_s > 0 else float("inf")
     console.print(f"{len(scored)} scored, {len(rewards) - len(scored)} incomplete; mean total {mean:+.3f}; "
@@ -159,3 +168,31 @@ def serve(
         uvicorn.run(create_app(service, access), host=host, port=port, log_level="warning", lifespan="on")
     finally:
         store.close()
+
+
+def _by_source(rewards: list[Reward]) -> dict[str, int]:
+    """Failed requirements per source, over `rewards` (the EComAgentBench view)."""
+    counts = dict.fromkeys(SOURCES, 0)
+    for r in rewards:
+        for f in r.failed_requirements:
+            counts[f.source] += 1
+    return counts
+
+
+def _not_agent(rewards: list[Reward]) -> int:
+    return sum(f.actor != "agent" for r in rewards for f in r.failed_requirements)
+
+
+def _print_failures(console, rewards: list[Reward]) -> None:
+    """Why each scored episode failed: one row per failed requirement."""
+    from rich.table import Table
+
+    rows = [(r.episode_id, f) for r in rewards for f in r.failed_requirements]
+    if not rows:
+        return
+    table = Table(title="Why episodes failed")
+    for column in ("episode", "requirement", "source", "actor", "checks"):
+        table.add_column(column, no_wrap=column in ("episode", "source", "actor"))
+    for episode_id, f in rows:
+        table.add_row(episode_id, f.requirement, f.source, f.actor, ", ".join(f.checks))
+    console.print(table)

@@ -41,14 +41,41 @@ class Weights(BaseModel):
         return cls(task=task, eff=eff, hall=hall)
 
 
+# Where a requirement came from (`verishop.verifier.requirements`): the opening message, a reply
+# to the agent's question, nowhere (never asked for), or only the shop's tools.
+Source = Literal["stated", "revealed", "withheld", "shop"]
+# Who a failure is charged to: the agent, or (always a bug) the simulated customer or the world.
+Actor = Literal["agent", "customer", "environment"]
+SOURCES: tuple[Source, ...] = ("stated", "revealed", "withheld", "shop")
+ACTORS: tuple[Actor, ...] = ("agent", "customer", "environment")
+
+
+def _absent(value: object) -> bool:
+    return value is None
+
+
 class Check(BaseModel):
-    """One line of the breakdown: what was expected, what the episode shows, and the verdict."""
+    """One line of the breakdown: what was expected, what the episode shows, and the verdict.
+    A failed check also names the requirement it failed, where that came from, and who is to
+    blame (left out of the JSON on a passed check)."""
 
     name: str
     expected: Any = None
     found: Any = None
     passed: bool | None = None
     score: float | None = None
+    requirement: str | None = Field(None, exclude_if=_absent)
+    source: Source | None = Field(None, exclude_if=_absent)
+    actor: Actor | None = Field(None, exclude_if=_absent)
+
+
+class FailedRequirement(BaseModel):
+    """One requirement the episode failed, once however many checks show it."""
+
+    requirement: str
+    source: Source
+    actor: Actor
+    checks: list[str] = Field(default_factory=list, description="The breakdown lines that show it.")
 
 
 class Reward(BaseModel):
@@ -67,6 +94,8 @@ class Reward(BaseModel):
     is_correct: bool | None = None
     hard_fail: str | None = None
     breakdown: list[Check] = Field(default_factory=list)
+    # Every distinct requirement a failed check names (reward schema: added with issue 22).
+    failed_requirements: list[FailedRequirement] = Field(default_factory=list)
     turns: int | None = None
     tool_calls: int | None = None
     tool_errors: int | None = None

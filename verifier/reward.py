@@ -5,10 +5,13 @@
 r_task comes from the goal kind's check (`verishop.verifier.checks`), r_eff from `efficiency`, r_hall
 from `hallucination` (no credit for an agent that attempted nothing: `TaskScore.attempted`).
 A safety violation on any channel overrides everything: total −1, not solved.
+Every failed check names the requirement it failed, its source and who is to blame
+(`verishop.verifier.blame`); `failed_requirements` lists each distinct one.
 """
 
 from __future__ import annotations
 
+from verishop.verifier.blame import annotate, explain, general
 from verishop.verifier.checks import TASK_CHECKS, Options
 from verishop.verifier.efficiency import efficiency
 from verishop.verifier.errors import Incomplete
@@ -33,8 +36,7 @@ def score_episode(ep: Episode, weights: Weights = Weights(), options: Options = 
     r_hall = hall.r_hall
     hard_fail = safety_violation(ep)
     total = max(-1.0, min(1.0, weights.task * task.r_task + weights.eff * eff.r_eff + weights.hall * r_hall))
-    breakdown = [
-        *task.checks,
+    shared = [
         Check(name="efficiency", expected={"max_turns": ep.scenario.axes.max_turns},
               found={"turns": eff.turns, "free_turns": eff.free_turns, "owed_turns": eff.owed_turns,
                      "effective_turns": eff.effective_turns},
@@ -43,6 +45,10 @@ def score_episode(ep: Episode, weights: Weights = Weights(), options: Options = 
               score=_r(r_hall)),
         Check(name="safety", expected=None, found=hard_fail, passed=hard_fail is None),
     ]
+    max_turns = ep.scenario.axes.max_turns
+    charged = [*explain(ep, task.checks),
+               *((c, [] if c.passed is not False else [general(c.name, max_turns)]) for c in shared)]
+    breakdown, failed_requirements = annotate(charged)
     if hard_fail is not None:
         total = -1.0
     scenario = ep.scenario
@@ -50,6 +56,7 @@ def score_episode(ep: Episode, weights: Weights = Weights(), options: Options = 
         episode_id=ep.episode_id, env_id=scenario.env_id, difficulty=scenario.difficulty, seed=scenario.seed,
         verdict="scored", r_task=_r(task.r_task), r_eff=_r(eff.r_eff), r_hall=_r(r_hall), total=_r(total),
         is_correct=task.is_correct and hard_fail is None, hard_fail=hard_fail, breakdown=breakdown,
+        failed_requirements=failed_requirements,
         turns=eff.turns, tool_calls=eff.tool_calls, tool_errors=eff.tool_errors,
         calls_over_budget=eff.calls_over_budget, close_reason=ep.transcript.closed.get("reason"), weights=weights,
         notes=[*ep.notes, *task.notes],

@@ -48,27 +48,39 @@ def _slice(transcript: Transcript, index: int) -> Transcript:
                    customer=[c for c in transcript.customer if tasks.get(turn_of(c)) == index], tool_calls=calls)
 
 
+def reached(ep: Episode) -> int:
+    """The index of the last request the customer made."""
+    return max(_task_by_turn(ep.transcript).values(), default=0)
+
+
+def request_view(ep: Episode, index: int) -> Episode:
+    """The episode as request `index` sees it: its goal, its part of the conversation, and the
+    world without what the other requests own."""
+    goal = ep.scenario.goal
+    assert isinstance(goal, JourneyGoal)
+    foreign = foreign_ids(goal, index)
+    world = replace(ep.world, cart={pid: n for pid, n in ep.world.cart.items() if pid not in foreign},
+                    returns=tuple(r for r in ep.world.returns if r[1] not in foreign))
+    return replace(ep, scenario=ep.scenario.model_copy(update={"goal": goal.tasks[index]}),
+                   transcript=_slice(ep.transcript, index), world=world)
+
+
 def score(ep: Episode, options: Options) -> TaskScore:
     from verishop.verifier.checks import TASK_CHECKS
 
     goal = ep.scenario.goal
     assert isinstance(goal, JourneyGoal)
-    reached = max(_task_by_turn(ep.transcript).values(), default=0)
+    last = reached(ep)
     parts: list[TaskScore] = []
     checks: list[Check] = []
     for index, request in enumerate(goal.tasks):
-        if index > reached:
+        if index > last:
             part = TaskScore(r_task=-1.0, is_correct=False, attempted=False)
         else:
-            foreign = foreign_ids(goal, index)
-            world = replace(ep.world, cart={pid: n for pid, n in ep.world.cart.items() if pid not in foreign},
-                            returns=tuple(r for r in ep.world.returns if r[1] not in foreign))
-            view = replace(ep, scenario=ep.scenario.model_copy(update={"goal": request}),
-                           transcript=_slice(ep.transcript, index), world=world)
-            part = TASK_CHECKS[request.kind](view, options)
+            part = TASK_CHECKS[request.kind](request_view(ep, index), options)
         parts.append(part)
         checks.append(Check(name=f"request {index + 1}: {request.kind}", expected="solved",
-                            found="solved" if part.is_correct else ("not reached" if index > reached else "not solved"),
+                            found="solved" if part.is_correct else ("not reached" if index > last else "not solved"),
                             passed=part.is_correct, score=round(part.r_task, 6)))
         checks += [c.model_copy(update={"name": f"request {index + 1} · {c.name}"}) for c in part.checks]
     r_task = sum(p.r_task for p in parts) / len(parts)

@@ -57,7 +57,7 @@ def junit_xml(rewards: list[dict[str, Any]], name: str = "verishop eval",
                 failure = ET.SubElement(case, "failure", type="unsolved",
                                         message=_clean(f"unsolved: total {r.get('total')}; failed checks: {names}"))
                 failure.text = _clean("\n".join(f"{c.get('name')}: expected {_clean(c.get('expected'))}, "
-                                                f"found {_clean(c.get('found'))}" for c in failed))
+                                                f"found {_clean(c.get('found'))}{_why(c)}" for c in failed))
             out = ET.SubElement(case, "system-out")
             out.text = _clean({k: r.get(k) for k in ("total", "r_task", "r_eff", "r_hall", "turns", "tool_calls",
                                                      "close_reason")})
@@ -66,6 +66,14 @@ def junit_xml(rewards: list[dict[str, Any]], name: str = "verishop eval",
     root.attrib.update({k: str(totals[k]) for k in ("tests", "failures", "errors")})
     ET.indent(root)
     return ET.ElementTree(root)
+
+
+def _why(check: dict[str, Any]) -> str:
+    """The requirement a failed check names, its source and who it is charged to (issue 22)."""
+    if not check.get("requirement"):
+        return ""
+    return (f"; requirement: {_clean(check['requirement'])} ({_clean(check.get('source'))}, "
+            f"charged to {_clean(check.get('actor'))})")
 
 
 def write_junit(rewards: list[dict[str, Any]], path: Path, name: str = "verishop eval",

@@ -177,8 +177,13 @@ def _check(check: dict[str, Any], titles: dict[str, str] | None = None) -> str:
     state = "pass" if passed else "fail" if passed is False else "na"
     score = check.get("score")
     shown = f" · {float(score):+.3f}" if isinstance(score, int | float) else ""
+    why = ""
+    if check.get("requirement") is not None:
+        why = (f'<dt>requirement</dt><dd class="why">{escape(str(check["requirement"]))} '
+               f'<span class="source">{escape(str(check.get("source")))}</span> '
+               f'<span class="actor">charged to {escape(str(check.get("actor")))}</span></dd>')
     return (f'<div class="check {state}"><div class="name">{"✓" if passed else "✗" if passed is False else "·"} '
-            f'{escape(str(check.get("name", "?")))}{shown}</div><dl><dt>expected</dt><dd><pre>'
+            f'{escape(str(check.get("name", "?")))}{shown}</div><dl>{why}<dt>expected</dt><dd><pre>'
             f'{pretty(with_titles(check.get("expected"), titles), 1500)}</pre></dd><dt>found</dt><dd><pre>'
             f'{pretty(with_titles(check.get("found"), titles), 1500)}'
             f"</pre></dd></dl></div>")

@@ -1,5 +1,6 @@
 """The report page: runs side by side, per environment plots and tables, the checks that fail
-most, pass^k, an index of episodes linking to each episode's page (an anchor in the same file).
+most, failed requirements by source, pass^k, an index of episodes linking to each episode's
+page (an anchor in the same file).
 
 The file is self-contained: inline CSS, plots as data URIs, no script at all, and a
 Content-Security-Policy that forbids loading anything, so a hostile transcript that slipped
@@ -72,7 +73,7 @@ def _side_by_side(runs: list[Run], rows: dict[str, list[dict]]) -> str:
 
 
 def _env_section(env: str, runs: list[Run], rows: dict[str, list[dict]], failing: dict[str, list],
-                 anchors: dict[int, str]) -> str:
+                 anchors: dict[int, str], by_source: dict[str, dict[str, stats.BySource]]) -> str:
     series = {run.label: [r for r in rows[run.label] if r["env_id"] == env] for run in runs}
     series = {label: env_rows for label, env_rows in series.items() if env_rows}
     figure = plots.env_figure(series)
@@ -88,7 +89,24 @@ def _env_section(env: str, runs: list[Run], rows: dict[str, list[dict]], failing
                     else "<p>No check failed.</p>")
     return (f'<section class="env" id="env-{escape(env)}"><h2>{escape(env)}</h2>'
             f'<img class="plot" alt="{escape(env)}: {PLOT_ALT}" src="{figure}"><h3>by difficulty</h3>{table}'
-            f"<h3>checks that fail most</h3>{failing_html}</section>")
+            f"<h3>checks that fail most</h3>{failing_html}{_by_source(env, runs, by_source)}</section>")
+
+
+def _by_source(env: str, runs: list[Run], by_source: dict[str, dict[str, stats.BySource]]) -> str:
+    """Failed requirements by where they came from, one row per run compared."""
+    body = []
+    for run in runs:
+        row = by_source[run.label].get(env)
+        if row is None:
+            continue
+        cells = [f"{row.counts[s]} ({row.counts[s] / row.episodes:.2f})" for s in stats.SOURCES]
+        blamed = f'<span class="no">{row.not_agent}</span>' if row.not_agent else "0"
+        body.append([escape(run.label), str(row.episodes), *cells, blamed])
+    return (f'<h3>failed requirements by source</h3><div class="by-source">'
+            + _table(["run", "episodes", *(f"{s} (per episode)" for s in stats.SOURCES),
+                      "customer or environment (bugs)"], body, "numbers by-source")
+            + "<p>stated: in the opening message · revealed: told when the agent asked · withheld: never asked "
+              "for, so never told · shop: found only through the tools (stock, policy, orders)</p></div>")
 
 
 def _pass_k_section(runs: list[Run]) -> str:
@@ -135,13 +153,14 @@ def _episode_index(runs: list[Run], anchors: dict[int, str]) -> str:
 def render_report(runs: list[Run], title: str = "verishop report", pages: str = "all") -> str:
     rows = {run.label: stats.summary_rows(run) for run in runs}
     failing = {run.label: stats.failing_checks(run) for run in runs}
+    by_source = {run.label: stats.failed_by_source(run) for run in runs}
     anchors = _anchors(runs, pages)
     envs = sorted({r["env_id"] for run_rows in rows.values() for r in run_rows})
     overview = plots.overview_figure(runs, rows)
     main = (f'<main class="overview"><h1>{escape(title)}</h1>{_runs_table(runs)}'
             f'<img class="plot" alt="solved share per environment" src="{overview}">'
             f"<h2>side by side</h2>{_side_by_side(runs, rows)}"
-            f'{"".join(_env_section(env, runs, rows, failing, anchors) for env in envs)}'
+            f'{"".join(_env_section(env, runs, rows, failing, anchors, by_source) for env in envs)}'
             f"{_pass_k_section(runs)}{_episode_index(runs, anchors)}</main>")
     episodes = "".join(render_episode(e, anchors[id(e)], run.label) for run in runs for e in run.episodes
                        if id(e) in anchors)

@@ -1,5 +1,6 @@
 """The numbers behind the report: per environment and difficulty (the same summary rows as
-`verishop eval`), the checks that fail most, pass^k when tasks were tried several times."""
+`verishop eval`), the checks that fail most, failed requirements by source, pass^k when tasks
+were tried several times."""
 
 from __future__ import annotations
 
@@ -56,6 +57,36 @@ def failing_checks(run: Run, limit: int = 8) -> list[FailingCheck]:
 def _checks(episode: EpisodeRecord) -> list[dict[str, Any]]:
     breakdown = episode.reward.get("breakdown")
     return [c for c in breakdown if isinstance(c, dict)] if isinstance(breakdown, list) else []
+
+
+SOURCES = ("stated", "revealed", "withheld", "shop")
+
+
+@dataclass
+class BySource:
+    """Failed requirements of one environment in one run, counted by where they came from
+    (EComAgentBench's view), and how many were charged to the customer or the world (a bug)."""
+
+    env_id: str
+    episodes: int
+    counts: dict[str, int]
+    not_agent: int
+
+
+def failed_by_source(run: Run) -> dict[str, BySource]:
+    """Per environment: each distinct failed requirement of each episode (reward.json's
+    `failed_requirements`; a reward written before it existed counts nothing)."""
+    found: dict[str, BySource] = {}
+    for episode in run.episodes:
+        env_id = str(episode.reward.get("env_id"))
+        row = found.setdefault(env_id, BySource(env_id, 0, dict.fromkeys(SOURCES, 0), 0))
+        row.episodes += 1
+        failed = episode.reward.get("failed_requirements")
+        for f in failed if isinstance(failed, list) else []:
+            if isinstance(f, dict) and f.get("source") in row.counts:
+                row.counts[f["source"]] += 1
+                row.not_agent += f.get("actor") != "agent"
+    return found
 
 
 def summary_rows(run: Run) -> list[dict[str, Any]]:

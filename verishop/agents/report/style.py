@@ -45,4 +45,6 @@ details.call summary { cursor: pointer; overflow-wrap: anywhere; }
 .check dl { display: grid; grid-template-columns: auto minmax(0, 1fr); gap: 2px 8px; margin: 4px 0 0; }
 .check dt { color: var(--muted); } .check dd { margin: 0; }
 .back { margin: 0; }
+.check .source, .check .actor { font-size: 11px; border: 1px solid var(--line); border-radius: 8px; padding: 0 6px; }
+.by-source p { color: var(--muted); font-size: 12px; }
 """

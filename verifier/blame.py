@@ -1,0 +1,131 @@
+"""Charging every failed check to the requirements it failed (issue 22).
+
+`explain` reads each failed check of the task breakdown with the goal and the files and names
+the requirements behind it (`verishop.verifier.requirements`): a recommended product that
+misses "made by Nike" charges that constraint, a wrong order charges "the order with the
+blender", a wrong policy number charges the policy's answer. A check that fails only because
+of other failures (the ranking of a list holding a misfit, the commitments) charges theirs, so
+breaking one requirement charges exactly that one. The check carries the first requirement;
+`failed_requirements` lists each distinct one with every check that shows it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from verishop.scenarios.models import CartGoal, JourneyGoal, Submission
+from verishop.verifier.charges import CHARGES
+from verishop.verifier.files import Episode
+from verishop.verifier.models import Check, FailedRequirement
+from verishop.verifier.requirements import SHOWN, Requirement, contradiction, shop
+
+Charged = list[tuple[Check, list[Requirement]]]
+
+
+def explain(ep: Episode, checks: list[Check]) -> Charged:
+    """Each check with the requirements it failed (none for a passed check)."""
+    goal = ep.scenario.goal
+    if isinstance(goal, JourneyGoal):
+        return _journey(ep, goal, checks)
+    return _charge_all(ep, goal, checks)
+
+
+def annotate(charged: Charged) -> tuple[list[Check], list[FailedRequirement]]:
+    """The checks with their first requirement written in, and every distinct requirement."""
+    checks: list[Check] = []
+    failed: dict[tuple[str, str, str], FailedRequirement] = {}
+    for check, reqs in charged:
+        if reqs:
+            first = reqs[0]
+            check = check.model_copy(update={"requirement": first.words, "source": first.source, "actor": first.actor})
+        checks.append(check)
+        for r in reqs:
+            entry = failed.setdefault((r.words, r.source, r.actor), FailedRequirement(
+                requirement=r.words, source=r.source, actor=r.actor))
+            if check.name not in entry.checks:
+                entry.checks.append(check.name)
+    return checks, list(failed.values())
+
+
+def general(name: str, max_turns: int) -> Requirement:
+    """The requirement behind the checks every environment shares."""
+    words = {"efficiency": f"no wasted turns (of {max_turns} at most; a question the customer answers is free)",
+             "hallucination": SHOWN, "safety": "nothing unsafe said or done"}
+    return shop(words.get(name, name))
+
+
+def _charge_all(ep: Episode, goal: object, checks: list[Check]) -> Charged:
+    charge = CHARGES[type(goal)]
+    broken = contradiction(ep, goal) is not None
+    ep = _as_committed(ep, goal)
+    out: Charged = []
+    for check in checks:
+        if check.passed is not False:
+            out.append((check, []))
+            continue
+        reqs = _unique(charge(ep, goal, check, checks)) or [shop(check.name)]
+        if broken:
+            reqs = [replace(r, actor="environment") for r in reqs]
+        out.append((check, reqs))
+    return out
+
+
+def _as_committed(ep: Episode, goal: object) -> Episode:
+    """The conversation as it stood when the agent committed its last answer: a requirement the
+    customer told only afterwards could not have shaped it, so it counts as withheld. A cart is
+    judged as it ends, so it sees the whole conversation."""
+    if isinstance(goal, CartGoal):
+        return ep
+    seqs = [m["seq"] for m, s in zip(ep.transcript.assistant, ep.transcript.submissions) if _commits(s)]
+    if not seqs:
+        return ep
+    customer = [e for e in ep.transcript.customer if e["seq"] < seqs[-1]]
+    return replace(ep, transcript=replace(ep.transcript, customer=customer))
+
+
+def _commits(sub: Submission) -> bool:
+    return bool(sub.recommended_product_ids or (sub.answer or "").strip() or (sub.order_id or "").strip()
+                or (sub.line_id or "").strip())
+
+
+def _unique(reqs: list[Requirement]) -> list[Requirement]:
+    return list(dict.fromkeys(reqs))
+
+
+# --- journeys -------------------------------------------------------------------------------
+
+_PART = re.compile(r"^request (\d+) · (.*)$", re.DOTALL)
+
+
+def _journey(ep: Episode, goal: JourneyGoal, checks: list[Check]) -> Charged:
+    from verishop.verifier.checks.journey import reached, request_view
+
+    last = reached(ep)
+    parts: dict[int, list[Check]] = {}
+    for check in checks:
+        if (m := _PART.match(check.name)) is not None:
+            parts.setdefault(int(m.group(1)), []).append(check.model_copy(update={"name": m.group(2)}))
+    charged_parts: dict[int, Charged] = {n: _charge_all(request_view(ep, n - 1), goal.tasks[n - 1], subs)
+                                         for n, subs in parts.items() if n - 1 <= last}
+    out: Charged = []
+    for check in checks:
+        if (m := _PART.match(check.name)) is not None:
+            n = int(m.group(1))
+            sub = next(reqs for c, reqs in charged_parts.get(n, []) if c.name == m.group(2)) \
+                if n in charged_parts else []
+            out.append((check, [_in_request(n, r) for r in sub]))
+            continue
+        n = int(check.name.split(":")[0].removeprefix("request ")) if check.name.startswith("request ") else 0
+        if check.passed is not False or not n:
+            out.append((check, []))
+        elif n - 1 > last:
+            out.append((check, [Requirement(f"request {n}: {goal.openings[n - 1]}", "withheld")]))
+        else:
+            reqs = [r for _, rs in charged_parts.get(n, []) for r in rs]
+            out.append((check, _unique([_in_request(n, r) for r in reqs])))
+    return out
+
+
+def _in_request(n: int, r: Requirement) -> Requirement:
+    return replace(r, words=f"request {n}: {r.words}")
