@@ -58,7 +58,7 @@ class EpisodeInfo:
     episode_id: str
     env_id: str
     difficulty: int
-    seed: int
+    seed: int | None  # None for a private test-split episode: its seed is the evaluator's secret
     mcp_url: str
     system_prompt: str
     opening_message: str
@@ -67,7 +67,7 @@ class EpisodeInfo:
 
     @classmethod
     def from_payload(cls, payload: dict[str, Any]) -> EpisodeInfo:
-        return cls(**{name: payload[name] for name in cls.__dataclass_fields__})
+        return cls(**{name: payload.get(name) if name == "seed" else payload[name] for name in cls.__dataclass_fields__})
 
 
 @dataclass(frozen=True)
@@ -198,10 +198,12 @@ class ShopClient:
         return await self._request("GET", "/health")
 
     async def create(self, *, env: str | None = None, collection: str | None = None, difficulty: int | None = None,
-                     seed: int | None = None, scenario: dict[str, Any] | None = None) -> EpisodeInfo:
-        """POST /episodes with only what was given (the server picks the rest, e.g. the difficulty)."""
+                     seed: int | None = None, scenario: dict[str, Any] | None = None,
+                     split: str | None = None) -> EpisodeInfo:
+        """POST /episodes with only what was given (the server picks the rest, e.g. the difficulty).
+        With `split` (train, dev, test) the seed is the episode's index in that split."""
         body = {k: v for k, v in dict(env=env, collection=collection, difficulty=difficulty, seed=seed,
-                                       scenario=scenario).items() if v is not None}
+                                       scenario=scenario, split=split).items() if v is not None}
         info = EpisodeInfo.from_payload(await self._request("POST", "/episodes", json=body))
         self._run_dirs[info.episode_id] = info.run_dir
         return info
