@@ -120,3 +120,16 @@ def test_a_reward_from_before_manifests_is_listed_as_of_unknown_inputs(scored_ru
     why = {c["episode_id"]: c["why"] for c in changes}
     assert "no manifest" in why[target.name]
     assert "no stored reward.json" in why[episodes(scored_run)[1].name]
+
+
+def test_re_scoring_over_a_process_pool_writes_nothing_and_agrees(scored_run: Path):
+    from verishop.verifier.runner import verify_many
+
+    before = rewards(scored_run)
+    directories = episodes(scored_run)
+    pooled = list(verify_many(directories, Settings(), workers=2, write=False))
+    assert rewards(scored_run) == before
+    for directory, reward in zip(directories, pooled, strict=True):
+        stored = json.loads(before[directory.name])
+        assert (reward.episode_id, reward.total, reward.manifest.model_dump()) == \
+            (directory.name, stored["total"], stored["manifest"])
