@@ -14,6 +14,8 @@ import pytest
 
 from servers import started
 from verishop.agents.evaluate import Plan
+from verishop.agents.gym_env import ShopTextEnv
+from verishop.agents.trl import make_environment_factory
 from verishop.scenarios.envs import REGISTRY
 from verishop.scenarios.splits import SplitError, split_of, split_seed
 
@@ -132,6 +134,19 @@ def test_over_http_a_test_episode_shows_no_seed_to_anyone(catalog_path: Path, tm
             assert refused.status_code == 400 and "needs its secret" in refused.json()["error"]
             train = http.post("/episodes", json={"env": "pd", "difficulty": 1, "seed": 3, "split": "train"})
             assert train.status_code == 201 and train.json()["seed"] == split_seed("train", "pd", 1, 3)
+        # The adapters pass a split through: Gymnasium's reset(seed=i) and a TRL row's seed are indices.
+        env = ShopTextEnv(server.base, env="pd", difficulty=2, split="dev")
+        try:
+            assert env.reset(seed=4)[1]["seed"] == split_seed("dev", "pd", 2, 4)
+        finally:
+            env.close()
+        tool_env = make_environment_factory(server.base, env="pd", difficulty=2, split="dev")()
+        try:
+            tool_env.reset(seed=5)
+            opened = json.loads((runs / tool_env.episode_id / "transcript.jsonl").read_text().splitlines()[0])
+            assert opened["seed"] == split_seed("dev", "pd", 2, 5)
+        finally:
+            tool_env._end_episode()
     with started(args, tmp_path / "secret.log", {"VERISHOP_SPLIT_SECRET": SECRET}) as server:
         with httpx2.Client(base_url=server.base, timeout=30) as http:
             created = http.post("/episodes", json={"env": "pd", "difficulty": 1, "seed": 3, "split": "test"})
