@@ -27,11 +27,11 @@ log = logging.getLogger("verishop.verifier.curriculum")
 
 def counts_for_curriculum(reward: Reward | dict[str, Any]) -> bool:
     """Whether a reward (or a reward.json's content) is evidence for the curriculum."""
-    data = reward.model_dump() if isinstance(reward, Reward) else reward
-    if data.get("verdict") != "scored" or data.get("env_id") is None or data.get("difficulty") is None:
+    get = reward.get if isinstance(reward, dict) else lambda key: getattr(reward, key, None)
+    if get("verdict") != "scored" or get("env_id") is None or get("difficulty") is None:
         return False  # an incomplete episode is no evidence either way
-    played = bool(data.get("turns")) or bool(data.get("tool_calls"))
-    return data.get("chosen_by_curriculum") is True and played
+    played = bool(get("turns")) or bool(get("tool_calls"))
+    return get("chosen_by_curriculum") is True and played
 
 
 class CurriculumFeed:

@@ -8,8 +8,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 from typing import Any
 
-from verishop.agents.confidence import flip_rates
-from verishop.agents.determinism import certify
+from verishop.agents.eval_output import trial_outputs
 from verishop.agents.evaluate import summarize
 from verishop.agents.passk import max_trials, pass_k_rows
 from verishop.agents.report.load import EpisodeRecord, Run
@@ -93,6 +92,5 @@ def run_summary(run: Run) -> dict[str, Any]:
     and, when tasks were tried several times, flip rates and the determinism certificate."""
     summary: dict[str, Any] = {"label": run.label, "run_dir": str(run.path), "rows": summary_rows(run)}
     if max_trials(run.rewards) > 1:
-        certificate = certify(run.path)
-        summary.update(flip_rate=flip_rates(run.rewards), determinism=certificate.as_json() | {"line": certificate.line()})
+        summary.update(trial_outputs(run.rewards, run.path))
     return summary
