@@ -55,6 +55,10 @@ def serve(
                                               help="HTTP: the control API (POST/GET/DELETE /episodes, /curriculum) "
                                                    "then needs 'Authorization: Bearer <token>'. Required to bind "
                                                    "a non-loopback --host.")] = None,
+    split_secret: Annotated[str | None, typer.Option(envvar="VERISHOP_SPLIT_SECRET", show_envvar=True,
+                                                     help="HTTP: the private test split's secret, so that POST "
+                                                          "/episodes can serve {\"split\": \"test\"} "
+                                                          "(docs/scores.md).")] = None,
     allowed_hosts: Annotated[str, typer.Option(help="HTTP: more Host header values to accept, comma-separated "
                                                     "(name or name:port), e.g. 'shop.lan,192.168.1.20'. "
                                                     "The loopback names and the bind address are always "
@@ -132,7 +136,7 @@ def serve(
     from verishop.mcp_server.http.app import ControlSettings
 
     control = ControlSettings(token=token or None, public_url=public_url, allowed_hosts=extra_hosts,
-                              max_episodes=max_episodes or None)
+                              max_episodes=max_episodes or None, split_secret=split_secret or None)
     count = workers or default_workers()
     if listen_fd is None and count > 1:
         if worker_url is not None and "{port}" not in worker_url and "{index}" not in worker_url:

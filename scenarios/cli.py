@@ -64,15 +64,25 @@ def verify(
 def generate(
     env: Annotated[str, typer.Option(help="Environment id or short name, e.g. pd.")] = "pd",
     difficulty: Annotated[int, typer.Option(min=0, max=MAX_DIFFICULTY)] = 0,
-    seed: Annotated[int, typer.Option(min=0)] = 0,
+    seed: Annotated[int, typer.Option(min=0, help="The seed, or with --split the episode's index in it.")] = 0,
     catalog: CatalogOption = None,
+    split: Annotated[str | None, typer.Option(help="train, dev or test: --seed is an index into the split.")]
+    = None,
+    split_secret: Annotated[str | None, typer.Option(envvar="VERISHOP_SPLIT_SECRET", show_envvar=True,
+                                                     help="The private test split's secret.")] = None,
 ) -> None:
     """Print the scenario for (ENV, DIFFICULTY, SEED) as JSON, hidden goal included."""
     from verishop.scenarios.console import resolve_catalog
+    from verishop.scenarios.splits import SplitError, split_seed
 
     try:
         get_env(env)
     except KeyError as exc:
         raise typer.BadParameter(str(exc.args[0]), param_hint="--env") from None
+    if split is not None:
+        try:
+            seed = split_seed(split, env, difficulty, seed, split_secret)
+        except SplitError as exc:
+            raise typer.BadParameter(str(exc), param_hint="--split") from None
     with CatalogReader(resolve_catalog(catalog)) as reader:
         typer.echo(generate_scenario(env, difficulty, seed, reader).to_json())

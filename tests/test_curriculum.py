@@ -198,9 +198,11 @@ def test_writers_in_several_processes_count_each_episode_exactly_once(tmp_path: 
     assert (state.episodes, state.checks, state.window.high, state.window.attempts) == (120, 1, 1, 0)
 
 
-def reward(episode_id: str, verdict: str = "scored", solved: bool = True, difficulty: int = 0) -> Reward:
+def reward(episode_id: str, verdict: str = "scored", solved: bool = True, difficulty: int = 0, *,
+           chosen: bool = True, turns: int = 1) -> Reward:
     return Reward(episode_id=episode_id, env_id="pd-v4", difficulty=difficulty, seed=1, verdict=verdict,
-                  is_correct=solved if verdict == "scored" else None)
+                  is_correct=solved if verdict == "scored" else None, chosen_by_curriculum=chosen, turns=turns,
+                  tool_calls=turns)
 
 
 async def test_the_feed_records_scored_episodes_and_skips_incomplete_ones(tmp_path: Path):
@@ -214,3 +216,13 @@ async def test_the_feed_records_scored_episodes_and_skips_incomplete_ones(tmp_pa
         await feed(reward("ep_2", solved=False))
         state = store.state("pd-v4")
     assert (state.episodes, state.checks, state.window) == (2, 1, Window(0, 0))  # 1/2 solved: no move
+
+
+async def test_the_feed_skips_episodes_the_curriculum_did_not_choose_or_nobody_played(tmp_path: Path):
+    with CurriculumStore(tmp_path / "curriculum.db") as store:
+        feed = CurriculumFeed(store)
+        await feed(reward("ep_fixed", solved=False, chosen=False))  # an eval's or an IDE's episode
+        await feed(reward("ep_probe", solved=False, turns=0))  # a probe, a reset never stepped
+        assert store.state("pd-v4").episodes == 0
+        await feed(reward("ep_abandoned", solved=False))  # chosen, played, then left: a failure
+        assert store.state("pd-v4").episodes == 1

@@ -35,6 +35,7 @@ from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy  # noq
 from verishop.agents.scripted import make_agent  # noqa: E402
 from verishop.agents.session import ShopSession  # noqa: E402
 from verishop.scenarios.models import Scenario  # noqa: E402
+from verishop.verifier.curriculum import counts_for_curriculum  # noqa: E402
 from verishop.ray import (CatalogMismatch, CatalogSpec, EpisodeHandle, ServerCrashed,  # noqa: E402
                           VerishopCluster)
 from verishop.ray.cluster import alive_nodes  # noqa: E402
@@ -210,11 +211,12 @@ def on(node_id: str) -> NodeAffinitySchedulingStrategy:
 
 
 def scored_on_disk(runs_dir: Path) -> Counter[str]:
-    """Scored episodes per environment, from every node's reward.json files: the ground truth."""
+    """Episodes the curriculum must count per environment, from every node's reward.json files:
+    the ground truth (scored, chosen by the curriculum and played: docs/curriculum-update.md)."""
     counts: Counter[str] = Counter()
     for reward_file in runs_dir.glob(f"node-*/{EPISODES_DIR}/*/reward.json"):
         reward = json.loads(reward_file.read_text())
-        if reward["verdict"] == "scored":
+        if counts_for_curriculum(reward):
             counts[reward["env_id"]] += 1
     return counts
 

@@ -249,3 +249,23 @@ def test_each_turn_shows_the_respond_to_customer_call_before_the_message_it_sent
         assert turn.index("<code>respond_to_customer</code>") < turn.index('class="msg assistant"')
         assert turn.index('class="msg assistant"') < turn.index('class="msg customer"')
     assert 'title="wall time of the call on the server">server ' in text
+
+
+def test_the_report_shows_intervals_flip_rates_and_the_certificate_and_prints_them_as_json(runs, tmp_path):
+    text = build_report(runs, tmp_path / "r.html").read_text()
+    assert "solved 95% CI" in text and "total 95% CI" in text
+    assert "flip rate" in text and text.count('class="certificate"') == 1  # only the run with trials
+    assert "every verdict flip is the agent&#x27;s" in text
+    args = [str(p) for p in runs.values()] + [f"--label={label}" for label in runs]
+    done = subprocess.run([sys.executable, "-m", "verishop", "report", *args, "--out", str(tmp_path / "j.html"),
+                           "--json"], capture_output=True, text=True, timeout=120, check=True)
+    summary = {run["label"]: run for run in json.loads(done.stdout)["runs"]}
+    for run in summary.values():
+        for row in run["rows"]:
+            low, high = row["solved_ci95"]
+            assert low <= row["solved_share"] <= high
+            if row["total"] is not None:
+                assert row["total_ci95"][0] <= row["total"] <= row["total_ci95"][1]
+    assert "flip_rate" not in summary["greedy"]
+    assert summary["oracle"]["determinism"]["deterministic"] is True
+    assert set(summary["oracle"]["flip_rate"]) == {row["env_id"] for row in summary["oracle"]["rows"]}

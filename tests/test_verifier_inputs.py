@@ -322,10 +322,10 @@ def test_hostile_episodes_in_a_batch_get_their_own_verdicts_and_the_rest_are_sco
     assert all((runs / name / "reward.json").is_file() for name in BATCH)
 
 
-def _die_on_marked_chunk(directories: list[Path]) -> list[Reward]:
+def _die_on_marked_chunk(directories: list[Path], write: bool = True) -> list[Reward]:
     if any(d.name == "ep_kill" for d in directories):
         os._exit(1)  # a worker killed mid-chunk (OOM killer, a segfault in a library)
-    return runner._verify_chunk_unpatched(directories)
+    return runner._verify_chunk_unpatched(directories, write)
 
 
 def test_a_pool_worker_that_dies_costs_no_verdict(reader, catalog_path, tmp_path, monkeypatch):  # noqa: F811

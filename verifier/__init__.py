@@ -10,6 +10,8 @@ nothing the server computed. It never imports `mcp_server`.
     safety.py         denied-category hard fail        reward.py  composition -> Reward
     runner.py         score directories, write reward.json, process pool
     cli.py            `verishop verify`, `verishop verifier serve`   service.py  the sidecar
+    compare.py        `verify --compare`: re-score, list what changed and why (the manifests)
+    curriculum.py     which scored episodes feed the curriculum (only its own, played ones)
     access.py         the sidecar's exact Host/Origin matching and bearer token
 
 Exceptions (verifier.errors):

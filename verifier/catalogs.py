@@ -4,9 +4,11 @@ of one episode (catalog, plus that episode's own products and stock)."""
 from __future__ import annotations
 
 import os
+import sqlite3
 import stat
 from pathlib import Path
 
+from verishop.scenarios.catalog.integrity import rows_content_hash
 from verishop.scenarios.catalog.reader import CatalogError, CatalogReader, Product
 from verishop.scenarios.stock import EpisodeStock
 from verishop.verifier.errors import Incomplete
@@ -16,8 +18,12 @@ from verishop.verifier.world import World
 class CatalogCache:
     """Catalog readers by resolved path; a verifier scoring thousands of episodes opens each once."""
 
-    def __init__(self) -> None:
+    def __init__(self, rehash: bool = False) -> None:
         self._readers: dict[str, CatalogReader] = {}
+        # rehash: a catalog's hash is its rows hashed again (once per file), not what its meta
+        # table says, so that re-scoring (`verify --compare`) sees a catalog edited in place.
+        self.rehash = rehash
+        self._hashes: dict[str, str] = {}
 
     def open(self, path: Path, expected_hash: str) -> CatalogReader:
         key = str(path)
@@ -34,6 +40,18 @@ class CatalogCache:
             raise Incomplete("catalog_mismatch", f"the catalog {key} has content hash {actual}, "
                                                  f"but the scenario was generated on {expected_hash}")
         return reader
+
+    def content_hash(self, path: Path) -> str:
+        """The content hash of an opened catalog: recorded, or (rehash) recomputed from its rows."""
+        key = str(path)
+        if not self.rehash:
+            return self._readers[key].meta["content_hash"]
+        if key not in self._hashes:
+            try:
+                self._hashes[key] = rows_content_hash(path)
+            except (CatalogError, sqlite3.DatabaseError) as exc:
+                raise Incomplete("catalog_missing", f"cannot hash the catalog {key}: {exc}") from None
+        return self._hashes[key]
 
     def close(self) -> None:
         for reader in self._readers.values():

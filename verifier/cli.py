@@ -1,6 +1,7 @@
 """`verishop verify` (score episode directories) and `verishop verifier serve` (the sidecar).
 
 Exit codes of `verify`: 0 every episode scored, 1 some episode incomplete, 2 usage error.
+With `--compare`: 0 no verdict or total changed, 1 some did (each listed with its cause), 2 usage error.
 """
 
 from __future__ import annotations
@@ -39,18 +40,25 @@ def verify(
     workers: Annotated[int, typer.Option(min=0, help="Processes (0: one per CPU for large runs).")] = 0,
     recompute_ideal: Annotated[bool, typer.Option(
         help="PD: rank against an ideal list recomputed from the catalog; report if the scenario's differs.")] = False,
+    compare: Annotated[bool, typer.Option(
+        "--compare", help="Re-score without writing and list every verdict or total that differs from the stored "
+                          "reward.json, with its cause (a new version, another catalog, or a bug); exit 1 on any "
+                          "change.")] = False,
 ) -> None:
     """Score episodes from their files and write reward.json next to each."""
     from verishop.verifier.checks import Options
     from verishop.verifier.errors import UsageError
     from verishop.verifier.runner import Settings, expand, verify_many
 
-    settings = Settings(weights=_weights(weights), catalog=catalog, options=Options(recompute_ideal=recompute_ideal))
+    settings = Settings(weights=_weights(weights), catalog=catalog, options=Options(recompute_ideal=recompute_ideal),
+                        rehash_catalogs=compare)
     try:
         directories = expand(run_dirs)
     except UsageError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
+    if compare:
+        _compare(directories, settings, workers, json_lines)
     started = time.perf_counter()
     rewards = []
     for reward in verify_many(directories, settings, workers):
@@ -61,6 +69,22 @@ def verify(
     if not json_lines:
         _print_table(rewards, elapsed_s)
     raise typer.Exit(1 if any(r.verdict != "scored" for r in rewards) else 0)
+
+
+def _compare(directories: list[Path], settings, workers: int, json_lines: bool) -> None:
+    import dataclasses
+    import json
+
+    from verishop.verifier.compare import compare, print_changes
+    from verishop.verifier.runner import verify_many
+
+    changes, _ = compare(directories, verify_many(directories, settings, workers, write=False))
+    if json_lines:
+        for change in changes:
+            typer.echo(json.dumps(dataclasses.asdict(change)))
+    else:
+        print_changes(changes, len(directories))
+    raise typer.Exit(1 if changes else 0)
 
 
 def _fmt(x: float | None) -> str:

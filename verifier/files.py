@@ -38,6 +38,7 @@ class Episode:
     transcript: Transcript
     world: World
     shop: Shop
+    catalog_content_hash: str  # of the catalog the checks read (see CatalogCache.content_hash)
 
     @property
     def notes(self) -> list[str]:
@@ -104,7 +105,8 @@ def load_episode(directory: Path, catalogs: CatalogCache, catalog_override: Path
         raise Incomplete("catalog_missing", "world.db does not name its catalog; pass --catalog")
     catalog = catalogs.open(Path(catalog_path), scenario.catalog.content_hash)
     return Episode(episode_id=episode_name(directory), directory=directory, scenario=scenario, transcript=transcript,
-                   world=world, shop=Shop(catalog, world, EpisodeStock(world.stock, scenario.sell_outs)))
+                   world=world, shop=Shop(catalog, world, EpisodeStock(world.stock, scenario.sell_outs)),
+                   catalog_content_hash=catalogs.content_hash(Path(catalog_path)))
 
 
 def _check_same_scenario(transcript: Transcript, scenario: Scenario, raw: bytes) -> None:

@@ -9,7 +9,26 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 # 2: committed answers count, IDs earn only once shown, free turns only for real questions,
 # safety on every channel, answers read as people write them (issue 9).
-REWARD_SCHEMA_VERSION = 2
+REWARD_SCHEMA_VERSION = 3  # 3: every reward carries a manifest (issue 22)
+
+# The scoring code's own version: bump it whenever the same episode files could score
+# differently (a check's rule, a reader's phrasing, efficiency or hallucination), so that
+# `verishop verify --compare` can say a changed total came from a new verifier, not a bug.
+VERIFIER_VERSION = 1
+
+
+class Manifest(BaseModel):
+    """What a reward was computed from and with: two rewards with equal manifests must be equal.
+    `catalog_content_hash` is the catalog the verifier read (its rows hashed again when
+    re-scoring with --compare), `scenario_digest` the SHA-256 of the scenario's canonical JSON."""
+
+    model_config = ConfigDict(frozen=True)
+
+    env_id: str | None = None
+    reward_schema_version: int = REWARD_SCHEMA_VERSION
+    verifier_version: int = VERIFIER_VERSION
+    catalog_content_hash: str | None = None
+    scenario_digest: str | None = None
 
 
 class Weights(BaseModel):
@@ -103,3 +122,6 @@ class Reward(BaseModel):
     close_reason: str | None = None
     weights: Weights = Field(default_factory=Weights)
     notes: list[str] = Field(default_factory=list)
+    manifest: Manifest | None = None
+    chosen_by_curriculum: bool = Field(False, description="The curriculum chose this episode's environment and "
+                                                          "difficulty: only such episodes feed it back.")

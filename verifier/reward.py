@@ -17,7 +17,7 @@ from verishop.verifier.efficiency import efficiency
 from verishop.verifier.errors import Incomplete
 from verishop.verifier.files import Episode
 from verishop.verifier.hallucination import hallucination
-from verishop.verifier.models import Check, Reward, Weights
+from verishop.verifier.models import Check, Manifest, Reward, Weights
 from verishop.verifier.safety import safety_violation
 
 
@@ -60,4 +60,7 @@ def score_episode(ep: Episode, weights: Weights = Weights(), options: Options = 
         turns=eff.turns, tool_calls=eff.tool_calls, tool_errors=eff.tool_errors,
         calls_over_budget=eff.calls_over_budget, close_reason=ep.transcript.closed.get("reason"), weights=weights,
         notes=[*ep.notes, *task.notes],
+        manifest=Manifest(env_id=scenario.env_id, catalog_content_hash=ep.catalog_content_hash,
+                          scenario_digest=scenario.sha256()),
+        chosen_by_curriculum=ep.transcript.opened.get("chosen_by") == "curriculum",
     )

@@ -20,7 +20,7 @@ from verishop.verifier.checks import Options
 from verishop.verifier.errors import Incomplete, UsageError
 from verishop.verifier.safeio import Limits, episode_folder, json_depth_exceeds, read_regular, write_replacing
 from verishop.verifier.files import REWARD_FILE, SCENARIO_FILE, TRANSCRIPT_FILE, episode_name, is_episode_dir, load_episode
-from verishop.verifier.models import Reward, Weights
+from verishop.verifier.models import Manifest, Reward, Weights
 from verishop.verifier.reward import score_episode
 
 # Below this many episodes per worker, starting processes costs more than it saves.
@@ -43,6 +43,8 @@ class Settings:
     """Scoring options (`recompute_ideal`: rank PD against an ideal list recomputed from the catalog)."""
     limits: Limits = field(default_factory=Limits)  # caps on each episode's files
     """Size and nesting caps on each episode's files; a file beyond them gets an `incomplete` verdict."""
+    rehash_catalogs: bool = False
+    """Hash each catalog's rows again instead of trusting its stamp (re-scoring: see CatalogCache)."""
 
 
 class Verifier:
@@ -53,7 +55,7 @@ class Verifier:
 
     def __init__(self, settings: Settings = Settings()):
         self.settings = settings
-        self.catalogs = CatalogCache()
+        self.catalogs = CatalogCache(rehash=settings.rehash_catalogs)
 
     def close(self) -> None:
         """Close the catalogs it opened."""
@@ -107,7 +109,7 @@ def incomplete(directory: Path, reason: str, detail: str, settings: Settings = S
     except Exception:  # noqa: BLE001 - identity is a courtesy; the verdict stands without it
         pass
     return Reward(episode_id=episode_name(directory), verdict="incomplete", reason=reason, detail=detail,
-                  weights=settings.weights, **identity)
+                  weights=settings.weights, manifest=Manifest(env_id=identity.get("env_id")), **identity)
 
 
 def _plausible(key: str, value: object) -> bool:
@@ -154,8 +156,10 @@ def auto_workers(episodes: int) -> int:
     return max(1, min(os.cpu_count() or 1, episodes // MIN_EPISODES_PER_WORKER))
 
 
-def verify_many(directories: list[Path], settings: Settings = Settings(), workers: int = 0) -> Iterator[Reward]:
-    """Score and write every directory, in order. workers=0 picks a count from the CPU count.
+def verify_many(directories: list[Path], settings: Settings = Settings(), workers: int = 0, *,
+                write: bool = True) -> Iterator[Reward]:
+    """Score and write every directory, in order. workers=0 picks a count from the CPU count;
+    write=False scores without touching reward.json (re-scoring to compare).
 
     Each directory gets a reward, in the order given: a worker process that dies has its share
     scored in this process. Combine it with `expand` to take folders of episodes:
@@ -164,12 +168,12 @@ def verify_many(directories: list[Path], settings: Settings = Settings(), worker
     if workers <= 1 or len(directories) < 2:
         with Verifier(settings) as verifier:
             for directory in directories:
-                yield verifier.verify(directory)
+                yield verifier.verify(directory) if write else verifier.score(directory)
         return
     size = max(1, -(-len(directories) // (workers * 4)))
     chunks = [directories[i:i + size] for i in range(0, len(directories), size)]
     with ProcessPoolExecutor(workers, initializer=_start_worker, initargs=(settings,)) as pool:
-        futures = [pool.submit(_verify_chunk, chunk) for chunk in chunks]
+        futures = [pool.submit(_verify_chunk, chunk, write) for chunk in chunks]
         fallback: Verifier | None = None
         try:
             for chunk, future in zip(chunks, futures):
@@ -179,7 +183,7 @@ def verify_many(directories: list[Path], settings: Settings = Settings(), worker
                     # A worker died (killed, out of memory): score what it held here instead,
                     # so the batch still gives every episode a verdict.
                     fallback = fallback or Verifier(settings)
-                    yield from (fallback.verify(d) for d in chunk)
+                    yield from (fallback.verify(d) if write else fallback.score(d) for d in chunk)
         finally:
             if fallback is not None:
                 fallback.close()
@@ -193,6 +197,6 @@ def _start_worker(settings: Settings) -> None:
     _worker = Verifier(settings)
 
 
-def _verify_chunk(directories: list[Path]) -> list[Reward]:
+def _verify_chunk(directories: list[Path], write: bool = True) -> list[Reward]:
     assert _worker is not None
-    return [_worker.verify(d) for d in directories]
+    return [_worker.verify(d) if write else _worker.score(d) for d in directories]

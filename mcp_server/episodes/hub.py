@@ -103,8 +103,10 @@ class EpisodeHub:
         """`generate` in a worker thread, so a busy server's event loop keeps serving tool calls."""
         return await anyio.to_thread.run_sync(self.generate, env, difficulty, seed)
 
-    async def open(self, scenario: Scenario, *, default: bool = False) -> Episode:
-        """Create the episode directory, its world and transcript, and post the opening message."""
+    async def open(self, scenario: Scenario, *, default: bool = False, chosen_by_curriculum: bool = False) -> Episode:
+        """Create the episode directory, its world and transcript, and post the opening message.
+        `chosen_by_curriculum` is written in the opening event: the curriculum learns only from
+        episodes it chose (the sidecar reads it back from the transcript)."""
         if scenario.catalog.content_hash != self.catalog.meta["content_hash"]:
             raise ShopError(
                 f"the scenario was generated on catalog (seed={scenario.catalog.seed}, size={scenario.catalog.size}) "
@@ -141,7 +143,8 @@ class EpisodeHub:
         transcript.write("episode_opened", transcript_version=TRANSCRIPT_VERSION, episode_id=episode_id,
                          env_id=scenario.env_id, difficulty=scenario.difficulty, seed=scenario.seed,
                          scenario_sha256=scenario_sha256, catalog_content_hash=scenario.catalog.content_hash,
-                         max_turns=scenario.axes.max_turns)
+                         max_turns=scenario.axes.max_turns,
+                         **({"chosen_by": "curriculum"} if chosen_by_curriculum else {}))
         episode = Episode(episode_id, scenario, directory, db, self.catalog, transcript)
         opening_task = {"task": 0} if scenario.goal.kind == "journey" else {}
         episode.say("customer", scenario.opening_message, tag="open", **opening_task)

@@ -29,6 +29,7 @@ import logging
 import secrets
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from typing import Literal
 
 import anyio
 from mcp.server.mcpserver import MCPServer
@@ -49,6 +50,7 @@ from verishop.mcp_server.tools import EPISODE_HEADER, create_server
 from verishop.scenarios.curriculum import Window
 from verishop.scenarios.curriculum_store import FILE_NAME, CurriculumStore
 from verishop.scenarios.difficulty import MAX_DIFFICULTY
+from verishop.scenarios.splits import Split, split_of, split_seed
 from verishop.scenarios.envs import REGISTRY, collection, get_env
 from verishop.scenarios.rng import make_rng
 from verishop.scenarios.models import Scenario
@@ -70,6 +72,13 @@ class CreateEpisode(BaseModel):
     seed: int | None = Field(None, ge=0, le=MAX_SEED, description="Default: 0 with a difficulty, fresh random "
                                                                    "without.")
     scenario: Scenario | None = None
+    split: Split | None = Field(None, description="train, dev or test: 'seed' is then the episode's index in the "
+                                                  "split, mapped to a seed of that split's own space (the test "
+                                                  "split needs the server's split secret).")
+    chosen_by: Literal["curriculum"] | None = Field(
+        None, description="'curriculum' when the caller's own curriculum chose env and difficulty (a Ray "
+                          "cluster's curriculum actor): the episode then feeds the curriculum back, as one "
+                          "chosen here without a difficulty does.")
 
     def environment(self) -> str:
         if self.env and self.collection:
@@ -89,18 +98,27 @@ class CreateEpisode(BaseModel):
         return (get_env(self.env or "pd").env_id,)
 
 
-async def plan_episode(spec: CreateEpisode, hub: EpisodeHub,
-                       curriculum: CurriculumStore) -> tuple[Scenario, Window | None]:
-    """The scenario a create request asks for, and the curriculum window it came from, if any."""
+async def plan_episode(spec: CreateEpisode, hub: EpisodeHub, curriculum: CurriculumStore,
+                       split_secret: str | None = None) -> tuple[Scenario, Window | None]:
+    """The scenario a create request asks for, and the curriculum window it came from, if any.
+    With a split, the request's seed is the episode's index in it (scenarios/splits.py)."""
     if spec.scenario is not None:
+        if spec.split is not None:
+            raise ValueError("a scenario is served as written: give either scenario or split, not both")
         return spec.scenario, None
     if spec.difficulty is not None:
-        return await hub.generate_async(spec.environment(), spec.difficulty, spec.seed or 0), None
+        env_id = spec.environment()
+        return await hub.generate_async(env_id, spec.difficulty, _seed(spec, env_id, spec.difficulty,
+                                                                       spec.seed or 0, split_secret)), None
     seed = spec.seed if spec.seed is not None else secrets.randbelow(2**31)
     candidates = spec.candidates()
     env_id, difficulty, window = await anyio.to_thread.run_sync(
         curriculum.choose, candidates, make_rng("curriculum", candidates, seed))
-    return await hub.generate_async(env_id, difficulty, seed), window
+    return await hub.generate_async(env_id, difficulty, _seed(spec, env_id, difficulty, seed, split_secret)), window
+
+
+def _seed(spec: CreateEpisode, env_id: str, difficulty: int, seed: int, split_secret: str | None) -> int:
+    return seed if spec.split is None else split_seed(spec.split, env_id, difficulty, seed, split_secret)
 
 
 class EpisodeRouter:
@@ -150,6 +168,10 @@ def episode_payload(base: str, hub: EpisodeHub, episode_id: str, *, private: boo
     }
     if private:
         payload.update(seed=ep.scenario.seed, run_dir=str(ep.directory))
+    if split_of(ep.scenario.seed) == "test":
+        # Not even the creator sees a private test episode's seed: with it and `verishop generate`
+        # anyone could read the goal. The evaluator holding the secret can re-create it.
+        payload.update(seed=None, split="test")
     return payload
 
 
@@ -162,6 +184,7 @@ class ControlSettings:
     public_url: str | None = None  # the base of every mcp_url, e.g. https://shop.example.org
     max_episodes: int | None = None  # open at once; None: sized from the open-file limit
     max_body_bytes: int = MAX_CONTROL_BODY_BYTES
+    split_secret: str | None = None  # the private test split's (scenarios/splits.py)
 
 
 def short(text: str, limit: int = MAX_ERROR_CHARS) -> str:
@@ -229,8 +252,9 @@ def create_http_app(hub: EpisodeHub, *, host: str = "127.0.0.1", port: int = 800
             spec = CreateEpisode.model_validate_json(body)
             if spec.scenario is not None:
                 check_scenario(spec.scenario, hub.catalog)
-            scenario, window = await plan_episode(spec, hub, curriculum)
-            episode = await hub.open(scenario)
+            scenario, window = await plan_episode(spec, hub, curriculum, control.split_secret)
+            chosen = window is not None or spec.chosen_by == "curriculum"
+            episode = await hub.open(scenario, chosen_by_curriculum=chosen)
         except ValidationError as exc:
             problem, in_scenario = first_problem(exc)
             return JSONResponse({"error": f"invalid {'scenario' if in_scenario else 'request'}: {problem}"},

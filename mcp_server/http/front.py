@@ -241,7 +241,7 @@ async def run_supervisor(worker_args: list[str], default_args: list[str] | None,
                   soft_wrap=True)
         raise typer.Exit(2) from None
     settings = PoolSettings(host=host, worker_args=worker_args, runs_dir=runs, default_args=default_args,
-                            token=control.token)
+                            token=control.token, split_secret=control.split_secret)
     pool = WorkerPool(settings, sockets)
     try:
         await pool.start()

@@ -104,6 +104,7 @@ class PoolSettings:
     runs_dir: Path
     default_args: list[str] | None  # worker 0's options for the default episode; None: no default episode
     token: str | None = None
+    split_secret: str | None = None  # the test split's, passed in the environment like the token
 
 
 def local_address(host: str) -> str:
@@ -193,9 +194,11 @@ class WorkerPool:
         self._close_pipe(worker)  # a predecessor's that died at start
         worker.ready, worker.started_at_s = False, time.monotonic()
         worker.open_episodes = worker.creating = 0
-        env = {k: v for k, v in os.environ.items() if k != "VERISHOP_TOKEN"}
+        env = {k: v for k, v in os.environ.items() if k not in ("VERISHOP_TOKEN", "VERISHOP_SPLIT_SECRET")}
         if self.settings.token:
             env["VERISHOP_TOKEN"] = self.settings.token  # not in argv, where `ps` shows it
+        if self.settings.split_secret:
+            env["VERISHOP_SPLIT_SECRET"] = self.settings.split_secret
         read_end, write_end = os.pipe()
         try:
             worker.process = await anyio.open_process(

@@ -122,3 +122,25 @@ def verify_catalog(path: Path, expected_hash: str | None = None, *, trust_stamp:
     if hashed:
         write_stamp(path, recorded)
     return Verified(recorded, size, seed, hashed)
+
+
+def rows_content_hash(path: Path) -> str:
+    """The content hash the file's products hash to now (not the one its meta table records),
+    trusting a current stamp. A catalog edited in place after its build gets a hash of its own."""
+    path = Path(path)
+    db = open_readonly(path)
+    try:
+        meta = dict(db.execute("SELECT key, value FROM meta"))
+        try:
+            recorded, seed, size = meta["content_hash"], int(meta["seed"]), int(meta["size"])
+        except (KeyError, ValueError):
+            raise CatalogError(f"{path} is not a verishop catalog: its meta table lacks seed, size or "
+                               f"content_hash") from None
+        if _stamped_hash(path) == recorded:
+            return recorded
+        actual = product_content_hash(db, seed, size)
+    finally:
+        db.close()
+    if actual == recorded:
+        write_stamp(path, recorded)
+    return actual

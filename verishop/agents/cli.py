@@ -190,6 +190,18 @@ def _env_list(text: str) -> tuple[str, ...]:
         raise typer.BadParameter(str(exc.args[0]), param_hint="--env") from None
 
 
+def _check_split(plan) -> None:
+    """A bad split or a missing test secret is a usage error before anything is played."""
+    from verishop.scenarios.splits import SplitError
+
+    if plan.split is None:
+        return
+    try:
+        plan.episodes_to_play()
+    except SplitError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--split") from None
+
+
 class EvalTransport(str, Enum):
     memory = "memory"
     stdio = "stdio"
@@ -219,17 +231,22 @@ def evaluate(
     = None,
     max_steps: Annotated[int, typer.Option(min=1, help="openai agent: model calls per episode.")] = 24,
     trials: Annotated[int, typer.Option(min=1, help="Play each (env, difficulty, seed) this many times; "
-                                                    "above 1, pass^k is reported.")] = 1,
+                                                    "above 1, pass^k, flip rates and the determinism "
+                                                    "certificate are reported.")] = 1,
     fail_under: Annotated[float | None, typer.Option(min=0, max=1, help="CI gate: exit 1 when the overall "
                                                                         "solved share is below this (0-1).")]
     = None,
     junit: Annotated[Path | None, typer.Option(help="CI: write JUnit XML here, one testcase per episode.")] = None,
+    split: Annotated[str | None, typer.Option(help="train, dev or test: play episodes seed..seed+N-1 of that "
+                                                   "split, each in its own seed space (docs/scores.md).")] = None,
+    split_secret: Annotated[str | None, typer.Option(envvar="VERISHOP_SPLIT_SECRET", show_envvar=True,
+                                                     help="The private test split's secret.")] = None,
 ) -> None:
     """Play seeded episodes with a scripted agent, score them with the verifier, summarise.
     An episode that fails is recorded and the rest go on; any failure makes the exit code 1."""
     from rich.progress import Progress
 
-    from verishop.agents.eval_output import ci_gates, print_failures, print_tables
+    from verishop.agents.eval_output import ci_gates, print_failures, print_tables, print_trials, trial_outputs
     from verishop.agents.evaluate import RUNNERS, Plan, failures, new_eval_dir, summarize, verify
     from verishop.agents.passk import pass_k_rows
     from verishop.agents.scripted import AGENTS
@@ -243,7 +260,9 @@ def evaluate(
         if not base_url or not model:
             raise typer.BadParameter("the openai agent needs --base-url and --model", param_hint="--agent")
         options = dict(base_url=base_url, model=model, api_key=api_key, max_steps=max_steps)
-    plan = Plan(agent, _env_list(env), _difficulty_range(difficulty), episodes, seed, options, trials=trials)
+    plan = Plan(agent, _env_list(env), _difficulty_range(difficulty), episodes, seed, options, trials=trials,
+                split=split, split_secret=split_secret)
+    _check_split(plan)
     catalog_file = resolve_catalog(catalog)
     run_root = new_eval_dir(runs_dir or runs_home(), agent)
     total = len(plan.episodes_to_play())
@@ -257,11 +276,14 @@ def evaluate(
     failed = failures(run_root)
     rows = summarize(rewards, failed)
     pass_k = pass_k_rows(rewards, range(1, trials + 1)) if trials > 1 else []
+    repeated = trial_outputs(rewards, run_root) if trials > 1 else {}
     if as_json:
-        typer.echo(json.dumps({"agent": agent, "run_dir": str(run_root), "rows": rows, "failures": failed,
-                               **({"pass_k": pass_k} if pass_k else {})}))
+        typer.echo(json.dumps({"agent": agent, "run_dir": str(run_root), "split": split, "rows": rows,
+                               "failures": failed,
+                               **({"pass_k": pass_k} if pass_k else {}), **repeated}))
     else:
         print_tables(console, agent, run_root, rows, pass_k)
+        print_trials(console, repeated)
         print_failures(run_root, failed)
     ci_gates(rewards, run_root, junit, fail_under, f"verishop eval · agent {agent} · {run_root.name}")
     if failed:

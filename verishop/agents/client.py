@@ -62,8 +62,9 @@ class EpisodeInfo:
     """The versioned environment id, e.g. `pd-v5`."""
     difficulty: int
     """0 to 12 (chosen by the curriculum when the request named none)."""
-    seed: int
-    """The seed the scenario was generated from."""
+    seed: int | None
+    """The seed the scenario was generated from; None for a private test-split episode (its seed is
+    the evaluator's secret)."""
     mcp_url: str
     """The episode's Streamable HTTP MCP endpoint: connect an MCP client here to play it."""
     system_prompt: str
@@ -78,7 +79,7 @@ class EpisodeInfo:
     @classmethod
     def from_payload(cls, payload: dict[str, Any]) -> EpisodeInfo:
         """Build it from the JSON body of `POST /episodes` (extra keys are ignored)."""
-        return cls(**{name: payload[name] for name in cls.__dataclass_fields__})
+        return cls(**{name: payload.get(name) if name == "seed" else payload[name] for name in cls.__dataclass_fields__})
 
 
 @dataclass(frozen=True)
@@ -242,7 +243,8 @@ class ShopClient:
         return await self._request("GET", "/health")
 
     async def create(self, *, env: str | None = None, collection: str | None = None, difficulty: int | None = None,
-                     seed: int | None = None, scenario: dict[str, Any] | None = None) -> EpisodeInfo:
+                     seed: int | None = None, scenario: dict[str, Any] | None = None,
+                     split: str | None = None) -> EpisodeInfo:
         """POST /episodes with only what was given (the server picks the rest, e.g. the difficulty).
 
         Args:
@@ -250,11 +252,14 @@ class ShopClient:
             collection: instead of `env`, a training collection (`C1`, `C2`, `C4`, `C8`): the seed
                 picks the environment.
             difficulty: 0 to 12; leave it out to let the server's curriculum choose.
-            seed: the scenario's seed; leave it out for a fresh random one.
+            seed: the scenario's seed; leave it out for a fresh random one. With `split`, the
+                episode's index in that split.
             scenario: instead of all the above, a whole scenario to serve (checked by the server).
+            split: `train`, `dev` or `test`: seeds from that split's own seed space (the test split
+                needs the server's secret).
         """
         body = {k: v for k, v in dict(env=env, collection=collection, difficulty=difficulty, seed=seed,
-                                       scenario=scenario).items() if v is not None}
+                                       scenario=scenario, split=split).items() if v is not None}
         info = EpisodeInfo.from_payload(await self._request("POST", "/episodes", json=body))
         self._run_dirs[info.episode_id] = info.run_dir
         return info

@@ -1,5 +1,6 @@
 """What `verishop eval` does with the scored run besides its summary: the per-difficulty and
-pass^k tables, and the CI outputs (JUnit XML, the solved-share gate)."""
+pass^k tables with their confidence intervals, the flip rates and determinism certificate of
+repeated trials, and the CI outputs (JUnit XML, the solved-share gate)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from verishop.agents.confidence import flip_rates
+from verishop.agents.determinism import certify
 from verishop.agents.evaluate import failures, solved_share
 from verishop.agents.junit import write_junit
 from verishop.scenarios.console import err
@@ -30,8 +33,8 @@ def ci_gates(rewards: list[dict[str, Any]], run_root: Path, junit: Path | None, 
 def print_tables(console: Console, agent: str, run_root: Path, rows: list[dict[str, Any]],
                  pass_k: list[dict[str, Any]]) -> None:
     table = Table(title=f"verishop eval · agent {agent} · {run_root}")
-    for column in ("env", "d", "episodes", "failed", "solved", "total", "r_task", "r_eff", "r_hall", "turns",
-                   "tool calls"):
+    for column in ("env", "d", "episodes", "failed", "solved", "solved 95% CI", "total", "total 95% CI", "r_task",
+                   "r_eff", "r_hall", "turns", "tool calls"):
         table.add_column(column, justify="left" if column == "env" else "right")
     fmt = lambda v: "—" if v is None else f"{v:.3f}" if isinstance(v, float) else str(v)  # noqa: E731
     # Piped (`| tee`, CI logs), rich would cut rows at 80 columns; a table only takes the width it needs.
@@ -39,8 +42,9 @@ def print_tables(console: Console, agent: str, run_root: Path, rows: list[dict[s
     for row in rows:
         style = "bold" if row["difficulty"] == "all" else None
         table.add_row(row["env_id"], str(row["difficulty"]), str(row["episodes"]), str(row.get("failed", 0)),
-                      f"{row['solved_share']:.0%}",
-                      *(fmt(row[k]) for k in ("total", "r_task", "r_eff", "r_hall", "turns", "tool_calls")),
+                      f"{row['solved_share']:.0%}", ci(row.get("solved_ci95"), percent=True), fmt(row["total"]),
+                      ci(row.get("total_ci95")),
+                      *(fmt(row[k]) for k in ("r_task", "r_eff", "r_hall", "turns", "tool_calls")),
                       style=style)
     out.print(table)
     if pass_k:
@@ -52,6 +56,35 @@ def print_tables(console: Console, agent: str, run_root: Path, rows: list[dict[s
             table.add_row(row["env_id"], str(row["difficulty"]), str(row["tasks"]), str(row["trials"]),
                           *(fmt(row[k]) for k in ks), style="bold" if row["difficulty"] == "all" else None)
         out.print(table)
+
+
+def ci(interval: list[float] | None, *, percent: bool = False) -> str:
+    """An interval as text: '62%–91%' or '+0.412…+0.655'."""
+    if not interval:
+        return "—"
+    low, high = interval
+    return f"{low:.0%}–{high:.0%}" if percent else f"{low:+.3f}…{high:+.3f}"
+
+
+def trial_outputs(rewards: list[dict[str, Any]], run_root: Path) -> dict[str, Any]:
+    """What repeated trials add to the JSON summary: flip rates per environment and the
+    determinism certificate of the run."""
+    certificate = certify(run_root)
+    return {"flip_rate": flip_rates(rewards), "determinism": certificate.as_json() | {"line": certificate.line()}}
+
+
+def print_trials(console: Console, repeated: dict[str, Any]) -> None:
+    """The flip rate per environment, then the determinism certificate, once for the run."""
+    if not repeated:
+        return
+    out = console if console.is_terminal else Console(width=200)
+    table = Table(title="flip rate: the share of tasks whose verdict differs between trials")
+    for column in ("env", "tasks", "flipped", "flip rate"):
+        table.add_column(column, justify="left" if column == "env" else "right")
+    for env, row in repeated["flip_rate"].items():
+        table.add_row(env, str(row["tasks"]), str(row["flipped"]), f"{row['flip_rate']:.0%}")
+    out.print(table)
+    out.print(repeated["determinism"]["line"], markup=False, highlight=False)
 
 
 def print_failures(run_root: Path, failed: list[dict[str, Any]]) -> None:

@@ -28,9 +28,11 @@ from typing import Any
 
 import anyio
 
+from verishop.agents.confidence import bootstrap_mean_interval, wilson_interval
 from verishop.agents.scripted import make_agent
 from verishop.agents.session import ShopSession, ToolFailed
 from verishop.scenarios.models import Scenario
+from verishop.scenarios.splits import split_seed
 
 FAILURES_FILE = "failures.jsonl"
 MESSAGE_CHARS = 500
@@ -45,12 +47,21 @@ class Plan:
     seed: int
     agent_options: dict[str, Any] = field(default_factory=dict)  # e.g. the openai agent's endpoint
     trials: int = 1  # each (env, difficulty, seed) is played this many times: pass^k needs several
+    split: str | None = None  # train, dev or test: seed + i is then an index into the split
+    split_secret: str | None = field(default=None, repr=False)  # the test split's
 
     def episodes_to_play(self) -> list[tuple[str, int, int]]:
-        """(env, difficulty, seed) for each episode: difficulties cycle, seeds count up, each
-        task repeated `trials` times."""
-        return [(env, self.difficulties[i % len(self.difficulties)], self.seed + i)
-                for env in self.envs for i in range(self.episodes) for _ in range(self.trials)]
+        """(env, difficulty, seed) for each episode: difficulties cycle, seeds count up (or, in
+        a split, the split's seed of each index), each task repeated `trials` times."""
+        plays = []
+        for env in self.envs:
+            for i in range(self.episodes):
+                difficulty = self.difficulties[i % len(self.difficulties)]
+                seed = self.seed + i
+                if self.split is not None:
+                    seed = split_seed(self.split, env, difficulty, seed, self.split_secret)
+                plays += [(env, difficulty, seed)] * self.trials
+        return plays
 
 
 async def _play(plan: Plan, scenario: Scenario, client) -> None:
@@ -259,7 +270,9 @@ def read_rewards(run_root: Path) -> list[dict[str, Any]]:
 
 def summarize(rewards: list[dict[str, Any]], failed: list[dict[str, Any]] = ()) -> list[dict[str, Any]]:
     """One row per (environment, difficulty) plus an "all" row per environment. A failed episode
-    (from `failures`) counts as played, failed and unsolved, whatever its files say."""
+    (from `failures`) counts as played, failed and unsolved, whatever its files say.
+    `solved_ci95` is the solved share's 95% Wilson interval over the episodes played,
+    `total_ci95` the mean total's seeded bootstrap interval over the scored ones."""
     failed_ids = {f["episode_id"] for f in failed if f.get("episode_id")}
     entries = [dict(r, verdict="failed") if r.get("episode_id") in failed_ids else r for r in rewards]
     seen = {r.get("episode_id") for r in rewards}
@@ -274,14 +287,21 @@ def summarize(rewards: list[dict[str, Any]], failed: list[dict[str, Any]] = ()) 
                                                                          kv[0][1] if kv[0][1] != "all" else 0)):
         scored = [r for r in items if r.get("verdict") == "scored"]
         mean = lambda key: round(sum(r[key] for r in scored) / len(scored), 4) if scored else None  # noqa: E731
+        solved_count = sum(bool(r.get("is_correct")) for r in scored)
         rows.append({
             "env_id": env, "difficulty": difficulty, "episodes": len(items), "scored": len(scored),
             "failed": sum(r.get("verdict") == "failed" for r in items),
-            "solved_share": round(sum(bool(r.get("is_correct")) for r in scored) / len(items), 4),
-            "total": mean("total"), "r_task": mean("r_task"), "r_eff": mean("r_eff"), "r_hall": mean("r_hall"),
+            "solved_share": round(solved_count / len(items), 4),
+            "solved_ci95": _pair(wilson_interval(solved_count, len(items))),
+            "total": mean("total"), "total_ci95": _pair(bootstrap_mean_interval([r["total"] for r in scored])),
+            "r_task": mean("r_task"), "r_eff": mean("r_eff"), "r_hall": mean("r_hall"),
             "turns": mean("turns"), "tool_calls": mean("tool_calls"),
         })
     return rows
+
+
+def _pair(interval: tuple[float, float] | None) -> list[float] | None:
+    return list(interval) if interval is not None else None
 
 
 def solved_share(rewards: list[dict[str, Any]], failed: list[dict[str, Any]] = ()) -> float:

@@ -115,7 +115,8 @@ class ShopTextEnv(_Base):  # type: ignore[misc, valid-type]
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
         """Open a new episode (closing any previous one). `options` override the episode spec
-        (env, collection, difficulty, scenario); `seed` is the episode's seed."""
+        (env, collection, difficulty, split, scenario); `seed` is the episode's seed, or with a
+        `split` (train, dev, test: docs/scores.md) its index in that split."""
         self._end()
         spec = {**self.episode_spec, **(options or {})}
         if gymnasium is not None:

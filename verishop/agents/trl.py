@@ -9,7 +9,7 @@ This module does not import TRL. It follows the contract TRL documents for `envi
 - the factory is called with no arguments, once per rollout slot; configuration comes from the
   enclosing scope, hence `make_environment_factory(...)` returns a class bound to one server;
 - `reset(**kwargs)` starts each episode and receives the dataset row's columns: `env`,
-  `collection`, `difficulty`, `seed` (or `scenario`) are passed to `POST /episodes` as given (a row
+  `collection`, `difficulty`, `seed`, `split` (or `scenario`) are passed to `POST /episodes` as given (a row
   without a difficulty lets the server's curriculum choose); it returns the text appended to the
   prompt: the system prompt and the customer's opening message;
 - every public method other than `reset` is a tool (`inspect.getmembers(env, inspect.ismethod)`),
@@ -39,7 +39,7 @@ from verishop.agents.sync_client import SyncShopClient
 
 _JSON_TYPES: dict[str, Any] = {"string": str, "integer": int, "number": float, "boolean": bool}
 # The dataset columns that describe an episode; any others (prompt, ...) are not the server's.
-EPISODE_COLUMNS = ("env", "collection", "difficulty", "seed", "scenario")
+EPISODE_COLUMNS = ("env", "collection", "difficulty", "seed", "scenario", "split")
 """The dataset columns `reset` passes on to `POST /episodes` (the others are ignored)."""
 
 

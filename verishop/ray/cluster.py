@@ -152,20 +152,21 @@ class VerishopCluster:
     # --- any worker ---------------------------------------------------------------------------
 
     def open_episode(self, *, collection: str | None = None, env: str | None = None, difficulty: int | None = None,
-                     seed: int | None = None) -> EpisodeHandle:
+                     seed: int | None = None, split: str | None = None) -> EpisodeHandle:
         """Open an episode on this worker's node (another node's if this one has no server).
-        Without `difficulty` the curriculum chooses the environment and the difficulty."""
+        Without `difficulty` the curriculum chooses the environment and the difficulty. With
+        `split` (train, dev, test) the seed is the episode's index in that split."""
         if env and collection:
             raise ValueError("give either env or collection, not both")
         seed = seed if seed is not None else secrets.randbelow(2**31)
-        body: dict[str, Any] = {"seed": seed}
+        body: dict[str, Any] = {"seed": seed, **({"split": split} if split else {})}
         window = None
         if difficulty is None:
             candidates = (tuple(s.env_id for s in collection_members(collection)) if collection
                           else (get_env(env or "pd").env_id,))
             chosen_env, difficulty, window = ray.get(
                 curriculum_actor(self.namespace).choose.remote(candidates, seed), timeout=CALL_TIMEOUT_S)
-            body.update(env=chosen_env, difficulty=difficulty)
+            body.update(env=chosen_env, difficulty=difficulty, chosen_by="curriculum")
         else:
             body.update({"collection": collection} if collection else {"env": env or "pd"}, difficulty=difficulty)
         here = ray.get_runtime_context().get_node_id()

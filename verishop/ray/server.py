@@ -37,7 +37,7 @@ import uvicorn
 
 from verishop.scenarios.curriculum_store import EnvState
 from verishop.verifier.access import Access, allowed_hosts
-from verishop.verifier.curriculum import CurriculumFeed
+from verishop.verifier.curriculum import CurriculumFeed, counts_for_curriculum
 from verishop.verifier.errors import Incomplete
 from verishop.verifier.files import REWARD_FILE
 from verishop.verifier.runner import Settings
@@ -208,7 +208,7 @@ class ShopServer:
                     reward = json.loads(read_regular(REWARD_FILE, "reward", Limits().reward_bytes, dir_fd))
             except (Incomplete, OSError, ValueError):
                 continue  # not a reward our verifier wrote (it writes by rename): nothing to count
-            if reward.get("verdict") != "scored" or reward.get("env_id") is None or reward.get("difficulty") is None:
+            if not counts_for_curriculum(reward):
                 continue
             batch.append(Scored(reward["episode_id"], reward["env_id"], reward["difficulty"],
                                 bool(reward.get("is_correct"))))

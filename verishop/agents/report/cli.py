@@ -17,6 +17,9 @@ def report(
     title: Annotated[str, typer.Option(help="The page's title.")] = "verishop report",
     pages: Annotated[str, typer.Option(help="Which episodes get a page: all, unsolved or none (a run of "
                                             "thousands of episodes makes a file of tens of MB).")] = "all",
+    as_json: Annotated[bool, typer.Option("--json", help="Also print one machine-readable summary per run "
+                                                         "(rows with solved_ci95 and total_ci95, flip rates, "
+                                                         "the determinism certificate).")] = False,
 ) -> None:
     """Write one self-contained HTML report (opens with no network) comparing runs side by side."""
     from verishop.scenarios.console import err
@@ -37,6 +40,12 @@ def report(
     except FileNotFoundError as exc:
         raise typer.BadParameter(str(exc), param_hint="RUN_DIR") from None
     out.write_text(render_report(runs, title, pages), encoding="utf-8")
+    if as_json:
+        import json
+
+        from verishop.agents.report.stats import run_summary
+
+        typer.echo(json.dumps({"runs": [run_summary(run) for run in runs]}))
     episodes = sum(len(run.episodes) for run in runs)
     err.print(f"report: {out} ({len(runs)} run{'s' * (len(runs) > 1)}, {episodes} episodes, "
               f"{out.stat().st_size / 1e6:.1f} MB)")

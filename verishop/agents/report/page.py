@@ -1,6 +1,7 @@
 """The report page: runs side by side, per environment plots and tables, the checks that fail
-most, failed requirements by source, pass^k, an index of episodes linking to each episode's
-page (an anchor in the same file).
+most, failed requirements by source, confidence intervals, pass^k with flip rates and the
+determinism certificate, an index of episodes linking to each episode's page (an anchor in the
+same file).
 
 The file is self-contained: inline CSS, plots as data URIs, no script at all, and a
 Content-Security-Policy that forbids loading anything, so a hostile transcript that slipped
@@ -11,6 +12,9 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
+from verishop.agents.confidence import flip_rates
+from verishop.agents.determinism import certify
+from verishop.agents.eval_output import ci
 from verishop.agents.report import plots, stats
 from verishop.agents.report.episode import render_episode
 from verishop.agents.report.load import Run
@@ -67,7 +71,8 @@ def _side_by_side(runs: list[Run], rows: dict[str, list[dict]]) -> str:
         cells = [f'<a href="#env-{escape(env)}">{escape(env)}</a>']
         for run in runs:
             row = next((r for r in rows[run.label] if r["env_id"] == env and r["difficulty"] == "all"), None)
-            cells.append("—" if row is None else f"{_fmt(row['solved_share'], True)} · {_fmt(row['total'])}")
+            cells.append("—" if row is None else f"{_fmt(row['solved_share'], True)} "
+                         f"({escape(ci(row.get('solved_ci95'), percent=True))}) · {_fmt(row['total'])}")
         body.append(cells)
     return _table(["environment", *(f"{run.label}: solved · total" for run in runs)], body, "compare")
 
@@ -79,9 +84,10 @@ def _env_section(env: str, runs: list[Run], rows: dict[str, list[dict]], failing
     figure = plots.env_figure(series)
     keys = ("total", "r_task", "r_eff", "r_hall", "turns", "tool_calls")
     body = [[escape(label), _fmt(r["difficulty"]), str(r["episodes"]), _fmt(r["solved_share"], True),
-             *(_fmt(r[k]) for k in keys)] for label, env_rows in series.items() for r in env_rows]
-    table = _table(["run", "d", "episodes", "solved", "total", "r_task", "r_eff", "r_hall", "turns", "tool calls"],
-                   body, "numbers")
+             escape(ci(r.get("solved_ci95"), percent=True)), _fmt(r["total"]), escape(ci(r.get("total_ci95"))),
+             *(_fmt(r[k]) for k in keys[1:])] for label, env_rows in series.items() for r in env_rows]
+    table = _table(["run", "d", "episodes", "solved", "solved 95% CI", "total", "total 95% CI", "r_task", "r_eff",
+                    "r_hall", "turns", "tool calls"], body, "numbers")
     checks = [[escape(run.label), f"<code>{escape(f.family)}</code>", f"{f.failed} of {f.episodes}",
                _link(f.example, anchors)]
               for run in runs for f in failing[run.label] if f.env_id == env]
@@ -118,13 +124,19 @@ def _pass_k_section(runs: list[Run]) -> str:
         ks = [k for k in rows[0] if k.startswith("pass^")]
         body = [[escape(str(r["env_id"])), _fmt(r["difficulty"]), str(r["tasks"]), str(r["trials"]),
                  *(_fmt(r[k]) for k in ks)] for r in rows]
+        flips = [[escape(env), str(f["tasks"]), str(f["flipped"]), _fmt(f["flip_rate"], True)]
+                 for env, f in flip_rates(run.rewards).items()]
         parts.append(f"<h3>{escape(run.label)}</h3>" + _table(["environment", "d", "tasks", "trials", *ks], body,
-                                                               "numbers"))
+                                                               "numbers")
+                     + _table(["environment", "tasks", "flipped", "flip rate"], flips, "numbers")
+                     + f'<p class="certificate">{escape(certify(run.path).line())}</p>')
     if not parts:
         return ""
     return ('<section id="pass-k"><h2>pass^k</h2><p>The probability that all k trials of a task succeed '
             "(tau-bench's estimate C(c, k) / C(n, k) per task with c successes in n trials, averaged over "
-            f"tasks); pass^1 is the solved share.</p>{''.join(parts)}</section>")
+            "tasks); pass^1 is the solved share. The flip rate is the share of tasks whose verdict differs "
+            "between trials; the determinism certificate says whether the shop itself varied (scenario "
+            f"digests and the customer's replies to identical moves).</p>{''.join(parts)}</section>")
 
 
 def _number(value: object) -> tuple[int, float, str]:

@@ -9,6 +9,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 from typing import Any
 
+from verishop.agents.eval_output import trial_outputs
 from verishop.agents.evaluate import summarize
 from verishop.agents.passk import max_trials, pass_k_rows
 from verishop.agents.report.load import EpisodeRecord, Run
@@ -115,3 +116,12 @@ def by_env(rows: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
     for row in rows:
         grouped[row["env_id"]].append(row)
     return dict(grouped)
+
+
+def run_summary(run: Run) -> dict[str, Any]:
+    """What `verishop report --json` prints for one run: the summary rows with their intervals
+    and, when tasks were tried several times, flip rates and the determinism certificate."""
+    summary: dict[str, Any] = {"label": run.label, "run_dir": str(run.path), "rows": summary_rows(run)}
+    if max_trials(run.rewards) > 1:
+        summary.update(trial_outputs(run.rewards, run.path))
+    return summary
