@@ -39,7 +39,7 @@ _MONTHS = ("january|february|march|april|may|june|july|august|september|october|
            "jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec")
 _NOT_FIGURES = re.compile(
     rf"\b(?:{_MONTHS})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?(?:,?\s+\d{{4}})?\b|\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?"
-    rf"(?:{_MONTHS})\b(?:,?\s+\d{{4}})?|\b\d{{4}}-\d{{2}}-\d{{2}}\b|\b\d{{1,2}}/\d{{1,2}}(?:/\d{{2,4}})?\b|"
+    rf"(?:{_MONTHS})\b(?:,?\s+\d{{4}})?|\b\d{{4}}-\d{{2}}-\d{{2}}\b|\b(?:0?[1-9]|1[0-2])/(?:0?[1-9]|[12]\d|3[01])(?:/\d{{2,4}})?\b|"
     rf"\b\d{{1,2}}(?::\d{{2}})?\s?(?:am|pm)\b|\b[a-z]+\d{{5,}}\b|\b[a-z]\s\d{{7,}}\b")
 # "one" is usually not a number ("the one you bought"); it is when a unit follows.
 _ONE_AS_NUMBER = re.compile(r"\s+(?:more\s+)?(?:day|business day|dollar|buck|cent|percent|week|month|hour|fortnight)")
@@ -104,6 +104,7 @@ class _Figure:
     end: int
     denied: bool
     result: bool
+    condition: bool  # "orders of $35 or more": a threshold stated beside the answer
 
 
 _FIGURE = re.compile(r"(?<![\w.])(?P<dollar>\$ ?)?(?P<int>\d{1,3}(?:,\d{3})+|\d+)(?P<frac>\.\d+)?(?!\w)")
@@ -115,8 +116,12 @@ _DENIED = re.compile(r"(?:\bnot|n't|\binstead of|\brather than|\bas opposed to|\
                      r"\b(?:out )?of (?:your|the|its|a) (?:total |full |original )?|\bfrom (?:your|the) )\s*"
                      r"(?:(?:the|a|an|just|only|usual|standard|regular|normal|full|original|be|been|is|it's|quite|"
                      r"exactly|over|about)\s+)*\$?\s?$")
-_RESULT = re.compile(r"(?:=|\bcomes? to|\bworks? out to|\btotals?|\bin total|\bfor a total of|\bthe answer is|"
+_RESULT = re.compile(r"(?:=|\brefund(?:ed)? (?:would be|will be|is|of|comes to|amount is)|"
+                     r"\byou(?:'ll|'d| will| would) (?:get|receive) (?:back )?|\bcomes? to|\bworks? out to|\btotals?|\bin total|\bfor a total of|\bthe answer is|"
                      r"\bthat'?s|\bso you(?:'ll)? (?:have|get))\s*(?:of\s+|is\s+|are\s+)?\$?\s?$")
+_CONDITION_AFTER = re.compile(r"\s*(?:or (?:more|above|over|higher|longer)|and (?:up|above|over)|\+)")
+_CONDITION_BEFORE = re.compile(r"(?:\b(?:orders?|purchases?|subtotals?|spend(?:ing)?) (?:of|over|above|under|below)|"
+                               r"\b(?:over|above|under|below|unless)(?: \w+){0,3}?)\s*\$?\s?$")
 _ALTERNATIVE = re.compile(r"^[\s,]*(?:\$|%|percent|(?:business |calendar )?days?)?[\s,]*(?:or|/|to|-|and|or maybe|"
                           r"or perhaps|maybe)?[\s,]*\$?\s?$")
 
@@ -142,8 +147,10 @@ def _figures(t: str) -> list[_Figure]:
         after = _UNIT_AFTER.match(t, m.end())
         unit = "money" if m["dollar"] else next((k for k, v in (after.groupdict() if after else {}).items() if v), None)
         before = t[max(0, m.start() - 50):m.start()]
-        found.append(_Figure(value, unit, m.start(), after.end() if after else m.end(), bool(_DENIED.search(before)),
-                             bool(_RESULT.search(before))))
+        end = after.end() if after else m.end()
+        condition = bool(_CONDITION_AFTER.match(t, end) or _CONDITION_BEFORE.search(before))
+        found.append(_Figure(value, unit, m.start(), end, bool(_DENIED.search(before)), bool(_RESULT.search(before)),
+                             condition))
     return found
 
 
@@ -194,6 +201,9 @@ def read_number(text: str | None, unit: Unit | None = None, given: Iterable[floa
     if unit is not None and any(f.unit == unit for f in figures):
         figures = [f for f in figures if f.unit == unit]
     values = {f.value for f in figures}
+    if len(values) > 1:
+        # Thresholds and the figures already given are context beside the answer.
+        values = {f.value for f in figures if not f.condition} or values
     if len(values) > 1:
         values = {v for v in values if round(v, 6) not in given} or values
     return values.pop() if len(values) == 1 else AMBIGUOUS

@@ -31,7 +31,7 @@ STATUS_PHRASES: tuple[tuple[str, str], ...] = (
                    rf"(?:it'?s|it is|is|are|currently|now|still) (?:now |currently |still )?(?:with|in the hands of) "
                    rf"{_CARRIER}|on the (?:truck|road)|being delivered|heading (?:your way|to you)|"
                    rf"travell?ing to you|making its way|moving through"),
-    ("delivered", r"delivered|arrived|dropped off|left at your (?:door|porch|doorstep)|signed for|reached you|"
+    ("delivered", r"delivered|arrived|dropped (?:it |them )?off|left at your (?:door|porch|doorstep)|signed for|reached you|"
                   r"(?:you|you've|you have) (?:already )?received (?:it|them)"),
     ("shipped", rf"shipped|dispatched|sent out|(?:has|have|was|were) (?:been )?sent|handed (?:over )?(?:to|off to) "
                 rf"{_CARRIER}|picked up by {_CARRIER}|left (?:our|the) (?:warehouse|facility)|"
@@ -44,8 +44,8 @@ STATUSES = ("processing", "cancelled", "in_transit", "delivered", "shipped")
 _STAGE = {"processing": 0, "shipped": 1, "in_transit": 2, "delivered": 3, "cancelled": 4}
 _DENIED = re.compile(r"(?:\bnot|n't|\bnever|\bno longer|\byet to be|\bwill|'ll|\bshould|\bwould|\bcould|\bmight|"
                      r"\bmay|\bexpect(?:ed|s)?(?: it)? to|\bdue to|\bgoing to|\bscheduled to|\bset to|\babout to|"
-                     r"\bto be|\bbefore(?: it)?(?:'s| is| was| has| had| gets| got)?|\bonce(?: it)?(?:'s| is| has)?|"
-                     r"\bwhen(?: it)?(?:'s| is| has)?|\bif(?: it)?(?:'s| is| has)?|\buntil(?: it)?(?:'s| is| has)?)"
+                     r"\bto be|\bbefore(?: it| they)?(?:'s| is| was| has| had| gets| got)?|"
+                     r"\b(?:once|when|if|until) (?:it|they)(?:'s| is| are| has| have| gets| get)|\bbe)"
                      r"\s+(?:(?:\w+|been|be|have|get)\s+){0,2}$")
 _ALTERNATIVE = re.compile(r"\b(?:or|either|whether|nor)\b|/")
 

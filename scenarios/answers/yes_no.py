@@ -20,7 +20,7 @@ from verishop.scenarios.answers.text import AMBIGUOUS, UNSURE, Reading, one, pla
 
 Topic = Literal["ability", "fee", "free_shipping"]
 
-_ADV = (r"(?:absolutely|certainly|definitely|of course|sure|surely|really|totally|honestly|actually|well|oh|"
+_ADV = (r"(?:maybe|perhaps|possibly|probably|absolutely|certainly|definitely|of course|sure|surely|really|totally|honestly|actually|well|oh|"
         r"most (?:certainly|definitely)|unfortunately|sadly|regrettably|i'?m afraid|i am afraid|afraid|"
         r"i'?m (?:so |very )?sorry(?:,? but)?|sorry(?:,? but)?|i'?m sorry to say|alas)")
 _SUBJECT = r"(?:it|you|they|there|that|this|we|i|he|she)"
@@ -31,7 +31,7 @@ _NO_PARTICLE = re.compile(
     rf"no{_END}|no(?= (?:it|you|they|there|that|this|we|i|i'?m|sorry|unfortunately|sadly|afraid|never|not)\b)|"
     rf"not{_END}|not(?= (?:for|after|once|if|unless|in|on|with|when|while|since|anymore|any more|this time)\b)|"
     rf"never{_END}|never(?= (?:for|after|once|if|on)\b)|"
-    rf"afraid not|i don'?t think so|i do not think so|i don'?t believe so|"
+    rf"afraid not|none(?: at all)?{_END}|i don'?t think so|i do not think so|i don'?t believe so|"
     rf"(?:{_SUBJECT} )?(?:sure |certainly |definitely )?(?:can'?t|cannot|can not|won'?t|will not|isn'?t|is not|"
     rf"doesn'?t|does not|don'?t|do not|aren'?t|are not|wouldn'?t|would not|'s not|'s none){_END})")
 _YES_PARTICLE = re.compile(
@@ -40,7 +40,7 @@ _YES_PARTICLE = re.compile(
     rf"(?:i'?m |i am )?afraid so|i think so|i believe so|"
     rf"(?:{_SUBJECT} )?(?:sure |certainly |definitely |absolutely |indeed |still )?"
     rf"(?:can|could|may|will|does|do|is|are|'s one|is one|qualifies|sure does|sure can|sure is)(?: still| indeed)?{_END})\b")
-_POSITIVE_ALONE = re.compile(r"^(?:absolutely|certainly|definitely|of course|sure|surely|indeed|totally|"
+_POSITIVE_ALONE = re.compile(r"^(?:maybe|perhaps|possibly|probably|absolutely|certainly|definitely|of course|sure|surely|indeed|totally|"
                              r"for sure|most (?:certainly|definitely)|by all means)(?=$|[,.!;:])")
 _CLOSING_PARTICLE = re.compile(r"(?:^|[,;] |\bthe (?:short )?answer is |\bso |\bthen )"
                                r"(?:(?:so|then|and|sadly|unfortunately|i'?m afraid|that'?s a|it'?s a) )?"
@@ -54,7 +54,7 @@ _FILLER = re.compile(r"^(?:(?:hi|hello|hey|ok|okay|alright|all right|so|well|hmm
 _WEAK_YES = re.compile(r"^(?:no problem(?: at all)?|not a problem|no worries|no trouble|not an issue|no issue|"
                        r"(?:that'?s|that is|you'?re|you are) (?:correct|right|exactly right)|correct|right|exactly|"
                        r"that'?s true|true)(?:[,!.:]+ ?| |$)")
-_LET_ME = re.compile(r"^(?:let me|i'?ll|i will|one moment|give me|happy to|glad to|i'?d be happy|i'?m happy|i can help)")
+_LET_ME = re.compile(r"^(?:let me|i (?:just |have |'ve )?(?:looked|checked|had a look)|i'?ll|i will|one moment|give me|happy to|glad to|i'?d be happy|i'?m happy|i can help)")
 _HEDGE = re.compile(r"\b(?:yes|yeah|yep)\b\s*(?:or|/|and|,)\s*\b(?:no|nope)\b|\b(?:no|nope)\b\s*(?:or|/)\s*\b(?:yes|yep)\b")
 
 
@@ -94,11 +94,12 @@ _ABILITY: tuple[tuple[str, str], ...] = (
             r"feel free|go ahead|by all means|no problem|not a problem"),
 )
 _FEE: tuple[tuple[str, str], ...] = (
-    ("no", r"no (?:\w+ )?(?:restocking )?(?:fees?|charges?|costs?|deductions?)|waive[ds]?|free of charge|"
+    ("no", r"no (?:\w+ )?(?:restocking )?(?:fees?|charges?|costs?|deductions?)|"
+           r"(?:fees?|charges?) (?:is |are |will be |would be |gets |get )?waived|waive[ds]?|free of charge|"
            r"without (?:a |any )?(?:\w+ )?(?:fee|charge)|(?:fee|charge)[- ]free|nothing (?:is |will be )?"
            r"(?:deducted|charged|taken)|not charged|(?:full|complete|entire|whole|100%) refund|"
-           r"(?:don'?t|do not|doesn'?t|does not|won'?t|will not|wouldn'?t|would not) (?:\w+ ){0,2}(?:charge|apply|deduct|"
-           r"carry|owe|cost|pay)|(?:isn'?t|is not|aren'?t|are not|'s not|not) (?:a |any )?(?:\w+ )?(?:fee|charge)|"
+           r"(?:don'?t|do not|doesn'?t|does not|won'?t|will not|wouldn'?t|would not) (?:\w+ ){0,2}(?:charge[ds]?|apply|"
+           r"deduct(?:ed)?|carry|owe|cost|pay)|(?:isn'?t|is not|aren'?t|are not|'s not|not) (?:a |any )?(?:\w+ )?(?:fee|charge)|"
            r"\b0 ?%|zero (?:percent|fee)"),
     ("yes", r"(?:there(?:'s| is| will be| would be)|you'?ll pay|you will pay|you'?d pay|comes with|carr(?:y|ies)|"
             r"charges?|charged|incur|appl(?:y|ies)|deduct\w*|subject to) (?:\w+ ){0,3}(?:fee|charge|percent|%)|"
@@ -109,7 +110,7 @@ _FEE: tuple[tuple[str, str], ...] = (
 _FREE_SHIPPING: tuple[tuple[str, str], ...] = (
     ("no", r"(?:won'?t|will not|doesn'?t|does not|wouldn'?t|would not|isn'?t|is not|not|never|can'?t|cannot|"
            r"don'?t|do not) (?:\w+ ){0,2}(?:ship(?:s|ped|ping)? (?:for )?free|free|qualify|qualif\w*|eligible|reach|meet|"
-           r"hit|enough|make it)|not free|(?:short|under|below|less than|shy) (?:of )?(?:the )?(?:\$|threshold|minimum|"
+           r"hit|enough|make it)|not free|(?:short|under|below|less than|shy) (?:of )?(?:the )?(?:\$[\d.,]+|threshold|minimum|"
            r"limit|free)|(?:you'?ll|you will|you'?d|you would|you'?ll have to|you need to) (?:\w+ ){0,2}"
            r"(?:pay|be charged)|shipping (?:costs?|is|will be|would be|of|fee of|charge of|at) \$?\d|"
            r"standard (?:shipping|rate)s? (?:appl(?:y|ies)|of|at|is)"),
@@ -118,18 +119,31 @@ _FREE_SHIPPING: tuple[tuple[str, str], ...] = (
             r"would be|comes|is completely|is totally) (?:free|on us|included|covered)|no (?:shipping|delivery) "
             r"(?:charges?|costs?|fees?)|(?:won'?t|will not|don'?t|do not|wouldn'?t) (?:\w+ ){0,2}pay (?:\w+ ){0,2}"
             r"(?:shipping|delivery|anything)|(?:over|above|meets|clears|exceeds|reaches|hits|past) (?:the )?"
-            r"(?:\$|threshold|minimum)|free of charge|at no (?:extra )?cost|\$0(?:\.00)?\b"),
+            r"(?:\$[\d.,]+|threshold|minimum)|free of charge|at no (?:extra )?cost|\$0(?:\.00)?\b"),
 )
 _TABLES = {"ability": _ABILITY, "fee": _FEE, "free_shipping": _FREE_SHIPPING, None: _ABILITY + _FEE}
 
 
-def _gist(text: str, topic: Topic | None) -> set[str]:
+_ACTION = re.compile(r"\b(cancel|return|exchange|send (?:it |them )?back|refund)")
+_ACTION_AFTER = re.compile(r"\s*(?:(?:be|still|also|only|always|just|it|them|easily)\s+)*(cancel|return|exchange|send|refund)")
+
+
+def _action(words: str) -> str:
+    return "return" if words.startswith("send") else words
+
+
+def _gist(text: str, topic: Topic | None, question: str | None) -> set[str]:
+    """The polarities the sentences state about the question's topic. For "Can I cancel...?", a
+    "you can return it" is about another action and says nothing."""
+    asked = _ACTION.search(plain(question or "")) if topic == "ability" else None
     found: set[str] = set()
     for polarity, pattern in _TABLES[topic]:
         regex = re.compile(rf"(?<![\w$])(?:{pattern})(?![\w])")
-        if regex.search(text):
-            found.add(polarity)
-            text = regex.sub(" | ", text)
+        for m in regex.finditer(text):
+            other = _ACTION_AFTER.match(text, m.end())
+            if not (asked and other and _action(other[1]) != _action(asked[1])):
+                found.add(polarity)
+        text = regex.sub(" | ", text)
     return found
 
 
@@ -166,7 +180,7 @@ def read_yes_no(text: str | None, question: str | None = None) -> Reading:
     t = re.sub(r"\bwhether or not\b", " ", t)
     parts = sentences(t)
     said, weak = _particles(parts)
-    gist = _gist(" . ".join(_FILLER.sub("", p) for p in parts), topic_of(question))
+    gist = _gist(" . ".join(_FILLER.sub("", p) for p in parts), topic_of(question), question)
     if UNSURE.search(t):
         return AMBIGUOUS if said or gist or weak else None
     if len(said) > 1:
