@@ -5,9 +5,10 @@ or "percentage" for a percentage, "days" or "how long" for days. Knowing it lets
   - read spoken money: "7 dollars and 99 cents", "seven ninety-nine" (7.99), "twelve dollars fifty"
     (12.50), "99 cents", "20 bucks";
   - read durations in days: "two weeks" and "a fortnight" (14), "a week" (7), "a month" (30, the
-    policy's month), "N months" (30·N), "48 hours" (2; hours that are not whole days are not days);
-  - leave out figures in another unit: "$12.98, refunded within 5 business days" asks money, so 5
-    is not the answer, and "18 days ago" is never a number of days to answer with.
+    policy's month), "N months" (30·N), "a month and a half" (45), "half a month" (15), "48 hours" (2; hours that are not whole days are not days);
+  - leave out figures in another unit beside the answer: "$12.98, refunded within 5 business days"
+    asks money, so 5 is not the answer (alone, a figure in another unit is still read: "$45.00" to a
+    question in days is 45); "18 days ago" is never a number of days to answer with.
 Figures the question or the world already states (`given`) are restatements when the answer
 states another figure too ("On your $41.49 purchase it comes to $12.98"); a figure the answer
 denies ("30 days, not 45", "not 45 but 30", "30 rather than 45") is not its answer; a result
@@ -89,9 +90,11 @@ def _spoken_money(t: str) -> str:
 
 def _durations(t: str) -> str:
     t = re.sub(r"\b(?:a|one) fortnight\b|\bfortnight\b", "14 days", t)
+    t = re.sub(r"\bhalf an? (week|month)\b", r"0.5 \1", t)
     t = re.sub(r"\b(?:a|one) (week|month)\b", r"1 \1", t)
-    t = re.sub(r"\b(\d+) ?(?:-| )?weeks?\b", lambda m: f"{int(m[1]) * 7} days", t)
-    t = re.sub(r"\b(\d+) ?(?:-| )?months?\b", lambda m: f"{int(m[1]) * 30} days", t)
+    t = re.sub(r"\b(\d+) (weeks?|months?) and a half\b", lambda m: f"{int(m[1]) + 0.5} {m[2]}", t)
+    t = re.sub(r"\b(\d+(?:\.5)?) ?(?:-| )?weeks?\b", lambda m: f"{float(m[1]) * 7:g} days", t)
+    t = re.sub(r"\b(\d+(?:\.5)?) ?(?:-| )?months?\b", lambda m: f"{float(m[1]) * 30:g} days", t)
     return re.sub(r"\b(\d+) ?(?:-| )?hours?\b",
                   lambda m: f"{int(m[1]) // 24} days" if int(m[1]) % 24 == 0 else m[0], t)
 
@@ -187,10 +190,11 @@ def read_number(text: str | None, unit: Unit | None = None, given: Iterable[floa
     t = _spoken_money(t) if unit == "money" else t
     t = _durations(t) if unit == "days" else t
     figures = [f for f in _figures(t) if not f.denied]
-    if unit is not None:
-        # Another unit's figure is not the answer: money asked, "5 business days" is context.
-        figures = [f for f in figures if f.unit in (None, unit)]
+    # Another unit's figure is context beside the answer (money asked, "5 business days" is not
+    # it), but the answer when it is the only figure ("$45.00" to a question in days is 45).
     figures = [f for f in figures if f.unit not in ("ago", "count", "hours")]
+    if unit is not None:
+        figures = [f for f in figures if f.unit in (None, unit)] or figures
     if not figures:
         return None
     if _hedged(t, figures) or (UNSURE.search(t) and len({f.value for f in figures}) >= 1):
