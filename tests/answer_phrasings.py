@@ -225,7 +225,8 @@ NUMBERS: list[tuple[str | None, tuple[float, ...], str | None, object]] = [
     # hedges and non-answers
     (Q_DAYS, (), "30 or 45 days", HEDGE), (Q_DAYS, (), "30, 45, 60", HEDGE), (Q_DAYS, (), "between 14 and 30 days", HEDGE),
     (Q_DAYS, (), "thirty or forty days", HEDGE), (Q_DAYS, (), "30-45 days", HEDGE), (Q_DAYS, (), "30\u201345 days", HEDGE),
-    (Q_DAYS, POLICY, "30 or 14 days.", HEDGE), (Q_DAYS, POLICY, "58 or 14 days.", HEDGE),
+    (Q_DAYS, POLICY, "30 or 14 days.", HEDGE), (Q_DAYS, POLICY, "58 or 14 days.", HEDGE), (Q_DAYS, POLICY, "58 days, 14 days.", HEDGE),
+    (Q_DAYS, POLICY, "58, 14", HEDGE), (Q_DAYS, POLICY, "You have 44 days, 30 plus 14 for the holidays.", 44.0),
     (Q_DAYS, (), "Either 30 or 45 days.", HEDGE), (Q_DAYS, (), "30/45 days", HEDGE), (Q_DAYS, (), "14 to 30 days", HEDGE),
     (Q_DAYS, (), "Maybe 30 days, I'm not sure.", HEDGE), (Q_DAYS, (), "I can't say, perhaps 30.", HEDGE),
     (Q_DAYS, (), "Probably 30 or so, maybe 45.", HEDGE), (Q_DAYS, (), "30, or maybe 45.", HEDGE),

@@ -13,7 +13,7 @@ Figures the question or the world already states (`given`) are restatements when
 states another figure too ("On your $41.49 purchase it comes to $12.98"); a figure the answer
 denies ("30 days, not 45", "not 45 but 30", "30 rather than 45") is not its answer; a result
 after "=" or "comes to" is the answer ("30 + 14 = 44 days"). Several figures joined as
-alternatives ("30 or 45 days", "between 14 and 30", "30/45", "30, 45, 60") are a hedge:
+alternatives ("30 or 45 days", "between 14 and 30", "30/45", "30, 45, 60", "58 days, 14 days.") are a hedge:
 AMBIGUOUS, whatever is given. Dates ("March 3, 2026", "2026-03-03"), times ("2pm") and IDs are
 never numbers of the answer.
 """
@@ -171,7 +171,8 @@ def _hedged(t: str, figures: list[_Figure]) -> bool:
         listed = listed + 1 if re.fullmatch(r"\s*,\s*\$?\s?", gap) else 1
         if a.value == b.value:
             continue
-        if listed >= 3 or (listed == 1 and _ALTERNATIVE.match(gap)) or \
+        bare_pair = listed == 2 and re.match(r"\s*(?:[.!,;]|$)", t[b.end:])  # "58 days, 14 days."
+        if listed >= 3 or bare_pair or (listed == 1 and _ALTERNATIVE.match(gap)) or \
                 re.search(r"\b(?:between|either|from)\s+\$?\s?$", t[max(0, a.start - 12):a.start]):
             return True
     return False
