@@ -119,12 +119,15 @@ _DENIED = re.compile(r"(?:\bnot|n't|\binstead of|\brather than|\bas opposed to|\
                      r"\b(?:out )?of (?:your|the|its|a) (?:total |full |original )?|\bfrom (?:your|the) )\s*"
                      r"(?:(?:the|a|an|just|only|usual|standard|regular|normal|full|original|be|been|is|it's|quite|"
                      r"exactly|over|about)\s+)*\$?\s?$")
-_RESULT = re.compile(r"(?:=|\brefund(?:ed)? (?:would be|will be|is|of|comes to|amount is)|"
-                     r"\byou(?:'ll|'d| will| would) (?:get|receive) (?:back )?|\bcomes? to|\bworks? out to|\btotals?|\bin total|\bfor a total of|\bthe answer is|"
-                     r"\bthat'?s|\bso you(?:'ll)? (?:have|get))\s*(?:of\s+|is\s+|are\s+)?\$?\s?$")
+_RESULT = re.compile(r"(?:=|\brefund(?:ed)? (?:would be|will be|is|of|comes to|amount is)|\bcomes? to|"
+                     r"\bworks? out to|\btotals?|\bin total|\bfor a total of|\bthe answer is)\s*(?:of\s+|is\s+|are\s+)?\$?\s?$")
+# Said before money only ("you'd get $76.49 back"); before days it may be a part ("you get 15 extra days").
+_MONEY_RESULT = re.compile(r"\byou(?:'ll|'d| will| would)? (?:get|receive)(?: back)?\s*$")
 _CONDITION_AFTER = re.compile(r"\s*(?:or (?:more|above|over|higher|longer)|and (?:up|above|over)|\+)")
 _CONDITION_BEFORE = re.compile(r"(?:\b(?:orders?|purchases?|subtotals?|spend(?:ing)?) (?:of|over|above|under|below)|"
                                r"\b(?:over|above|under|below|unless)(?: \w+){0,3}?)\s*\$?\s?$")
+_EXPLAINED = re.compile(r"\s*(?:(?:business |calendar )?days?\s*)?(?:\+|-|plus|minus|and|for|from|of|base|standard|"
+                        r"extra|more|as|\(|times|x\b|×)")
 _ALTERNATIVE = re.compile(r"^[\s,]*(?:\$|%|percent|(?:business |calendar )?days?)?[\s,]*(?:or|/|to|-|and|or maybe|"
                           r"or perhaps|maybe)?[\s,]*\$?\s?$")
 
@@ -152,8 +155,7 @@ def _figures(t: str) -> list[_Figure]:
         before = t[max(0, m.start() - 50):m.start()]
         end = after.end() if after else m.end()
         condition = bool(_CONDITION_AFTER.match(t, end) or _CONDITION_BEFORE.search(before))
-        found.append(_Figure(value, unit, m.start(), end, bool(_DENIED.search(before)), bool(_RESULT.search(before)),
-                             condition))
+        found.append(_Figure(value, unit, m.start(), end, bool(_DENIED.search(before)), bool(_RESULT.search(before) or (unit == "money" and _MONEY_RESULT.search(before))), condition))
     return found
 
 
@@ -171,7 +173,8 @@ def _hedged(t: str, figures: list[_Figure]) -> bool:
         listed = listed + 1 if re.fullmatch(r"\s*,\s*\$?\s?", gap) else 1
         if a.value == b.value:
             continue
-        bare_pair = listed == 2 and re.match(r"\s*(?:[.!,;]|$)", t[b.end:])  # "58 days, 14 days."
+        # "58 days, 14 days." offers two; "44 days, 30 plus 14" explains one.
+        bare_pair = listed == 2 and not _EXPLAINED.match(t, b.end)
         if listed >= 3 or bare_pair or (listed == 1 and _ALTERNATIVE.match(gap)) or \
                 re.search(r"\b(?:between|either|from)\s+\$?\s?$", t[max(0, a.start - 12):a.start]):
             return True

@@ -78,7 +78,7 @@ def topic_of(question: str | None) -> Topic | None:
 _ABILITY: tuple[tuple[str, str], ...] = (
     ("yes", r"(?:not|isn'?t|is not|aren'?t|are not|it'?s not) (?:a |an )?(?:final[- ]sale|too late|expired|closed|"
             r"past (?:the|your) (?:window|deadline))"),
-    ("no", r"can'?t|cannot|can not|couldn'?t|could not|won'?t be able|will not be able|unable|ineligible|"
+    ("no", r"can(?:'?t|not| not| no longer| never)|couldn'?t|could not|won'?t be able|will not be able|unable|ineligible|"
            r"(?:aren'?t|isn'?t|not|never|no longer) (?:\w+ )?(?:able|allowed|permitted|possible|eligible|returnable|"
            r"accepted|refundable|cancell?able)|non[- ]?returnable|final[- ]sale|no longer|too late|"
            r"(?:window|period|deadline) (?:has |had |is )?(?:closed|passed|expired|ended|lapsed|over)|"
@@ -90,7 +90,7 @@ _ABILITY: tuple[tuple[str, str], ...] = (
             r"(?:is|are|it'?s|they'?re|that'?s) (?:still |absolutely |definitely |fully )?(?:returnable|eligible|allowed|"
             r"accepted|fine|covered|in time|possible|cancell?able)|"
             r"you'?re (?:still )?(?:fine|good|ok|okay|covered|in time|eligible|within)|(?:still|well|comfortably) within|"
-            r"free of charge|free to (?:cancel|return)|you have (?:until|\d+|\w+ (?:more )?days)|days? (?:left|remaining)|"
+            r"free of charge|free to (?:cancel|return)|you (?:still )?have (?:until|\d+|\w+ (?:more )?days)|days? (?:left|remaining)|"
             r"feel free|go ahead|by all means|no problem|not a problem"),
 )
 _FEE: tuple[tuple[str, str], ...] = (
@@ -121,6 +121,8 @@ _FREE_SHIPPING: tuple[tuple[str, str], ...] = (
             r"(?:shipping|delivery|anything)|(?:over|above|meets|clears|exceeds|reaches|hits|past) (?:the )?"
             r"(?:\$[\d.,]+|threshold|minimum)|free of charge|at no (?:extra )?cost|\$0(?:\.00)?\b"),
 )
+_RULE = re.compile(r"\b(?:if|unless|as long as|only|orders|purchases|members|items|from \$|over \$|above \$|"
+                   r"or more|policy|normally|usually|generally)\b")
 _TABLES = {"ability": _ABILITY, "fee": _FEE, "free_shipping": _FREE_SHIPPING, None: _ABILITY + _FEE}
 
 
@@ -186,7 +188,11 @@ def read_yes_no(text: str | None, question: str | None = None) -> Reading:
     if len(said) > 1:
         return AMBIGUOUS
     if said:
-        return said.pop() if not gist or said <= gist else AMBIGUOUS
+        # A rule restated beside the particle ("Plus members get free shipping from $35") is
+        # not about this case: only the other clauses can contradict the particle.
+        clauses = [c for p in parts for c in re.split(r"[,;]", _FILLER.sub("", p)) if not _RULE.search(c)]
+        case = _gist(" . ".join(clauses), topic_of(question), question)
+        return said.pop() if not case or said <= case else AMBIGUOUS
     if gist:
         return one(gist)
     return "yes" if weak else None
