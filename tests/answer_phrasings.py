@@ -188,6 +188,9 @@ NUMBERS: list[tuple[str | None, tuple[float, ...], str | None, object]] = [
     (Q_LEFT, (), "You have twelve days left.", 12.0), (Q_LEFT, (), "Just 3 more days.", 3.0),
     # figures restated from the question or the policy, and denied alternatives
     (Q_DAYS, POLICY, "58 days (the usual window is 14 days).", 58.0),
+    (Q_ADJUST, POLICY, "30 days (the usual return window is 14 days).", 30.0),
+    (Q_DAYS, POLICY, "14 days; the standard window is 30 days but electronics get 14.", 14.0),
+    (Q_DAYS, POLICY, "You have 30 days, where electronics normally have 14 days.", 30.0),
     (Q_DAYS, POLICY, "You have 44 days: 30 standard plus 14 for the holidays.", 44.0),
     (Q_DAYS, POLICY, "30 + 14 = 44 days.", 44.0), (Q_DAYS, (), "30 + 14 = 44 days.", 44.0),
     (Q_DAYS, (), "30 days, not 45.", 30.0), (Q_DAYS, (), "Not 45 but 30 days.", 30.0),

@@ -124,8 +124,11 @@ _RESULT = re.compile(r"(?:=|\brefund(?:ed)? (?:would be|will be|is|of|comes to|a
 # Said before money only ("you'd get $76.49 back"); before days it may be a part ("you get 15 extra days").
 _MONEY_RESULT = re.compile(r"\byou(?:'ll|'d| will| would)? (?:get|receive)(?: back)?\s*$")
 _CONDITION_AFTER = re.compile(r"\s*(?:or (?:more|above|over|higher|longer)|and (?:up|above|over)|\+)")
+# Thresholds and the usual rule, stated beside the answer: "orders of $35 or more", "the usual window is 14 days".
 _CONDITION_BEFORE = re.compile(r"(?:\b(?:orders?|purchases?|subtotals?|spend(?:ing)?) (?:of|over|above|under|below)|"
-                               r"\b(?:over|above|under|below|unless)(?: \w+){0,3}?)\s*\$?\s?$")
+                               r"\b(?:over|above|under|below|unless)(?: \w+){0,3}?|"
+                               r"\b(?:usual(?:ly)?|normal(?:ly)?|standard|regular|base|default|general(?:ly)?|otherwise|"
+                               r"typical(?:ly)?|instead of)\b(?: [\w-]+){0,3}? ?(?:is|are|was|of)?)\s*\$?\s?$")
 _EXPLAINED = re.compile(r"\s*(?:(?:business |calendar )?days?\s*)?(?:\+|-|plus|minus|and|for|from|of|base|standard|"
                         r"extra|more|as|\(|times|x\b|×)")
 _ALTERNATIVE = re.compile(r"^[\s,]*(?:\$|%|percent|(?:business |calendar )?days?)?[\s,]*(?:or|/|to|-|and|or maybe|"
