@@ -5,15 +5,17 @@ or "percentage" for a percentage, "days" or "how long" for days. Knowing it lets
   - read spoken money: "7 dollars and 99 cents", "seven ninety-nine" (7.99), "twelve dollars fifty"
     (12.50), "99 cents", "20 bucks";
   - read durations in days: "two weeks" and "a fortnight" (14), "a week" (7), "a month" (30, the
-    policy's month), "N months" (30·N), "a month and a half" (45), "half a month" (15), "48 hours" (2; hours that are not whole days are not days);
+    policy's month), "N months" (30·N), "a month and a half" (45), "half a month" (15), "48 hours"
+    (2; hours that are not whole days are not days);
   - leave out figures in another unit beside the answer: "$12.98, refunded within 5 business days"
     asks money, so 5 is not the answer (alone, a figure in another unit is still read: "$45.00" to a
     question in days is 45); "18 days ago" is never a number of days to answer with.
-Figures the question or the world already states (`given`) are restatements when the answer
-states another figure too ("On your $41.49 purchase it comes to $12.98"); a figure the answer
-denies ("30 days, not 45", "not 45 but 30", "30 rather than 45") is not its answer; a result
-after "=" or "comes to" is the answer ("30 + 14 = 44 days"). Several figures joined as
-alternatives ("30 or 45 days", "between 14 and 30", "30/45", "30, 45, 60", "58 days, 14 days.") are a hedge:
+Figures the question or the world already states (`given`), thresholds ("orders of $35 or
+more") and the usual rule ("the usual window is 14 days") are context when the answer states
+another figure too ("On your $41.49 purchase it comes to $12.98"); a figure the answer denies
+("30 days, not 45", "not 45 but 30", "30 rather than 45") is not its answer; a result after "="
+or "comes to" is the answer ("30 + 14 = 44 days"). Several figures offered as alternatives ("30
+or 45 days", "between 14 and 30", "30/45", "30, 45, 60", "58 days, 14 days.") are a hedge:
 AMBIGUOUS, whatever is given. Dates ("March 3, 2026", "2026-03-03"), times ("2pm") and IDs are
 never numbers of the answer.
 """
@@ -40,7 +42,8 @@ _MONTHS = ("january|february|march|april|may|june|july|august|september|october|
            "jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec")
 _NOT_FIGURES = re.compile(
     rf"\b(?:{_MONTHS})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?(?:,?\s+\d{{4}})?\b|\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?"
-    rf"(?:{_MONTHS})\b(?:,?\s+\d{{4}})?|\b\d{{4}}-\d{{2}}-\d{{2}}\b|\b(?:0?[1-9]|1[0-2])/(?:0?[1-9]|[12]\d|3[01])(?:/\d{{2,4}})?\b|"
+    rf"(?:{_MONTHS})\b(?:,?\s+\d{{4}})?|\b\d{{4}}-\d{{2}}-\d{{2}}\b|\b(?:0?[1-9]|1[0-2])/(?:0?[1-9]|[12]\d|"
+    rf"3[01])(?:/\d{{2,4}})?\b|"
     rf"\b\d{{1,2}}(?::\d{{2}})?\s?(?:am|pm)\b|\b[a-z]+\d{{5,}}\b|\b[a-z]\s\d{{7,}}\b")
 # "one" is usually not a number ("the one you bought"); it is when a unit follows.
 _ONE_AS_NUMBER = re.compile(r"\s+(?:more\s+)?(?:day|business day|dollar|buck|cent|percent|week|month|hour|fortnight)")
@@ -111,7 +114,8 @@ class _Figure:
 
 
 _FIGURE = re.compile(r"(?<![\w.])(?P<dollar>\$ ?)?(?P<int>\d{1,3}(?:,\d{3})+|\d+)(?P<frac>\.\d+)?(?!\w)")
-_UNIT_AFTER = re.compile(r"\s?-?\s?(?:(?P<percent>%|percent\b|per cent\b)|(?P<ago>(?:business |calendar |working )?days? "
+_UNIT_AFTER = re.compile(r"\s?-?\s?(?:(?P<percent>%|percent\b|per cent\b)|(?P<ago>(?:business |calendar |"
+                         r"working )?days? "
                          r"(?:ago|since|back)\b)|(?P<days>(?:business |calendar |working )?days?\b|-day\b)|"
                          r"(?P<hours>hours?\b)|(?P<money>dollars?\b|usd\b)|(?P<count>items?\b|pairs?\b|orders?\b|"
                          r"units?\b|times\b|members?\b|products?\b|lines?\b))")
@@ -120,14 +124,16 @@ _DENIED = re.compile(r"(?:\bnot|n't|\binstead of|\brather than|\bas opposed to|\
                      r"(?:(?:the|a|an|just|only|usual|standard|regular|normal|full|original|be|been|is|it's|quite|"
                      r"exactly|over|about)\s+)*\$?\s?$")
 _RESULT = re.compile(r"(?:=|\brefund(?:ed)? (?:would be|will be|is|of|comes to|amount is)|\bcomes? to|"
-                     r"\bworks? out to|\btotals?|\bin total|\bfor a total of|\bthe answer is)\s*(?:of\s+|is\s+|are\s+)?\$?\s?$")
+                     r"\bworks? out to|\btotals?|\bin total|\bfor a total of|\bthe answer is)\s*(?:of\s+|is\s+|"
+                     r"are\s+)?\$?\s?$")
 # Said before money only ("you'd get $76.49 back"); before days it may be a part ("you get 15 extra days").
 _MONEY_RESULT = re.compile(r"\byou(?:'ll|'d| will| would)? (?:get|receive)(?: back)?\s*$")
 _CONDITION_AFTER = re.compile(r"\s*(?:or (?:more|above|over|higher|longer)|and (?:up|above|over)|\+)")
 # Thresholds and the usual rule, stated beside the answer: "orders of $35 or more", "the usual window is 14 days".
 _CONDITION_BEFORE = re.compile(r"(?:\b(?:orders?|purchases?|subtotals?|spend(?:ing)?) (?:of|over|above|under|below)|"
                                r"\b(?:over|above|under|below|unless)(?: \w+){0,3}?|"
-                               r"\b(?:usual(?:ly)?|normal(?:ly)?|standard|regular|base|default|general(?:ly)?|otherwise|"
+                               r"\b(?:usual(?:ly)?|normal(?:ly)?|standard|regular|base|default|general(?:ly)?|"
+                               r"otherwise|"
                                r"typical(?:ly)?|instead of)\b(?: [\w-]+){0,3}? ?(?:is|are|was|of)?)\s*\$?\s?$")
 _EXPLAINED = re.compile(r"\s*(?:(?:business |calendar )?days?\s*)?(?:\+|-|plus|minus|and|for|from|of|base|standard|"
                         r"extra|more|as|\(|times|x\b|×)")
@@ -158,7 +164,8 @@ def _figures(t: str) -> list[_Figure]:
         before = t[max(0, m.start() - 50):m.start()]
         end = after.end() if after else m.end()
         condition = bool(_CONDITION_AFTER.match(t, end) or _CONDITION_BEFORE.search(before))
-        found.append(_Figure(value, unit, m.start(), end, bool(_DENIED.search(before)), bool(_RESULT.search(before) or (unit == "money" and _MONEY_RESULT.search(before))), condition))
+        result = bool(_RESULT.search(before) or (unit == "money" and _MONEY_RESULT.search(before)))
+        found.append(_Figure(value, unit, m.start(), end, bool(_DENIED.search(before)), result, condition))
     return found
 
 

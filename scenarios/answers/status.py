@@ -17,8 +17,8 @@ import re
 
 from verishop.scenarios.answers.text import AMBIGUOUS, UNSURE, Reading, one, plain
 
-_CARRIER = r"(?:the |a |your )?(?:carrier|courier|shipping company|delivery (?:company|service|driver)|ups|fedex|usps|dhl|" \
-           r"post office|postal service|mail carrier|mailman|postman)"
+_CARRIER = (r"(?:the |a |your )?(?:carrier|courier|shipping company|delivery (?:company|service|driver)|ups|fedex|"
+            r"usps|dhl|post office|postal service|mail carrier|mailman|postman)")
 # Order matters: "not shipped yet" is read as processing before "shipped" is looked for, and each
 # phrase is read once.
 STATUS_PHRASES: tuple[tuple[str, str], ...] = (
@@ -31,7 +31,8 @@ STATUS_PHRASES: tuple[tuple[str, str], ...] = (
                    rf"(?:it'?s|it is|is|are|currently|now|still) (?:now |currently |still )?(?:with|in the hands of) "
                    rf"{_CARRIER}|on the (?:truck|road)|being delivered|heading (?:your way|to you)|"
                    rf"travell?ing to you|making its way|moving through"),
-    ("delivered", r"delivered|arrived|dropped (?:it |them )?off|left at your (?:door|porch|doorstep)|signed for|reached you|"
+    ("delivered", r"delivered|arrived|dropped (?:it |them )?off|left at your (?:door|porch|doorstep)|signed for|"
+                  r"reached you|"
                   r"(?:you|you've|you have) (?:already )?received (?:it|them)"),
     ("shipped", rf"shipped|dispatched|sent out|(?:has|have|was|were) (?:been )?sent|handed (?:over )?(?:to|off to) "
                 rf"{_CARRIER}|picked up by {_CARRIER}|left (?:our|the) (?:warehouse|facility)|"

@@ -56,4 +56,5 @@ def one(found: Iterable[object]) -> Reading:
 # Words that say the writer does not know: with a value they make it a hedge, alone no answer.
 UNSURE = re.compile(r"\b(?:not (?:\w+ )?sure|unsure|can(?:'t|not|not) (?:say|tell|confirm|be sure)|"
                     r"(?:don't|do not|doesn't) know|no idea|hard to say|not certain|uncertain|"
-                    r"may or may not|might or might not|could go either way|it depends|depends on|either way|one or the other|(?<!whether )or not\b|or maybe|maybe|perhaps|possibly)\b")
+                    r"may or may not|might or might not|could go either way|it depends|depends on|either way|"
+                    r"one or the other|(?<!whether )or not\b|or maybe|maybe|perhaps|possibly)\b")
