@@ -127,6 +127,13 @@ YES_NO: list[tuple[str | None, str | None, object]] = [
     (Q_SHIP, "Unfortunately no, Plus members get free shipping from $35.00, and $31.49 is below that.", "no"),
     (Q_SHIP, "It won't ship free: the Plus threshold is $35.00, so you'd pay $4.99 standard shipping.", "no"),
     (Q_CANCEL_SHIPPED, "No. Once an order has shipped it can't be cancelled; you'd need to return it instead.", "no"),
+    (Q_RETURN, "Socks are excluded from returns.", "no"), (Q_RETURN, "You're able to return it within 30 days.", "yes"),
+    (Q_RETURN, "That's a no, unfortunately: socks are final sale.", "no"),
+    (Q_RETURN, "I wish I could say yes, but socks are final sale.", "no"),
+    (Q_STILL, "Unfortunately your return window has already closed.", "no"),
+    (Q_STILL, "Sorry, you're outside the 30-day return window.", "no"), (Q_STILL, "Yes! 12 days remain.", "yes"),
+    (Q_FEE, "Zero restocking fee.", "no"), (Q_FEE, "No, returns are free.", "no"), (Q_FEE, "Yes, 15%.", "yes"),
+    (Q_SHIP, "Not quite, you're $3.51 short of free shipping.", "no"), (Q_SHIP, "Your order ships free!", "yes"),
     # Unicode and formatting
     (Q_RETURN, "ｙｅｓ", "yes"), (Q_RETURN, "ＮＯ", "no"), (Q_RETURN, "Yes,\u00a0you\u00a0can.", "yes"),
     (Q_RETURN, "\u201cNo,\u201d I\u2019m afraid.", "no"), (Q_RETURN, "I\u2019m afraid not.", "no"),

@@ -87,12 +87,14 @@ _ABILITY: tuple[tuple[str, str], ...] = (
            r"ineligible|"
            r"(?:aren'?t|isn'?t|not|never|no longer) (?:\w+ )?(?:able|allowed|permitted|possible|eligible|returnable|"
            r"accepted|refundable|cancell?able)|non[- ]?returnable|final[- ]sale|no longer|too late|"
-           r"(?:window|period|deadline) (?:has |had |is )?(?:closed|passed|expired|ended|lapsed|over)|"
-           r"(?:past|outside|beyond) (?:the |your |its )?(?:\w+[- ])?(?:window|period|deadline)|"
+           r"(?:window|period|deadline) (?:has |had |is )?(?:already )?(?:closed|passed|expired|ended|lapsed|over)|"
+           r"(?:past|outside|beyond) (?:the |your |its )?(?:[\w-]+ ){0,2}(?:window|period|deadline)|"
            r"return(?:ed)? (?:it |them )?instead|instead,? (?:you'?ll |you will |you can |you'?d )?(?:need to |"
            r"have to )?"
-           r"return|(?:won'?t|will not|don'?t|do not|doesn'?t|does not) (?:accept|allow|take|permit)|impossible"),
-    ("yes", r"(?:you|it|they|that|this|items?|which|the \w+|we) (?:\w+ )?(?:can|may|could|are able to|is able to|"
+           r"return|(?:won'?t|will not|don'?t|do not|doesn'?t|does not) (?:accept|allow|take|permit)|impossible|"
+           r"excluded|exempt from|not covered"),
+    ("yes", r"(?:you'?re|they'?re|it'?s) (?:still |also )?(?:able|allowed|welcome|free) to|"
+            r"(?:you|it|they|that|this|items?|which|the \w+|we) (?:\w+ )?(?:can|may|could|are able to|is able to|"
             r"are allowed to|is allowed to|will be accepted|qualif\w*)|"
             r"(?:is|are|it'?s|they'?re|that'?s) (?:still |absolutely |definitely |fully )?(?:returnable|eligible|"
             r"allowed|"
@@ -111,7 +113,7 @@ _FEE: tuple[tuple[str, str], ...] = (
            r"(?:don'?t|do not|doesn'?t|does not|won'?t|will not|wouldn'?t|would not) (?:\w+ ){0,2}(?:charge[ds]?|apply|"
            r"deduct(?:ed)?|carry|owe|cost|pay)|(?:isn'?t|is not|aren'?t|are not|'s not|not) (?:a |"
            r"any )?(?:\w+ )?(?:fee|charge)|"
-           r"\b0 ?%|zero (?:percent|fee)"),
+           r"\b0 ?%|zero (?:\w+ )?(?:percent|fees?|charges?)"),
     ("yes", r"(?:there(?:'s| is| will be| would be)|you'?ll pay|you will pay|you'?d pay|comes with|carr(?:y|ies)|"
             r"charges?|charged|incur|appl(?:y|ies)|deduct\w*|subject to) (?:\w+ ){0,3}(?:fee|charge|percent|%)|"
             r"\d+(?:\.\d+)? ?%|\w+ percent|(?:fee|charge) (?:of|is|applies|will apply|would apply|does apply)|"
