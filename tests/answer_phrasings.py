@@ -242,6 +242,14 @@ NUMBERS: list[tuple[str | None, tuple[float, ...], str | None, object]] = [
     (Q_DAYS, POLICY, "You have 51 days: the standard 30-day window plus 21 days for the holidays.", 51.0),
     (Q_DAYS, POLICY, "**51 days.** That's 30 base days and 21 for the holidays.", 51.0),
     (Q_DAYS, POLICY, "51 days, 30 base + 21 holiday", 51.0), (Q_DAYS, (), "You get two months.", 60.0),
+    (Q_THRESHOLD, POLICY, "Free shipping starts at $35.00 for non-members (Plus members: $24.50).", 35.0),
+    (Q_SHIPPING, POLICY, "Standard shipping costs $4.99 per order; orders of $35.00+ ship free.", 4.99),
+    (Q_REFUND, POLICY, "Refund: $41.49 − $6.22 = $35.27.", 35.27), (Q_REFUND, (), "$41.49 - $6.22 = $35.27", 35.27),
+    (Q_OVERSIZE, POLICY, "Just the $29.99 oversize surcharge, since $120.99 is over the $35.00 free-shipping "
+                         "threshold.", 29.99),
+    (Q_OVERSIZE, POLICY, "$34.98 ($4.99 standard shipping + $29.99 oversize surcharge).", 34.98),
+    (Q_DAYS, POLICY, "Your window is 51 days (30 + 21).", 51.0), (Q_DAYS, (), "30 days (or 45).", HEDGE),
+    (Q_SHIPPING, (), "$4.99 (or $5.99).", HEDGE), (Q_REFUND, (), "$41.49 − 15% = $35.27", 35.27),
     # percentages
     (Q_PERCENT, (), "15%", 15.0), (Q_PERCENT, (), "A 15 percent fee applies.", 15.0),
     (Q_PERCENT, (), "fifteen percent", 15.0), (Q_PERCENT, (), "It's 10 per cent.", 10.0),

@@ -16,8 +16,10 @@ another figure too ("On your $41.49 purchase it comes to $12.98"); a figure the 
 ("30 days, not 45", "not 45 but 30", "30 rather than 45") is not its answer; a result after "="
 or "comes to" is the answer ("30 + 14 = 44 days"). Several figures offered as alternatives ("30
 or 45 days", "between 14 and 30", "30/45", "30, 45, 60", "58 days, 14 days.") are a hedge:
-AMBIGUOUS, whatever is given. Dates ("March 3, 2026", "2026-03-03"), times ("2pm") and IDs are
-never numbers of the answer.
+AMBIGUOUS, whatever is given. A figure in parentheses is an aside beside one outside them
+("$35.00 for non-members (Plus members: $24.50)"): context after the question's own figures and
+before those the world gives. Dates ("March 3, 2026", "2026-03-03"), times
+("2pm") and IDs are never numbers of the answer.
 """
 
 from __future__ import annotations
@@ -111,6 +113,7 @@ class _Figure:
     denied: bool
     result: bool
     condition: bool  # "orders of $35 or more": a threshold stated beside the answer
+    aside: bool  # inside parentheses
 
 
 _FIGURE = re.compile(r"(?<![\w.])(?P<dollar>\$ ?)?(?P<int>\d{1,3}(?:,\d{3})+|\d+)(?P<frac>\.\d+)?(?!\w)")
@@ -118,7 +121,7 @@ _UNIT_AFTER = re.compile(r"\s?-?\s?(?:(?P<percent>%|percent\b|per cent\b)|(?P<ag
                          r"working )?days? "
                          r"(?:ago|since|back)\b)|(?P<days>(?:business |calendar |working )?days?\b|-day\b)|"
                          r"(?P<hours>hours?\b)|(?P<money>dollars?\b|usd\b)|(?P<count>items?\b|pairs?\b|orders?\b|"
-                         r"units?\b|times\b|members?\b|products?\b|lines?\b))")
+                         r"units?\b|members?\b|products?\b|lines?\b))")
 _DENIED = re.compile(r"(?:\bnot|n't|\binstead of|\brather than|\bas opposed to|\bno longer|\bunlike|\bused to be|"
                      r"\b(?:out )?of (?:your|the|its|a) (?:total |full |original )?|\bfrom (?:your|the) )\s*"
                      r"(?:(?:the|a|an|just|only|usual|standard|regular|normal|full|original|be|been|is|it's|quite|"
@@ -132,13 +135,13 @@ _CONDITION_AFTER = re.compile(r"\s*(?:or (?:more|above|over|higher|longer)|and (
 # Thresholds and the usual rule, stated beside the answer: "orders of $35 or more", "the usual window is 14 days".
 _CONDITION_BEFORE = re.compile(r"(?:\b(?:orders?|purchases?|subtotals?|spend(?:ing)?) (?:of|over|above|under|below)|"
                                r"\b(?:over|above|under|below|unless)(?: \w+){0,3}?|"
-                               r"\b(?:usual(?:ly)?|normal(?:ly)?|standard|regular|base|default|general(?:ly)?|"
+                               r"\b(?:the standard|usual(?:ly)?|normal(?:ly)?|regular|base|default|general(?:ly)?|"
                                r"otherwise|"
                                r"typical(?:ly)?|instead of)\b(?: [\w-]+){0,3}? ?(?:is|are|was|of)?)\s*\$?\s?$")
-_EXPLAINED = re.compile(r"\s*(?:(?:business |calendar )?days?\s*)?(?:\+|-|plus|minus|and|for|from|of|base|standard|"
+_EXPLAINED = re.compile(r"\s*(?:(?:business |calendar )?days?\s*)?(?:=|\+|-|plus|minus|and|for|from|of|base|standard|"
                         r"extra|more|as|\(|times|x\b|×)")
-_ALTERNATIVE = re.compile(r"^[\s,]*(?:\$|%|percent|(?:business |calendar )?days?)?[\s,]*(?:or|/|to|-|and|or maybe|"
-                          r"or perhaps|maybe)?[\s,]*\$?\s?$")
+_ALTERNATIVE = re.compile(r"^[\s,]*(?:\$|%|percent|(?:business |calendar )?days?)?[\s,]*(?:\(?\s*(?:or|/|to|-|and|or maybe|"
+                          r"or perhaps|maybe))?[\s,]*\$?\s?$")
 
 
 def unit_of(question: str | None) -> Unit | None:
@@ -165,7 +168,8 @@ def _figures(t: str) -> list[_Figure]:
         end = after.end() if after else m.end()
         condition = bool(_CONDITION_AFTER.match(t, end) or _CONDITION_BEFORE.search(before))
         result = bool(_RESULT.search(before) or (unit == "money" and _MONEY_RESULT.search(before)))
-        found.append(_Figure(value, unit, m.start(), end, bool(_DENIED.search(before)), result, condition))
+        aside = t.count("(", 0, m.start()) > t.count(")", 0, m.start())
+        found.append(_Figure(value, unit, m.start(), end, bool(_DENIED.search(before)), result, condition, aside))
     return found
 
 
@@ -198,12 +202,18 @@ def read_number(text: str | None, unit: Unit | None = None, given: Iterable[floa
     if not text:
         return None
     unit = unit or unit_of(question)
-    given = {round(g, 6) for g in (*given, *figures_in(question))}
+    restated = {round(g, 6) for g in figures_in(question)}
+    given = {round(g, 6) for g in given} | restated
     t = _NOT_FIGURES.sub(" ", plain(text))
     t = _words_to_digits(t, unit)
     t = _spoken_money(t) if unit == "money" else t
     t = _durations(t) if unit == "days" else t
     figures = [f for f in _figures(t) if not f.denied]
+    if not figures:
+        return None
+    # Alternatives are a hedge whatever their units ("30 days (or 45)").
+    if _hedged(t, figures) or UNSURE.search(t):
+        return AMBIGUOUS
     # Another unit's figure is context beside the answer (money asked, "5 business days" is not
     # it), but the answer when it is the only figure ("$45.00" to a question in days is 45).
     figures = [f for f in figures if f.unit not in ("ago", "count", "hours")]
@@ -211,8 +221,6 @@ def read_number(text: str | None, unit: Unit | None = None, given: Iterable[floa
         figures = [f for f in figures if f.unit in (None, unit)] or figures
     if not figures:
         return None
-    if _hedged(t, figures) or (UNSURE.search(t) and len({f.value for f in figures}) >= 1):
-        return AMBIGUOUS
     results = {f.value for f in figures if f.result}
     if len(results) == 1:
         return results.pop()
@@ -222,6 +230,11 @@ def read_number(text: str | None, unit: Unit | None = None, given: Iterable[floa
     if len(values) > 1:
         # Thresholds and the figures already given are context beside the answer.
         values = {f.value for f in figures if not f.condition} or values
+    if len(values) > 1:
+        # The question's own figures first ("since $120.99 is over ..."), then any the world gives.
+        values = {v for v in values if round(v, 6) not in restated} or values
+    if len(values) > 1:
+        values = {f.value for f in figures if f.value in values and not f.aside} or values
     if len(values) > 1:
         values = {v for v in values if round(v, 6) not in given} or values
     return values.pop() if len(values) == 1 else AMBIGUOUS
