@@ -54,7 +54,9 @@ YES_NO: list[tuple[str | None, str | None, object]] = [
     (Q_RETURN, "Yes, they're not final sale.", "yes"), (Q_RETURN, "They aren't final sale, so you can.", "yes"),
     # reassurance and agreement
     (Q_RETURN, "No problem, you can return it.", "yes"), (Q_RETURN, "No worries — yes.", "yes"),
-    (Q_RETURN, "Not a problem.", "yes"), (Q_RETURN, "No problem at all!", "yes"),
+    (Q_RETURN, "Not a problem.", "yes"), (Q_RETURN, "Yes, no problem!", "yes"),
+    (Q_RETURN, "Yes, no problem, you can return it.", "yes"), (Q_RETURN, "Yes, no.", HEDGE),
+    (Q_RETURN, "Right now socks can't be returned: they're final sale.", "no"), (Q_RETURN, "No problem at all!", "yes"),
     (Q_RETURN, "No worries, you can send it back within 30 days.", "yes"),
     (Q_RETURN, "Not a problem at all - you can return it.", "yes"), (Q_RETURN, "Correct, you can return it.", "yes"),
     (Q_RETURN, "That's right, you can.", "yes"), (Q_RETURN, "Great question! Yes, you can.", "yes"),

@@ -59,8 +59,9 @@ _WEAK_YES = re.compile(r"^(?:no problem(?: at all)?|not a problem|no worries|no 
                        r"that'?s true|true)(?:[,!.:]+ ?| |$)")
 _LET_ME = re.compile(r"^(?:let me|i (?:just |have |'ve )?(?:looked|checked|had a look)|i'?ll|i will|one moment|"
                      r"give me|happy to|glad to|i'?d be happy|i'?m happy|i can help)")
-_HEDGE = re.compile(r"\b(?:yes|yeah|yep)\b\s*(?:or|/|and|,)\s*\b(?:no|nope)\b|\b(?:no|nope)\b\s*(?:or|"
-                    r"/)\s*\b(?:yes|yep)\b")
+# "Yes, no problem" is a yes; "yes, no." and "yes or no" offer both.
+_HEDGE = re.compile(r"\b(?:yes|yeah|yep)\b\s*(?:or|/|and)\s*\b(?:no|nope)\b|\b(?:no|nope)\b\s*(?:or|/)\s*\b(?:yes|yep)\b|"
+                    r"\b(?:yes|yeah|yep)\s*,\s*(?:no|nope)\s*(?:$|[.!?;])")
 
 
 def topic_of(question: str | None) -> Topic | None:
