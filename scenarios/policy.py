@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Iterable
 
-from verishop.scenarios.answers import REFUND_OPTIONS, read_choice, read_number, read_yes_no
+from verishop.scenarios.answers import REFUND_OPTIONS, figures_in, read_choice, read_number, read_yes_no
 from verishop.scenarios.catalog.text import query_words
 from verishop.scenarios.models import PolicyClause, PolicyGoal, PolicyRules, StorePolicy
 from verishop.scenarios.taxonomy import category
@@ -187,16 +188,23 @@ def refund_cents(policy: StorePolicy, price_cents: int, *, opened_electronics: b
 # --- scoring an answer (the verifier's; the customer never judges a policy answer) --------
 
 
-def read_answer(goal: PolicyGoal, text: str | None) -> object:
+def read_answer(goal: PolicyGoal, text: str | None, given: Iterable[float] = ()) -> object:
     """What the answer says, read the way a person reads it (`verishop.scenarios.answers`): a number,
-    "yes"/"no", an option, None (nothing recognisable) or AMBIGUOUS (a hedge)."""
+    "yes"/"no", an option, None (nothing recognisable) or AMBIGUOUS (a hedge). The question decides
+    the unit of a number and what a yes/no answers; its figures and `given` (e.g. `policy_figures`)
+    are restatements when the answer states another figure too."""
     if goal.answer_kind == "numeric":
-        return read_number(text)
+        return read_number(text, given=given, question=goal.question)
     if goal.answer in ("yes", "no"):
-        return read_yes_no(text)
+        return read_yes_no(text, question=goal.question)
     if goal.answer in REFUND_OPTIONS:
         return read_choice(text, REFUND_OPTIONS)
     return goal.answer if text and normalise(text) in {normalise(a) for a in (goal.answer, *goal.accepted)} else None
+
+
+def policy_figures(policy: StorePolicy) -> tuple[float, ...]:
+    """The figures the policy's clauses state: an answer that restates them is not hedging."""
+    return figures_in(" ".join(clause.text for clause in policy.clauses))
 
 
 def normalise(text: str) -> str:
@@ -204,10 +212,10 @@ def normalise(text: str) -> str:
     return " ".join(re.findall(r"[a-z0-9]+", text.lower()))
 
 
-def answer_reward(goal: PolicyGoal, text: str | None) -> float:
+def answer_reward(goal: PolicyGoal, text: str | None, given: Iterable[float] = ()) -> float:
     """Numeric: ρ = (min(|x|,|y|)/max(|x|,|y|))^4 and r = 2ρ − 1, x the one number the answer
     states (none, or several: −1). Categorical: +1 for the expected answer, else −1."""
-    said = read_answer(goal, text)
+    said = read_answer(goal, text, given)
     if goal.answer_kind == "categorical":
         return 1.0 if said == goal.answer else -1.0
     if not isinstance(said, float):

@@ -168,7 +168,8 @@ def scenario(reader):
     ("90", 2 * (45 / 90) ** 4 - 1),
     ("-45", 1.0),  # the sign is not read: |x|
     ("forty-five days", 1.0),
-    ("about a month and a half", -1.0),
+    ("about a month and a half", 1.0),  # 45 days, read in the question's unit
+    ("a month", 2 * (30 / 45) ** 4 - 1),
     ("30 or 45 days", -1.0),  # a hedge
     ("30, 45, 60, 90", -1.0),
     (None, -1.0),
