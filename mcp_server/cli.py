@@ -141,6 +141,8 @@ def serve(
     control = ControlSettings(token=token or None, public_url=public_url, allowed_hosts=extra_hosts,
                               max_episodes=max_episodes or None)
     count = workers or default_workers()
+    if max_episodes and listen_fd is None:
+        count = min(count, max_episodes)  # each worker holds a share of the total: at least one episode
     if listen_fd is None and count > 1:
         if worker_url is not None and "{port}" not in worker_url and "{index}" not in worker_url:
             raise typer.BadParameter("needs {port} or {index}, else every worker would get the same URL",
@@ -152,7 +154,7 @@ def serve(
         open_store(curriculum, runs, curriculum_checks, curriculum_threshold, curriculum_width).close()
         shared = ["serve", "--transport", transport.value, "--workers", "1", "--runs-dir", str(runs), "--catalog",
                   str(catalog_file), "--host", host, "--idle-timeout-s", str(idle_timeout_s), "--allowed-hosts",
-                  allowed_hosts, "--max-episodes", str(max_episodes), "--curriculum",
+                  allowed_hosts, "--curriculum",
                   str(curriculum or runs / "curriculum.db")]
         default_args = None
         if with_default:

@@ -221,11 +221,13 @@ def create_http_app(hub: EpisodeHub, *, host: str = "127.0.0.1", port: int = 800
             return JSONResponse({"error": f"{max_episodes} episodes are open, the most this server holds; close "
                                           f"one (DELETE /episodes/<id>) or retry later"}, 503,
                                 headers={"Retry-After": str(RETRY_AFTER_S)})
-        body = await read_capped(request, control.max_body_bytes)
-        if body is None:
-            return JSONResponse({"error": f"request body over {control.max_body_bytes} bytes"}, 413)
+        # The slot is taken in the same step as the check, before any await: a creation whose
+        # body is still arriving already counts, so concurrent ones cannot all pass the check.
         creating += 1
         try:
+            body = await read_capped(request, control.max_body_bytes)
+            if body is None:
+                return JSONResponse({"error": f"request body over {control.max_body_bytes} bytes"}, 413)
             spec = CreateEpisode.model_validate_json(body)
             if spec.scenario is not None:
                 check_scenario(spec.scenario, hub.catalog)

@@ -111,26 +111,30 @@ def create_front_app(pool: WorkerPool, *, host: str, port: int, control: Control
             if open_total() >= max_total():
                 return unavailable(f"{max_total()} episodes are open, the most this server holds; close one "
                                    f"(DELETE /episodes/<id>) or retry later")
-        body = await read_capped(request, control.max_body_bytes)
-        if body is None:
-            return JSONResponse({"error": f"request body over {control.max_body_bytes} bytes"}, 413)
-        worker = pool.least_loaded()
-        if worker is None:
-            return unavailable("no worker is running; retry later")
+        # Reserved in the same step as the check, before any await (the body may arrive slowly).
         creating += 1
-        worker.creating += 1
         try:
-            r = await worker.relay.request("POST", "/episodes", forwarded_headers(request), body)
-        except RelayError:
-            return unavailable(f"worker {worker.index} stopped while creating the episode; retry")
+            body = await read_capped(request, control.max_body_bytes)
+            if body is None:
+                return JSONResponse({"error": f"request body over {control.max_body_bytes} bytes"}, 413)
+            worker = pool.least_loaded()
+            if worker is None:
+                return unavailable("no worker is running; retry later")
+            worker.creating += 1
+            try:
+                r = await worker.relay.request("POST", "/episodes", forwarded_headers(request), body)
+            except RelayError:
+                return unavailable(f"worker {worker.index} stopped while creating the episode; retry")
+            finally:
+                worker.creating -= 1
+            if r.status == 201:
+                worker.open_episodes += 1  # before the reservation ends: the total never dips
         finally:
             creating -= 1
-            worker.creating -= 1
         if r.status != 201:
             return answer(r)
         payload = json.loads(r.body)
         place(payload["episode_id"], worker)
-        worker.open_episodes += 1
         return answer(r, with_worker_urls(payload, request, worker))
 
     async def show(request: Request) -> Response:
@@ -245,7 +249,7 @@ async def run_supervisor(worker_args: list[str], default_args: list[str] | None,
                   soft_wrap=True)
         raise typer.Exit(2) from None
     settings = PoolSettings(host=host, worker_args=worker_args, runs_dir=runs, default_args=default_args,
-                            token=control.token)
+                            token=control.token, max_episodes=control.max_episodes, count=count)
     pool = WorkerPool(settings, sockets)
     try:
         await pool.start()
