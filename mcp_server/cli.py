@@ -308,7 +308,8 @@ async def _serve_http(catalog: Path, runs: Path, chosen: Scenario | None, env: s
             episode = await _open_default(hub, chosen, env, difficulty, seed, lookups_per_turn)
             if not worker:
                 path = "mcp" if transport is Transport.http else "sse"
-                err.print(f"verishop: default episode {episode.episode_id} at {base}/{path}")
+                guard = " (needs the token, like the control API)" if control.token else ""
+                err.print(f"verishop: default episode {episode.episode_id} at {base}/{path}{guard}", soft_wrap=True)
         if not worker:
             err.print(f"verishop: control API at {base}/episodes (POST to create an episode"
                       f"{', with the token' if control.token else ''}); runs in {runs}")

@@ -7,6 +7,7 @@
     *      /episodes/{id}/mcp            Streamable HTTP MCP endpoint of that episode
     GET    /episodes/{id}/sse            SSE MCP endpoint of that episode (+ /messages/)
     *      /mcp, /sse                    the default episode, when the server was started with one
+                                         (with the token, when the server has one)
     GET    /curriculum                   every environment's difficulty window and counters
     GET    /health
 
@@ -16,7 +17,8 @@ tools read (dropping any such header a client sent). Host and Origin are checked
 every route, the control API included, against DNS rebinding (`verishop.mcp_server.http.access`).
 
 The control API (POST, GET and DELETE /episodes, GET /curriculum) needs `Authorization: Bearer
-<token>` when the server has a token; an episode's MCP URL is its own capability. It holds at
+<token>` when the server has a token, and so does the default episode (its URL is no secret);
+an episode's MCP URL is its own capability. It holds at
 most `max_episodes` open episodes (then 503 with Retry-After), reads at most 1 MiB of a body,
 checks a client's scenario before writing anything (422 with the first problem), and its
 errors echo at most a short prefix of the input.
@@ -107,11 +109,17 @@ class EpisodeRouter:
     """Forwards `/episodes/{id}/...` (or the default episode's root paths) to the MCP apps with
     the episode named in the `x-episode-id` header."""
 
-    def __init__(self, hub: EpisodeHub, mcp_app: ASGIApp, sse_app: ASGIApp, *, default: bool = False):
-        self.hub, self.mcp_app, self.sse_app, self.default = hub, mcp_app, sse_app, default
+    def __init__(self, hub: EpisodeHub, mcp_app: ASGIApp, sse_app: ASGIApp, *, default: bool = False,
+                 token: str | None = None):
+        self.hub, self.mcp_app, self.sse_app, self.default, self.token = hub, mcp_app, sse_app, default, token
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if self.default:
+            # The default episode's URL is known to everyone, so it is no capability: on a server
+            # with a token it needs the token, checked before a successor could be opened.
+            if refused := token_refusal(Request(scope, receive), self.token):
+                await refused(scope, receive, send)
+                return
             episode_id = await self.hub.default_episode_id()
         else:
             episode_id = scope.get("path_params", {}).get("episode_id")
@@ -278,7 +286,7 @@ def create_http_app(hub: EpisodeHub, *, host: str = "127.0.0.1", port: int = 800
                 await hub.close_all("server_stopped")
 
     per_episode = EpisodeRouter(hub, mcp_app, sse_app)
-    default = EpisodeRouter(hub, mcp_app, sse_app, default=True)
+    default = EpisodeRouter(hub, mcp_app, sse_app, default=True, token=token)
     routes = [
         Route("/health", health, methods=["GET"]),
         Route("/curriculum", curriculum_state, methods=["GET"]),

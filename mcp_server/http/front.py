@@ -263,7 +263,8 @@ async def run_supervisor(worker_args: list[str], default_args: list[str] | None,
     base = (control.public_url or f"http://{shown}:{port}").rstrip("/")
     if default_args is not None:
         path = "mcp" if transport is Transport.http else "sse"
-        err.print(f"verishop: default episode at {base}/{path} (held by worker 0)")
+        guard = ", needs the token, like the control API" if control.token else ""
+        err.print(f"verishop: default episode at {base}/{path} (held by worker 0{guard})", soft_wrap=True)
     err.print(f"verishop: control API at {base}/episodes (POST to create an episode"
               f"{', with the token' if control.token else ''}); {count} workers on ports "
               f"{', '.join(str(w.port) for w in pool.workers)}; runs in {runs}")
