@@ -290,6 +290,7 @@ async def _serve_http(catalog: Path, runs: Path, chosen: Scenario | None, env: s
     import uvicorn
 
     from verishop.mcp_server.http.app import create_http_app
+    from verishop.mcp_server.http.limits import install_fd_exhaustion_log, uvicorn_limits
     from verishop.mcp_server.episodes.hub import EpisodeHub
     from verishop.mcp_server.episodes.lifecycle import close_idle_episodes, raise_open_file_limit
     from verishop.scenarios.console import err
@@ -316,8 +317,9 @@ async def _serve_http(catalog: Path, runs: Path, chosen: Scenario | None, env: s
         app = create_http_app(hub, host=host, port=port, curriculum=curriculum, control=control)
         # A 5 s keep-alive (uvicorn's default) races clients that reuse pooled connections while
         # hundreds of episodes keep the loop busy: the server drops a connection as a request arrives.
+        install_fd_exhaustion_log()
         config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on",
-                                timeout_keep_alive=KEEP_ALIVE_S)
+                                timeout_keep_alive=KEEP_ALIVE_S, **uvicorn_limits())
         server = uvicorn.Server(config)
         async with anyio.create_task_group() as tg:
             if idle_timeout_s > 0:

@@ -19,7 +19,8 @@ every route, the control API included, against DNS rebinding (`verishop.mcp_serv
 The control API (POST, GET and DELETE /episodes, GET /curriculum) needs `Authorization: Bearer
 <token>` when the server has a token, and so does the default episode (its URL is no secret);
 an episode's MCP URL is its own capability. It holds at
-most `max_episodes` open episodes (then 503 with Retry-After), reads at most 1 MiB of a body,
+most `max_episodes` open episodes (then 503 with Retry-After), reads at most 1 MiB of any body
+(the MCP endpoints' included: mcp_server.http.limits),
 checks a client's scenario before writing anything (422 with the first problem), and its
 errors echo at most a short prefix of the input.
 """
@@ -44,6 +45,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from verishop.mcp_server.http.access import AllowedHosts, HostGuard, has_token, token_refusal
 from verishop.mcp_server.http.admission import InvalidScenario, check_scenario
+from verishop.mcp_server.http.limits import BodyLimit
 from verishop.mcp_server.errors import ShopError
 from verishop.mcp_server.episodes.hub import EpisodeHub
 from verishop.mcp_server.episodes.lifecycle import default_max_episodes
@@ -297,4 +299,4 @@ def create_http_app(hub: EpisodeHub, *, host: str = "127.0.0.1", port: int = 800
         Route("/sse", default, methods=["GET"]),
         Mount("/messages", app=default),
     ]
-    return HostGuard(Starlette(routes=routes, lifespan=lifespan), allowed)
+    return HostGuard(BodyLimit(Starlette(routes=routes, lifespan=lifespan), control.max_body_bytes), allowed)

@@ -37,6 +37,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from verishop.mcp_server.http.access import AllowedHosts, HostGuard
 from verishop.mcp_server.http.app import RETRY_AFTER_S, ControlSettings, read_capped, short
+from verishop.mcp_server.http.limits import BodyLimit, install_fd_exhaustion_log, uvicorn_limits
 from verishop.mcp_server.episodes.lifecycle import is_episode_id, raise_open_file_limit
 from verishop.mcp_server.http.relay import Answer, RelayError
 
@@ -192,27 +193,29 @@ def create_front_app(pool: WorkerPool, *, host: str, port: int, control: Control
         Route("/curriculum", curriculum_state, methods=["GET"]),
         Route("/episodes", create, methods=["POST"]),
         Route("/episodes/{episode_id}", show, methods=["GET", "DELETE"]),
-        Route("/mcp", DefaultEpisodeProxy(pool), methods=["GET", "POST", "DELETE"]),
-        Route("/sse", DefaultEpisodeProxy(pool), methods=["GET"]),
-        Mount("/messages", app=DefaultEpisodeProxy(pool)),
+        Route("/mcp", DefaultEpisodeProxy(pool, control.max_body_bytes), methods=["GET", "POST", "DELETE"]),
+        Route("/sse", DefaultEpisodeProxy(pool, control.max_body_bytes), methods=["GET"]),
+        Mount("/messages", app=DefaultEpisodeProxy(pool, control.max_body_bytes)),
     ]
-    return HostGuard(Starlette(routes=routes, lifespan=lifespan), AllowedHosts.build(host, port,
-                                                                                       control.allowed_hosts))
+    app = BodyLimit(Starlette(routes=routes, lifespan=lifespan), control.max_body_bytes)
+    return HostGuard(app, AllowedHosts.build(host, port, control.allowed_hosts))
 
 
 class DefaultEpisodeProxy:
     """Streams a request for the default episode to worker 0 and its answer back (SSE included).
     Per-episode MCP URLs never come here: they name their worker."""
 
-    def __init__(self, pool: WorkerPool):
-        self.pool = pool
+    def __init__(self, pool: WorkerPool, max_body_bytes: int):
+        self.pool, self.max_body_bytes = pool, max_body_bytes
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         request = Request(scope, receive)
         worker = self.pool.workers[0]
         # Under a Mount, the scope's path is still the whole path (root_path only names the prefix).
         url = httpx2.URL(f"{self.pool.base(worker)}{scope['path']}", query=scope.get("query_string", b""))
-        body = await request.body()
+        body = await read_capped(request, self.max_body_bytes)  # BodyLimit has answered 413 if None
+        if body is None:
+            return
         upstream = self.pool.http.build_request(request.method, url, content=body,
                                                 headers=[(k, v) for k, v in request.headers.raw
                                                          if k.lower() not in HOP_HEADERS],
@@ -269,8 +272,9 @@ async def run_supervisor(worker_args: list[str], default_args: list[str] | None,
               f"{', with the token' if control.token else ''}); {count} workers on ports "
               f"{', '.join(str(w.port) for w in pool.workers)}; runs in {runs}")
     app = create_front_app(pool, host=host, port=port, control=control, worker_template=worker_template)
+    install_fd_exhaustion_log()
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on",
-                            timeout_keep_alive=KEEP_ALIVE_S)
+                            timeout_keep_alive=KEEP_ALIVE_S, **uvicorn_limits())
     async with anyio.create_task_group() as tg:
         pool.supervise(tg)
         try:
