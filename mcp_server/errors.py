@@ -11,6 +11,19 @@ agent (as an MCP ToolError) and tells it what to do instead.
 """
 
 
+import errno
+import sqlite3
+
+
+def is_disk_full(exc: BaseException) -> bool:
+    """Whether `exc` says the disk (or the user's quota on it) is full: from a file write, or
+    from SQLite (SQLITE_FULL, "database or disk is full"). Not an agent's mistake: the episode
+    API answers 507 and a write tool says it was not applied."""
+    if isinstance(exc, OSError):
+        return exc.errno in (errno.ENOSPC, errno.EDQUOT)
+    return isinstance(exc, sqlite3.OperationalError) and "disk is full" in str(exc)
+
+
 class ShopError(Exception):
     pass
 

@@ -33,6 +33,16 @@ class Transcript:
         os.write(self._fd, (strict_json(record) + "\n").encode())
         return self._seq
 
+    def mark(self) -> tuple[int, int]:
+        """Where the transcript ends now: `rewind` to it drops every event written since."""
+        return os.fstat(self._fd).st_size, self._seq
+
+    def rewind(self, mark: tuple[int, int]) -> None:
+        """Drop the events written since `mark` (truncating needs no free space, so it works on
+        a full disk: a write whose COMMIT failed is taken back, then recorded as failed)."""
+        size, self._seq = mark
+        os.ftruncate(self._fd, size)
+
     def close(self) -> None:
         if self._fd >= 0:
             os.close(self._fd)

@@ -46,7 +46,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from verishop.mcp_server.http.access import AllowedHosts, HostGuard, has_token, token_refusal
 from verishop.mcp_server.http.admission import InvalidScenario, check_scenario
 from verishop.mcp_server.http.limits import BodyLimit
-from verishop.mcp_server.errors import ShopError
+from verishop.mcp_server.errors import ShopError, is_disk_full
 from verishop.mcp_server.episodes.hub import EpisodeHub
 from verishop.mcp_server.episodes.lifecycle import default_max_episodes
 from verishop.mcp_server.tools import EPISODE_HEADER, create_server
@@ -251,7 +251,12 @@ def create_http_app(hub: EpisodeHub, *, host: str = "127.0.0.1", port: int = 800
             return JSONResponse({"error": short(str(exc))}, 422)
         except (KeyError, ShopError, ValueError) as exc:
             return JSONResponse({"error": short(str(exc).strip("'\""))}, 400)
-        except Exception:  # noqa: BLE001 - logged; the client gets a short answer, the server goes on
+        except Exception as exc:  # noqa: BLE001 - logged; the client gets a short answer, the server goes on
+            if is_disk_full(exc):  # hub.open has removed what it made
+                log.error("creating an episode failed: the disk holding %s is full", hub.runs_dir)
+                return JSONResponse({"error": f"no space left on the disk holding the episode folders ({hub.runs_dir})"
+                                              f": free some space there, or retry later"}, 507,
+                                    headers={"Retry-After": str(RETRY_AFTER_S)})
             log.exception("creating an episode failed")
             return JSONResponse({"error": "internal error: the episode could not be created"}, 500)
         finally:

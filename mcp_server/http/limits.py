@@ -133,7 +133,7 @@ class BodyLimit:
     async def _refuse(self, status: int, scope: Scope, receive: Receive, send: Send) -> None:
         why = (f"request body over {self.max_body_bytes} bytes" if status == 413 else
                f"request body not complete within {self.body_deadline_s:.0f}s")
-        await JSONResponse({"error": why}, status, headers={"connection": "close"})(scope, receive, send)
+        await JSONResponse({"error": why}, status)(scope, receive, send)
 
 
 class FdExhaustionLog:
