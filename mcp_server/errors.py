@@ -6,8 +6,9 @@ agent (as an MCP ToolError) and tells it what to do instead.
     ├── Rejected        a valid request the shop refuses (sold out, not returnable ...)
     ├── BudgetSpent     a lookup beyond this turn's tool budget
     ├── EpisodeClosed   the episode is over; nothing can change any more
-    └── InternalError   the shop itself failed (a bug, not the agent's mistake); the call is
-                        recorded in the transcript like any other, its details only in the log
+    ├── InternalError   the shop itself failed (a bug, not the agent's mistake); the call is
+    │                   recorded in the transcript like any other, its details only in the log
+    └── CatalogChanged  the catalog file changed while the server ran: no episode opens on it
 """
 
 
@@ -45,4 +46,8 @@ class EpisodeClosed(ShopError):
 
 
 class InternalError(ShopError):
+    pass
+
+
+class CatalogChanged(ShopError):
     pass

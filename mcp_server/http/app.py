@@ -46,7 +46,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from verishop.mcp_server.http.access import AllowedHosts, HostGuard, has_token, token_refusal
 from verishop.mcp_server.http.admission import InvalidScenario, check_scenario
 from verishop.mcp_server.http.limits import BodyLimit
-from verishop.mcp_server.errors import ShopError, is_disk_full
+from verishop.mcp_server.errors import CatalogChanged, ShopError, is_disk_full
 from verishop.mcp_server.episodes.hub import EpisodeHub
 from verishop.mcp_server.episodes.lifecycle import default_max_episodes
 from verishop.mcp_server.tools import EPISODE_HEADER, create_server
@@ -249,6 +249,8 @@ def create_http_app(hub: EpisodeHub, *, host: str = "127.0.0.1", port: int = 800
                                 422 if in_scenario else 400)
         except InvalidScenario as exc:
             return JSONResponse({"error": short(str(exc))}, 422)
+        except CatalogChanged as exc:  # the operator's to fix: retrying does not help
+            return JSONResponse({"error": short(str(exc))}, 503)
         except (KeyError, ShopError, ValueError) as exc:
             return JSONResponse({"error": short(str(exc).strip("'\""))}, 400)
         except Exception as exc:  # noqa: BLE001 - logged; the client gets a short answer, the server goes on
