@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,7 +20,7 @@ from verishop.scenarios.stock import EpisodeStock
 from verishop.verifier.catalogs import CatalogCache, Shop
 from verishop.verifier.errors import Incomplete
 from verishop.verifier.safeio import Limits, check_json_depth, episode_folder, read_regular
-from verishop.verifier.transcript import Transcript, read_transcript
+from verishop.verifier.transcript import Transcript, is_closed, read_transcript
 from verishop.verifier.world import World, read_world
 
 SCENARIO_FILE = "scenario.json"
@@ -137,3 +138,24 @@ def _check_catalog_unchanged(world: World, catalog_path: Path) -> None:
     if now != recorded:
         raise Incomplete("catalog_changed", f"the catalog {catalog_path} was edited or replaced after the server "
                                             f"verified it for this episode; the episode cannot be scored on it")
+
+
+def is_final(directory: Path) -> bool:
+    """Whether no server will write this episode folder any more, so it is due its verdict: the
+    transcript ends with `episode_closed` (or is no regular file), or the folder holds what no
+    server leaves even mid-creation: a transcript beside an empty or missing scenario.json or
+    world.db (a server writes both in full before it creates the transcript)."""
+    if is_closed(directory / TRANSCRIPT_FILE):
+        return True
+    if not os.path.lexists(directory / TRANSCRIPT_FILE):
+        return False
+    for name in (SCENARIO_FILE, WORLD_FILE):
+        try:
+            st = os.lstat(directory / name)
+        except FileNotFoundError:
+            return True
+        except OSError:
+            return False
+        if stat.S_ISREG(st.st_mode) and st.st_size == 0:
+            return True
+    return False
