@@ -67,7 +67,10 @@ def serve(
                                                     "The loopback names and the bind address are always "
                                                     "accepted.")] = "",
     public_url: Annotated[str | None, typer.Option(help="HTTP: the base URL clients reach this server at, used "
-                                                        "in every mcp_url (e.g. http://shop.lan:8000).")] = None,
+                                                        "in every mcp_url (e.g. http://shop.lan:8000). Its host must "
+                                                        "be one --allowed-hosts accepts (else clients get 421): the "
+                                                        "server refuses to start otherwise and says what to add.")]
+    = None,
     max_episodes: Annotated[int, typer.Option(min=0, help="HTTP: open episodes at once, beyond which POST "
                                                           "/episodes answers 503; 0 sizes it from the "
                                                           "open-file limit.")] = 0,
@@ -99,7 +102,7 @@ def serve(
 ) -> None:
     """Serve the shop's MCP tools. A bare `verishop serve` serves one default episode over stdio.
     Over HTTP it runs one process per core by default (--workers)."""
-    from verishop.mcp_server.http.access import AllowedHosts, is_loopback
+    from verishop.mcp_server.http.access import AllowedHosts, is_loopback, public_url_refusal
     from verishop.scenarios.console import checked_catalog, ensure_writable, err, resolve_catalog
 
     logging.basicConfig(level=logging.WARNING)
@@ -115,6 +118,11 @@ def serve(
         AllowedHosts.build(host, port, extra_hosts)
     except ValueError as exc:
         raise typer.BadParameter(str(exc), param_hint="--allowed-hosts") from None
+    count = workers or default_workers()
+    if public_url is not None and (refusal := public_url_refusal(
+            public_url, host, port, extra_hosts, workers=listen_fd is None and count > 1 and worker_url is None)):
+        err.print(f"error: {refusal}", markup=False, highlight=False, soft_wrap=True)
+        raise typer.Exit(2)
     if scenario is None:
         try:
             get_env(env)
@@ -142,7 +150,6 @@ def serve(
 
     control = ControlSettings(token=token or None, public_url=public_url, allowed_hosts=extra_hosts,
                               max_episodes=max_episodes or None)
-    count = workers or default_workers()
     if max_episodes and listen_fd is None:
         count = min(count, max_episodes)  # each worker holds a share of the total: at least one episode
     if listen_fd is None and count > 1:
@@ -236,6 +243,7 @@ async def _open_default(hub, chosen: Scenario | None, env: str, difficulty: int,
 async def _serve_stdio(catalog: Path, runs: Path, chosen: Scenario | None, env: str, difficulty: int,
                        seed: int, lookups_per_turn: int) -> None:
     from verishop.mcp_server.episodes.hub import EpisodeHub
+    from verishop.mcp_server.stdio import run_stdio
     from verishop.mcp_server.tools import INSTRUCTIONS, create_server
     from verishop.scenarios.console import err
 
@@ -246,7 +254,7 @@ async def _serve_stdio(catalog: Path, runs: Path, chosen: Scenario | None, env: 
               f"seed={episode.scenario.seed}) in {episode.directory}")
     instructions = f"{INSTRUCTIONS}\n\nThe customer's opening message:\n{episode.scenario.opening_message}"
     try:
-        await create_server(hub, instructions=instructions).run_stdio_async()
+        await run_stdio(create_server(hub, instructions=instructions))
     finally:
         await hub.aclose("client_disconnected")
 

@@ -6,7 +6,8 @@ single server (mcp_server.http), answered by the workers (mcp_server.workers).
     GET    /episodes/{id}     forwarded to the worker holding it (a crashed worker's replacement
     DELETE /episodes/{id}     answers "closed, server_crashed" from the transcript on disk)
     GET    /curriculum        forwarded to any worker: the store is one shared SQLite file
-    GET    /health            every worker's status and load, and the totals
+    GET    /health            the totals, and every worker's status, load, pid and port (with a
+                              token, only for its holder)
     *      /mcp, /sse, /messages/   the default episode, proxied to worker 0 (for IDEs; not the hot path)
 
 The workers check the token, the body and the scenario, so the answers are theirs, word for
@@ -35,7 +36,7 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Mount, Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from verishop.mcp_server.http.access import AllowedHosts, HostGuard
+from verishop.mcp_server.http.access import AllowedHosts, HostGuard, has_token
 from verishop.mcp_server.http.app import RETRY_AFTER_S, ControlSettings, read_capped, short
 from verishop.mcp_server.http.limits import BodyLimit, install_fd_exhaustion_log, uvicorn_limits
 from verishop.mcp_server.episodes.lifecycle import is_episode_id, raise_open_file_limit
@@ -175,10 +176,12 @@ def create_front_app(pool: WorkerPool, *, host: str, port: int, control: Control
 
     async def health(request: Request) -> Response:
         await pool.refresh_all()
-        workers = [w.describe() for w in pool.workers]
-        return JSONResponse({"status": "ok" if all(w.ready for w in pool.workers) else "degraded",
-                             "open_episodes": sum(w.open_episodes for w in pool.workers),
-                             "max_episodes": max_total(), "workers": workers})
+        payload = {"status": "ok" if all(w.ready for w in pool.workers) else "degraded",
+                   "open_episodes": sum(w.open_episodes for w in pool.workers), "max_episodes": max_total()}
+        if control.token is None or has_token(request, control.token):
+            # Pids and ports map the machine: only for the token's holder on a server that has one.
+            payload["workers"] = [w.describe() for w in pool.workers]
+        return JSONResponse(payload)
 
     @contextlib.asynccontextmanager
     async def lifespan(_: Starlette) -> AsyncIterator[None]:
