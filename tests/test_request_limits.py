@@ -12,11 +12,12 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import anyio
 import pytest
 from servers import Process, started
 
 from verishop.mcp_server.http.app import MAX_CONTROL_BODY_BYTES
-from verishop.mcp_server.http.limits import HEAD_DEADLINE_S, FdExhaustionLog
+from verishop.mcp_server.http.limits import HEAD_DEADLINE_S, BodyLimit, FdExhaustionLog
 
 ANSWER_DEADLINE_S = 15.0
 HUGE_BYTES = 150 << 20
@@ -103,3 +104,30 @@ def test_running_out_of_descriptors_logs_one_line_per_interval(caplog: pytest.Lo
     assert all("\n" not in line and "out of file descriptors" in line for line in lines)
     assert "399 more" in lines[1]
 
+
+
+async def test_a_body_slower_than_its_deadline_gets_408_and_the_app_never_runs() -> None:
+    reached: list[dict] = []
+
+    async def app(scope, receive, send) -> None:
+        reached.append(scope)
+
+    pending = [{"type": "http.request", "body": b'{"env": ', "more_body": True}]
+    never = anyio.Event()
+
+    async def receive() -> dict:
+        if pending:
+            return pending.pop(0)
+        await never.wait()  # the rest of the body never comes
+        raise AssertionError("unreachable")
+
+    sent: list[dict] = []
+
+    async def send(message: dict) -> None:
+        sent.append(message)
+
+    limited = BodyLimit(app, max_body_bytes=1000, body_deadline_s=0.2)
+    with anyio.fail_after(ANSWER_DEADLINE_S):
+        await limited({"type": "http", "method": "POST", "path": "/episodes", "headers": []}, receive, send)
+    assert sent[0]["type"] == "http.response.start" and sent[0]["status"] == 408
+    assert b"not complete within" in sent[1]["body"] and reached == []
