@@ -105,3 +105,21 @@ def test_the_filler_really_fills_the_disk(small_disk: Path) -> None:
     with pytest.raises(OSError) as raised:
         (small_disk / "more").write_bytes(b"x" * 4096)
     assert raised.value.errno == errno.ENOSPC
+
+
+def test_an_event_the_full_disk_cannot_hold_leaves_no_partial_line(small_disk: Path) -> None:
+    from verishop.mcp_server.episodes.transcript import Transcript
+
+    transcript = Transcript(small_disk / "transcript.jsonl")
+    try:
+        transcript.write("episode_opened", text="hello")
+        before = (small_disk / "transcript.jsonl").read_bytes()
+        fill(small_disk)  # what is left is the slack of the transcript's last block
+        with pytest.raises(OSError) as raised:
+            transcript.write("tool_call", result="x" * 16_384)
+        assert raised.value.errno == errno.ENOSPC
+        assert (small_disk / "transcript.jsonl").read_bytes() == before
+        (small_disk / "filler").unlink()
+        assert transcript.write("tool_call", result="ok") == 2  # numbering goes on without a gap
+    finally:
+        transcript.close()

@@ -128,7 +128,13 @@ class Episode:
                     raise InternalError(f"{INTERNAL_ERROR}: the shop could not complete this {name} call. It "
                                         f"was recorded; try other arguments or another tool") from None
                 recorded = True
-                self._record(name, arguments, started, result=outcome)
+                try:
+                    self._record(name, arguments, started, result=outcome)
+                except OSError as exc:  # the transcript cannot take the call: it did not happen
+                    log.error("episode %s: %s could not be recorded: %s", self.episode_id, name, exc)
+                    what = "was not applied" if writes else "could not be recorded"
+                    why = "the shop's disk is full" if is_disk_full(exc) else "the shop could not write its transcript"
+                    raise InternalError(f"{name} {what}: {why}; nothing changed. Retry later") from None
             except BaseException:
                 if not recorded:  # cancelled midway (the client went away): the budget counted it
                     recorded = True
