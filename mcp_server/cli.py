@@ -73,7 +73,9 @@ def serve(
     = None,
     max_episodes: Annotated[int, typer.Option(min=0, help="HTTP: open episodes at once, beyond which POST "
                                                           "/episodes answers 503; 0 sizes it from the "
-                                                          "open-file limit.")] = 0,
+                                                          "open-file limit. With workers it is the total: each "
+                                                          "worker holds its share, and there are at most this "
+                                                          "many workers.")] = 0,
     lookups_per_turn: Annotated[int, typer.Option(
         min=0, max=100, help="The default episode's lookups (read-only tool calls) between two messages to the "
                              f"customer. The default, {IDE_LOOKUPS_PER_TURN} (the most any difficulty allows), lets "
