@@ -42,8 +42,8 @@ def serve(
     catalog_hash: Annotated[str | None, typer.Option(
         envvar="VERISHOP_CATALOG_HASH", show_envvar=True,
         help="Refuse to start unless the catalog has this content hash (`verishop catalog info`): every "
-             "machine of a cluster then serves the same catalog. Its products are always hashed again "
-             "once per copy or build.")] = None,
+             "machine of a cluster then serves the same catalog. With it, the products are hashed again at "
+             "every start (8 s at 2M products); without it, once per copy or build.")] = None,
     host: Annotated[str, typer.Option(help="HTTP bind address.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(min=1, max=65535)] = 8000,
     no_default_episode: Annotated[bool, typer.Option("--no-default-episode", help="HTTP: create episodes only "
@@ -64,10 +64,15 @@ def serve(
                                                     "The loopback names and the bind address are always "
                                                     "accepted.")] = "",
     public_url: Annotated[str | None, typer.Option(help="HTTP: the base URL clients reach this server at, used "
-                                                        "in every mcp_url (e.g. http://shop.lan:8000).")] = None,
+                                                        "in every mcp_url (e.g. http://shop.lan:8000). Its host must "
+                                                        "be one --allowed-hosts accepts (else clients get 421): the "
+                                                        "server refuses to start otherwise and says what to add.")]
+    = None,
     max_episodes: Annotated[int, typer.Option(min=0, help="HTTP: open episodes at once, beyond which POST "
                                                           "/episodes answers 503; 0 sizes it from the "
-                                                          "open-file limit.")] = 0,
+                                                          "open-file limit. With workers it is the total: each "
+                                                          "worker holds its share, and there are at most this "
+                                                          "many workers.")] = 0,
     lookups_per_turn: Annotated[int, typer.Option(
         min=0, max=100, help="The default episode's lookups (read-only tool calls) between two messages to the "
                              f"customer. The default, {IDE_LOOKUPS_PER_TURN} (the most any difficulty allows), lets "
@@ -96,7 +101,7 @@ def serve(
 ) -> None:
     """Serve the shop's MCP tools. A bare `verishop serve` serves one default episode over stdio.
     Over HTTP it runs one process per core by default (--workers)."""
-    from verishop.mcp_server.http.access import AllowedHosts, is_loopback
+    from verishop.mcp_server.http.access import AllowedHosts, is_loopback, public_url_refusal
     from verishop.scenarios.console import checked_catalog, ensure_writable, err, resolve_catalog
 
     logging.basicConfig(level=logging.WARNING)
@@ -112,6 +117,11 @@ def serve(
         AllowedHosts.build(host, port, extra_hosts)
     except ValueError as exc:
         raise typer.BadParameter(str(exc), param_hint="--allowed-hosts") from None
+    count = workers or default_workers()
+    if public_url is not None and (refusal := public_url_refusal(
+            public_url, host, port, extra_hosts, workers=listen_fd is None and count > 1 and worker_url is None)):
+        err.print(f"error: {refusal}", markup=False, highlight=False, soft_wrap=True)
+        raise typer.Exit(2)
     if scenario is None:
         try:
             get_env(env)
@@ -121,7 +131,9 @@ def serve(
                            "set VERISHOP_HOME to a writable folder or pass --runs-dir")
     catalog_file = resolve_catalog(catalog)
     if listen_fd is None:  # a worker's supervisor has checked it (hashing it N times over would cost N × 8 s at 2M)
-        checked_catalog(catalog_file, catalog_hash)
+        # A pinned hash is checked against the products themselves: whoever can edit the file can
+        # rewrite the stamp beside it too, so a stamp vouches for nothing a pin asks for.
+        checked_catalog(catalog_file, catalog_hash, trust_stamp=catalog_hash is None)
     chosen = None
     if scenario is not None:
         try:
@@ -137,7 +149,8 @@ def serve(
 
     control = ControlSettings(token=token or None, public_url=public_url, allowed_hosts=extra_hosts,
                               max_episodes=max_episodes or None, split_secret=split_secret or None)
-    count = workers or default_workers()
+    if max_episodes and listen_fd is None:
+        count = min(count, max_episodes)  # each worker holds a share of the total: at least one episode
     if listen_fd is None and count > 1:
         if worker_url is not None and "{port}" not in worker_url and "{index}" not in worker_url:
             raise typer.BadParameter("needs {port} or {index}, else every worker would get the same URL",
@@ -149,7 +162,7 @@ def serve(
         open_store(curriculum, runs, curriculum_checks, curriculum_threshold, curriculum_width).close()
         shared = ["serve", "--transport", transport.value, "--workers", "1", "--runs-dir", str(runs), "--catalog",
                   str(catalog_file), "--host", host, "--idle-timeout-s", str(idle_timeout_s), "--allowed-hosts",
-                  allowed_hosts, "--max-episodes", str(max_episodes), "--curriculum",
+                  allowed_hosts, "--curriculum",
                   str(curriculum or runs / "curriculum.db")]
         default_args = None
         if with_default:
@@ -229,6 +242,7 @@ async def _open_default(hub, chosen: Scenario | None, env: str, difficulty: int,
 async def _serve_stdio(catalog: Path, runs: Path, chosen: Scenario | None, env: str, difficulty: int,
                        seed: int, lookups_per_turn: int) -> None:
     from verishop.mcp_server.episodes.hub import EpisodeHub
+    from verishop.mcp_server.stdio import run_stdio
     from verishop.mcp_server.tools import INSTRUCTIONS, create_server
     from verishop.scenarios.console import err
 
@@ -239,7 +253,7 @@ async def _serve_stdio(catalog: Path, runs: Path, chosen: Scenario | None, env: 
               f"seed={episode.scenario.seed}) in {episode.directory}")
     instructions = f"{INSTRUCTIONS}\n\nThe customer's opening message:\n{episode.scenario.opening_message}"
     try:
-        await create_server(hub, instructions=instructions).run_stdio_async()
+        await run_stdio(create_server(hub, instructions=instructions))
     finally:
         await hub.aclose("client_disconnected")
 
@@ -271,6 +285,7 @@ async def _serve_http(catalog: Path, runs: Path, chosen: Scenario | None, env: s
     import uvicorn
 
     from verishop.mcp_server.http.app import create_http_app
+    from verishop.mcp_server.http.limits import install_fd_exhaustion_log, uvicorn_limits
     from verishop.mcp_server.episodes.hub import EpisodeHub
     from verishop.mcp_server.episodes.lifecycle import close_idle_episodes, raise_open_file_limit
     from verishop.scenarios.console import err
@@ -289,15 +304,17 @@ async def _serve_http(catalog: Path, runs: Path, chosen: Scenario | None, env: s
             episode = await _open_default(hub, chosen, env, difficulty, seed, lookups_per_turn)
             if not worker:
                 path = "mcp" if transport is Transport.http else "sse"
-                err.print(f"verishop: default episode {episode.episode_id} at {base}/{path}")
+                guard = " (needs the token, like the control API)" if control.token else ""
+                err.print(f"verishop: default episode {episode.episode_id} at {base}/{path}{guard}", soft_wrap=True)
         if not worker:
             err.print(f"verishop: control API at {base}/episodes (POST to create an episode"
                       f"{', with the token' if control.token else ''}); runs in {runs}")
         app = create_http_app(hub, host=host, port=port, curriculum=curriculum, control=control)
         # A 5 s keep-alive (uvicorn's default) races clients that reuse pooled connections while
         # hundreds of episodes keep the loop busy: the server drops a connection as a request arrives.
+        install_fd_exhaustion_log()
         config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on",
-                                timeout_keep_alive=KEEP_ALIVE_S)
+                                timeout_keep_alive=KEEP_ALIVE_S, **uvicorn_limits())
         server = uvicorn.Server(config)
         async with anyio.create_task_group() as tg:
             if idle_timeout_s > 0:

@@ -49,14 +49,15 @@ CREATE TABLE returns (
 
 
 def create_world(path: Path, scenario: Scenario, *, episode_id: str, catalog_path: Path,
-                 scenario_sha256: str | None = None) -> None:
+                 scenario_sha256: str | None = None, catalog_identity: tuple[str, str] | None = None) -> None:
     """Write a fresh world file for `scenario` at `path` (which must not exist).
 
     The world is built in memory from a prebuilt empty image and written with one write(): no
     schema script, no journal and no fsync per episode. A world that never reached its first
     tool call may be lost in a power cut; a started one is the server's connection's to keep
     (WAL, each write committed after its transcript event, mcp_server/episode.py).
-    `scenario_sha256` saves hashing the scenario again when the caller has it."""
+    `scenario_sha256` saves hashing the scenario again when the caller has it; `catalog_identity`
+    is (the catalog file's identity, the machine) as the server verified it (catalog.integrity)."""
     db = sqlite3.connect(":memory:", isolation_level=None)
     try:
         db.deserialize(empty_world_image())
@@ -68,6 +69,8 @@ def create_world(path: Path, scenario: Scenario, *, episode_id: str, catalog_pat
             ("scenario_sha256", scenario_sha256 or scenario.sha256()),
             ("catalog_path", str(catalog_path)),
             ("catalog_content_hash", scenario.catalog.content_hash),
+            *((("catalog_identity", catalog_identity[0]), ("catalog_machine", catalog_identity[1]))
+              if catalog_identity else ()),
         ])
         db.executemany("INSERT INTO orders VALUES (?, ?, ?, ?, ?, ?, ?)", [
             (o.order_id, o.placed_on.isoformat(), o.status, o.carrier, o.tracking_number,

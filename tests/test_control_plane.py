@@ -34,7 +34,7 @@ def guarded(catalog_path: Path, tmp_path_factory: pytest.TempPathFactory) -> Ite
     """Bound to every interface, with a token from the environment, one extra host name and a
     public URL."""
     root = tmp_path_factory.mktemp("guarded")
-    with serve(catalog_path, root, "--host", "0.0.0.0", "--allowed-hosts", "shop.test",
+    with serve(catalog_path, root, "--host", "0.0.0.0", "--allowed-hosts", "shop.test,shop.example.org:80",
                "--public-url", PUBLIC, env={"VERISHOP_TOKEN": TOKEN}) as server:
         yield server
 

@@ -107,7 +107,10 @@ def test_broken_episode_is_incomplete_with_its_reason(good, verifier, breakage):
     assert (reward.verdict, reward.reason) == ("incomplete", reason), reward.detail
     assert reward.detail
     assert (reward.r_task, reward.r_eff, reward.r_hall, reward.total, reward.is_correct) == (None,) * 5
-    assert Reward.model_validate_json((good / "reward.json").read_text()) == reward
+    if reason == "episode_not_closed":  # its server may still be playing it: no reward.json to mistake
+        assert not (good / "reward.json").exists()
+    else:
+        assert Reward.model_validate_json((good / "reward.json").read_text()) == reward
 
     result = run_cli(str(good), "--json")
     assert result.exit_code == 1, result.output
@@ -132,6 +135,15 @@ def test_a_cut_line_notes_why_the_episode_is_not_closed(good, verifier):  # noqa
     reward = verifier.verify(good)
     assert reward.reason == "episode_not_closed"
     assert "no episode_closed" in reward.detail
+
+
+def test_verify_on_an_open_episode_writes_no_reward_into_its_folder(good):  # noqa: F811
+    set_lines(good, lines(good)[:-1])  # as a live server leaves it between two calls
+    result = run_cli(str(good), "--json")
+    assert result.exit_code == 1
+    printed = json.loads(result.output.splitlines()[-1])
+    assert printed["reason"] == "episode_not_closed" and "not written" in printed["detail"]
+    assert sorted(p.name for p in good.iterdir()) == ["scenario.json", "transcript.jsonl", "world.db"]
 
 
 def test_a_catalog_override_is_checked_by_hash(good, tmp_path):

@@ -20,6 +20,7 @@ import verishop.verifier.service as service_module
 from servers import free_port, started
 from verishop.verifier.access import Access, allowed_hosts
 from verishop.verifier.models import Reward
+from verishop.verifier.runner import Settings, Verifier
 from verishop.verifier.service import VerifierService, create_app
 
 DEADLINE_S = 30.0
@@ -139,6 +140,23 @@ def test_hostile_episodes_get_verdicts_and_never_silence_the_watcher(staged, tmp
         assert health.status_code == 200 and health.json()["watching"] is True
         server.proc.terminate()  # a FIFO in the runs folder must not make it deaf to SIGTERM
         assert server.proc.wait(timeout=20) is not None
+
+
+def test_all_empty_files_and_a_100k_deep_last_line_get_the_verdict_the_cli_gives(staged, tmp_path):
+    stage = tmp_path / "stage"
+    for name in ("ep_all_empty", "ep_deep_100k"):
+        shutil.copytree(staged["ep_dropped"], stage / name)
+    for file in ("scenario.json", "transcript.jsonl", "world.db"):
+        (stage / "ep_all_empty" / file).write_bytes(b"")
+    hostile.deep_transcript_line(stage / "ep_deep_100k", depth=100_000, last=True)  # 200 KB, past the tail read
+    with Verifier(Settings()) as cli:
+        expected = {name: cli.score(stage / name).reason for name in ("ep_all_empty", "ep_deep_100k")}
+    assert expected == {"ep_all_empty": "transcript_empty", "ep_deep_100k": "transcript_too_deep"}
+    with sidecar(tmp_path) as server, httpx2.Client(base_url=server.base, timeout=5.0) as http:
+        for name in expected:
+            (stage / name).rename(tmp_path / "runs" / name)
+        for name, reason in expected.items():
+            assert reward_of(http, name, server.log_path)["reason"] == reason, name
 
 
 def test_the_sidecar_never_reads_or_writes_through_a_link(staged, tmp_path):

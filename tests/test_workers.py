@@ -159,7 +159,8 @@ def test_max_episodes_is_a_total_across_workers(catalog_path: Path, tmp_path: Pa
 def test_the_token_public_url_and_idle_timeout_apply_on_every_worker(catalog_path: Path, tmp_path: Path) -> None:
     token = "t0ken-for-workers"
     with serve_workers(catalog_path, tmp_path, "--no-default-episode", "--public-url",
-                       "https://shop.example.org/verishop", "--idle-timeout-s", "1", "--token", token) as server:
+                       "https://shop.example.org/verishop", "--allowed-hosts", "shop.example.org:80,shop.example.org",
+                       "--idle-timeout-s", "1", "--token", token) as server:
         with httpx2.Client(base_url=server.base, timeout=30.0) as http:
             refused = http.post("/episodes", json={"env": "pd", "difficulty": 1, "seed": 1})
             assert refused.status_code == 401 and refused.headers["www-authenticate"] == "Bearer", refused.text

@@ -8,17 +8,19 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
 from pydantic import ValidationError
 
+from verishop.scenarios.catalog.integrity import catalog_identity, this_machine
 from verishop.scenarios.models import SCENARIO_SCHEMA_VERSION, Scenario
 from verishop.scenarios.stock import EpisodeStock
 from verishop.verifier.catalogs import CatalogCache, Shop
 from verishop.verifier.errors import Incomplete
 from verishop.verifier.safeio import Limits, check_json_depth, episode_folder, read_regular
-from verishop.verifier.transcript import Transcript, read_transcript
+from verishop.verifier.transcript import Transcript, is_closed, read_transcript
 from verishop.verifier.world import World, read_world
 
 SCENARIO_FILE = "scenario.json"
@@ -103,6 +105,7 @@ def load_episode(directory: Path, catalogs: CatalogCache, catalog_override: Path
     catalog_path = catalog_override or world.meta.get("catalog_path")
     if not catalog_path:
         raise Incomplete("catalog_missing", "world.db does not name its catalog; pass --catalog")
+    _check_catalog_unchanged(world, Path(catalog_path))
     catalog = catalogs.open(Path(catalog_path), scenario.catalog.content_hash)
     return Episode(episode_id=episode_name(directory), directory=directory, scenario=scenario, transcript=transcript,
                    world=world, shop=Shop(catalog, world, EpisodeStock(world.stock, scenario.sell_outs)),
@@ -118,3 +121,43 @@ def _check_same_scenario(transcript: Transcript, scenario: Scenario, raw: bytes)
     if hashlib.sha256(raw).hexdigest() != played and scenario.sha256() != played:
         raise Incomplete("scenario_mismatch", f"scenario.json is not the scenario this episode was played on "
                                               f"(transcript names sha256 {played[:12]}...)")
+
+
+def _check_catalog_unchanged(world: World, catalog_path: Path) -> None:
+    """Refuse an episode whose catalog file was edited or swapped after its server verified it:
+    the world records the file's identity, which means something only on the same machine and
+    for the same file (scoring a copy elsewhere relies on the content hash alone)."""
+    recorded, machine = world.meta.get("catalog_identity"), world.meta.get("catalog_machine")
+    if recorded is None or machine != this_machine():
+        return
+    named = world.meta.get("catalog_path")
+    if named is None or os.path.abspath(catalog_path) != os.path.abspath(named):
+        return
+    try:
+        now = catalog_identity(catalog_path)
+    except OSError:
+        return  # missing: CatalogCache says so
+    if now != recorded:
+        raise Incomplete("catalog_changed", f"the catalog {catalog_path} was edited or replaced after the server "
+                                            f"verified it for this episode; the episode cannot be scored on it")
+
+
+def is_final(directory: Path) -> bool:
+    """Whether no server will write this episode folder any more, so it is due its verdict: the
+    transcript ends with `episode_closed` (or is no regular file), or the folder holds what no
+    server leaves even mid-creation: a transcript beside an empty or missing scenario.json or
+    world.db (a server writes both in full before it creates the transcript)."""
+    if is_closed(directory / TRANSCRIPT_FILE):
+        return True
+    if not os.path.lexists(directory / TRANSCRIPT_FILE):
+        return False
+    for name in (SCENARIO_FILE, WORLD_FILE):
+        try:
+            st = os.lstat(directory / name)
+        except FileNotFoundError:
+            return True
+        except OSError:
+            return False
+        if stat.S_ISREG(st.st_mode) and st.st_size == 0:
+            return True
+    return False

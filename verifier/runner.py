@@ -83,6 +83,10 @@ class Verifier:
         a link, the folder is gone), the reward says so and is returned unwritten."""
         directory = Path(directory)
         reward = self.score(directory)
+        if reward.reason == "episode_not_closed":
+            # Its server may still be playing it: a reward.json now would read as "scored" to
+            # whoever waits for one. Recovery closes a dead server's episodes; score them then.
+            return reward.model_copy(update={"detail": f"{reward.detail} (still open: reward.json not written)"})
         try:
             write_reward(directory, reward)
         except Incomplete as exc:

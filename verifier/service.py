@@ -44,11 +44,10 @@ from watchfiles import Change, awatch
 
 from verishop.verifier.access import Access, AccessMiddleware
 from verishop.verifier.errors import Incomplete
-from verishop.verifier.files import EPISODE_FILES, REWARD_FILE, TRANSCRIPT_FILE, is_episode_dir
+from verishop.verifier.files import EPISODE_FILES, REWARD_FILE, is_episode_dir, is_final
 from verishop.verifier.models import Reward
 from verishop.verifier.runner import Settings, Verifier
 from verishop.verifier.safeio import episode_folder, read_regular
-from verishop.verifier.transcript import is_closed
 
 log = logging.getLogger("verishop.verifier.service")
 
@@ -143,7 +142,7 @@ class VerifierService:
         """Score the episode if it is closed; whether it is. Never raises for one episode's
         sake: a failure is logged and counted, and the watcher goes on."""
         directory = self.episode_dir(episode_id)
-        if directory is None or not is_closed(directory / TRANSCRIPT_FILE):
+        if directory is None or not is_final(directory):
             return False
         try:
             await self.score(episode_id)
@@ -320,7 +319,7 @@ def create_app(service: VerifierService, access: Access) -> Starlette:
         if directory is None:
             return JSONResponse({"error": f"no episode {_short(episode_id)!r} in {service.runs_dir}"},
                                 status_code=404)
-        if not is_closed(directory / TRANSCRIPT_FILE):
+        if not is_final(directory):
             return JSONResponse({"error": f"episode {episode_id} is not closed yet"}, status_code=409)
         reward = await service.score(episode_id, force=True)
         assert reward is not None

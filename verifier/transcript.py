@@ -131,18 +131,27 @@ def turn_of(event: Event) -> int:
     return turn if type(turn) is int else 0
 
 
-def is_closed(path: Path, tail_bytes: int = 16_384) -> bool:
+def is_closed(path: Path, tail_bytes: int = 16_384, most_bytes: int = Limits.transcript_bytes) -> bool:
     """Whether the transcript ends with `episode_closed`, reading only its tail (cheap enough
     to ask on every change of a live episode). Never blocks and never raises. A link, FIFO or
     device counts as closed: the server never makes one, nothing will change it, and scoring
-    refuses it with its reason, so whoever waits for the reward gets that verdict."""
-    try:
-        tail = read_tail(path, tail_bytes)
-    except Unsafe:
-        return True
-    except Incomplete:
-        return False
-    for line in reversed(tail.split(b"\n")):
+    refuses it with its reason, so whoever waits for the reward gets that verdict.
+
+    A tail holding no whole line (one line longer than the tail: a big result, or a hostile
+    200 KB one after `episode_closed`) is read again 16 times larger, up to `most_bytes`."""
+    while True:
+        try:
+            tail = read_tail(path, tail_bytes)
+        except Unsafe:
+            return True
+        except Incomplete:
+            return False
+        lines = tail.split(b"\n")
+        whole = lines if len(tail) < tail_bytes else lines[1:]  # the first may be cut: not a line
+        if any(line.strip() for line in whole[:-1]) or tail_bytes >= most_bytes or len(tail) < tail_bytes:
+            break
+        tail_bytes = min(most_bytes, tail_bytes * 16)
+    for line in reversed(whole):
         if not line.strip():
             continue
         try:
@@ -150,6 +159,6 @@ def is_closed(path: Path, tail_bytes: int = 16_384) -> bool:
                 raise ValueError("nested too deep")
             event = json.loads(line)
         except (ValueError, RecursionError):
-            continue  # a line cut short by a killed server, the tail's partial first line, garbage
+            continue  # a line cut short by a killed server, garbage, a hostile one
         return isinstance(event, dict) and event.get("event") == "episode_closed"
     return False

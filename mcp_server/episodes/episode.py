@@ -8,6 +8,7 @@ result or error and duration.
 from __future__ import annotations
 
 import logging
+import sqlite3
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -18,7 +19,7 @@ import anyio
 from pydantic import BaseModel
 
 from verishop.mcp_server.episodes.connection import WorldConnection
-from verishop.mcp_server.errors import BudgetSpent, EpisodeClosed, InternalError, ShopError
+from verishop.mcp_server.errors import BudgetSpent, EpisodeClosed, InternalError, ShopError, is_disk_full
 from verishop.scenarios.budget import BUDGET_ERROR, LOOKUP_TOOLS
 from verishop.mcp_server.episodes.transcript import Transcript
 from verishop.scenarios.catalog.reader import CatalogReader, Product
@@ -108,6 +109,7 @@ class Episode:
             writes = name in WRITE_TOOLS
             if writes:
                 await self.db.execute("BEGIN IMMEDIATE")
+                before_record = self.transcript.mark()
             recorded = False  # set before each attempt: a record that failed is not tried twice
             try:
                 try:
@@ -126,7 +128,13 @@ class Episode:
                     raise InternalError(f"{INTERNAL_ERROR}: the shop could not complete this {name} call. It "
                                         f"was recorded; try other arguments or another tool") from None
                 recorded = True
-                self._record(name, arguments, started, result=outcome)
+                try:
+                    self._record(name, arguments, started, result=outcome)
+                except OSError as exc:  # the transcript cannot take the call: it did not happen
+                    log.error("episode %s: %s could not be recorded: %s", self.episode_id, name, exc)
+                    what = "was not applied" if writes else "could not be recorded"
+                    why = "the shop's disk is full" if is_disk_full(exc) else "the shop could not write its transcript"
+                    raise InternalError(f"{name} {what}: {why}; nothing changed. Retry later") from None
             except BaseException:
                 if not recorded:  # cancelled midway (the client went away): the budget counted it
                     recorded = True
@@ -137,8 +145,27 @@ class Episode:
                             await self.db.execute("ROLLBACK")
                 raise
             if writes:
-                await self.db.execute("COMMIT")
+                await self._commit(name, arguments, started, before_record)
             return result
+
+    async def _commit(self, name: str, arguments: dict[str, Any], started: float, before: tuple[int, int]) -> None:
+        """COMMIT a write; if it fails (a full disk, an I/O error), roll back and replace the
+        call's recorded result by the failure, so the answer, the transcript and world.db agree."""
+        try:
+            await self.db.execute("COMMIT")
+        except sqlite3.Error as exc:
+            with anyio.CancelScope(shield=True):
+                if self.db.in_transaction:
+                    await self.db.execute("ROLLBACK")
+            why = ("the shop's disk is full" if is_disk_full(exc) else f"the shop could not save it ({type(exc).__name__})")
+            error = f"{name} was not applied: {why}; nothing changed. Retry later"
+            log.error("episode %s: %s rolled back at COMMIT: %s", self.episode_id, name, exc)
+            self.transcript.rewind(before)
+            try:
+                self._record(name, arguments, started, error=error)
+            except OSError:  # not even the failure fits: the transcript, like the world, lacks the call
+                log.error("episode %s: the failed %s could not be recorded either", self.episode_id, name)
+            raise InternalError(error) from None
 
     def _record(self, name: str, arguments: dict[str, Any], started: float, **outcome: Any) -> None:
         self.last_active_s = time.monotonic()

@@ -20,10 +20,11 @@ import anyio
 
 from verishop.mcp_server.episodes.connection import WorldConnection
 from verishop.mcp_server.episodes.episode import Episode
-from verishop.mcp_server.errors import EpisodeClosed, NotFound, ShopError
+from verishop.mcp_server.errors import CatalogChanged, EpisodeClosed, NotFound, ShopError
 from verishop.mcp_server.episodes.lifecycle import TRIM_EVERY_CLOSINGS, ClosedEpisodes, give_memory_back, is_episode_id
 from verishop.mcp_server.episodes.recovery import Recovered, lock_directory, recover, release
 from verishop.mcp_server.episodes.transcript import TRANSCRIPT_VERSION, Transcript
+from verishop.scenarios.catalog.integrity import catalog_identity, this_machine
 from verishop.scenarios.catalog.reader import CatalogReader, readonly_uri
 from verishop.scenarios.envs import generate
 from verishop.scenarios.models import Scenario
@@ -57,6 +58,8 @@ class EpisodeHub:
     def __init__(self, catalog_path: Path, runs_dir: Path):
         self.catalog_path = Path(catalog_path).resolve()
         self.catalog = CatalogReader(self.catalog_path)
+        # The file as verified at start: each episode is opened on it, or not at all.
+        self.catalog_identity = (catalog_identity(self.catalog_path), this_machine())
         self.runs_dir = Path(runs_dir)
         self.episodes: dict[str, Episode] = {}
         # Bounded in memory; older closed episodes are read back from their transcripts.
@@ -103,6 +106,17 @@ class EpisodeHub:
         """`generate` in a worker thread, so a busy server's event loop keeps serving tool calls."""
         return await anyio.to_thread.run_sync(self.generate, env, difficulty, seed)
 
+    def check_catalog_unchanged(self) -> None:
+        """Raise CatalogChanged if the catalog file was edited or replaced since this hub opened it
+        (its worlds attach it by path, and its reader assumes it immutable)."""
+        try:
+            now = catalog_identity(self.catalog_path)
+        except OSError as exc:
+            now = f"unreadable ({exc.strerror})"
+        if now != self.catalog_identity[0]:
+            raise CatalogChanged(f"the catalog {self.catalog_path} changed while this server was serving it; no "
+                                 f"episode opens on it until the server is restarted and verifies it again")
+
     async def open(self, scenario: Scenario, *, default: bool = False, chosen_by_curriculum: bool = False) -> Episode:
         """Create the episode directory, its world and transcript, and post the opening message.
         `chosen_by_curriculum` is written in the opening event: the curriculum learns only from
@@ -111,6 +125,7 @@ class EpisodeHub:
             raise ShopError(
                 f"the scenario was generated on catalog (seed={scenario.catalog.seed}, size={scenario.catalog.size}) "
                 f"but this server runs catalog (seed={self.catalog.meta['seed']}, size={self.catalog.size})")
+        self.check_catalog_unchanged()
         episode_id = "ep_" + secrets.token_hex(12)
         directory = self.runs_dir / episode_id
         # Made under a temporary name and locked before it gets its real one, so that a server
@@ -127,6 +142,7 @@ class EpisodeHub:
             world = directory / "world.db"
             # Built in memory and written at once (a fraction of a millisecond): no thread hop.
             create_world(world, scenario, episode_id=episode_id, catalog_path=self.catalog_path,
+                         catalog_identity=self.catalog_identity,
                          scenario_sha256=scenario_sha256)
             db = WorldConnection(world, self._connection_setup)
             transcript = Transcript(directory / "transcript.jsonl")

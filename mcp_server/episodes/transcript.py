@@ -5,6 +5,7 @@ other readers reject, is written as a string instead."""
 
 from __future__ import annotations
 
+import errno
 import json
 import math
 import os
@@ -30,8 +31,23 @@ class Transcript:
         self._seq += 1
         record = {"seq": self._seq, "event": event,
                   "elapsed_ms": round((time.perf_counter() - self._started) * 1000, 3), **fields}
-        os.write(self._fd, (strict_json(record) + "\n").encode())
+        data = (strict_json(record) + "\n").encode()
+        written = os.write(self._fd, data)
+        if written != len(data):  # a full disk: take the partial line back, never leave half an event
+            os.ftruncate(self._fd, os.fstat(self._fd).st_size - written)
+            self._seq -= 1
+            raise OSError(errno.ENOSPC, f"no space left for {self.path.name}: event {event!r} not written")
         return self._seq
+
+    def mark(self) -> tuple[int, int]:
+        """Where the transcript ends now: `rewind` to it drops every event written since."""
+        return os.fstat(self._fd).st_size, self._seq
+
+    def rewind(self, mark: tuple[int, int]) -> None:
+        """Drop the events written since `mark` (truncating needs no free space, so it works on
+        a full disk: a write whose COMMIT failed is taken back, then recorded as failed)."""
+        size, self._seq = mark
+        os.ftruncate(self._fd, size)
 
     def close(self) -> None:
         if self._fd >= 0:

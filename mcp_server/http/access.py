@@ -125,3 +125,22 @@ def token_refusal(request: Request, token: str | None) -> Response | None:
 
 def has_token(request: Request, token: str | None) -> bool:
     return token is not None and token_refusal(request, token) is None
+
+
+def public_url_refusal(public_url: str, bind: str, port: int, extra: Iterable[str], *, workers: bool) -> str | None:
+    """Why clients of `public_url` would get 421 from this server (None if they would not): the
+    Host they send (its netloc) must pass the check above; with workers, whose URLs keep the
+    name and take each worker's port, the bare name must be allowed too."""
+    parts = urlsplit(public_url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return f"--public-url {public_url[:80]!r} is not an http:// or https:// URL with a host"
+    allowed = AllowedHosts.build(bind, port, extra)
+    if not allowed.allows_host(parts.netloc):
+        name, host_port = parse_host(parts.netloc, 80) or (parts.netloc, 80)
+        return (f"--public-url {public_url[:80]}: its clients send 'Host: {parts.netloc}', which this server "
+                f"refuses (421); add '{name}:{host_port}' to --allowed-hosts")
+    if workers and not AllowedHosts.build(bind, port + 1, extra).allows_host(f"{parts.hostname}:{port + 1}"):
+        return (f"--public-url {public_url[:80]}: each worker's URL is {parts.hostname} with the worker's own port, "
+                f"which the workers refuse (421); add '{bracket(parts.hostname)}' (the bare name: any worker's "
+                f"port) to --allowed-hosts, or give --worker-url")
+    return None

@@ -7,6 +7,7 @@
     *      /episodes/{id}/mcp            Streamable HTTP MCP endpoint of that episode
     GET    /episodes/{id}/sse            SSE MCP endpoint of that episode (+ /messages/)
     *      /mcp, /sse                    the default episode, when the server was started with one
+                                         (with the token, when the server has one)
     GET    /curriculum                   every environment's difficulty window and counters
     GET    /health
 
@@ -16,8 +17,10 @@ tools read (dropping any such header a client sent). Host and Origin are checked
 every route, the control API included, against DNS rebinding (`verishop.mcp_server.http.access`).
 
 The control API (POST, GET and DELETE /episodes, GET /curriculum) needs `Authorization: Bearer
-<token>` when the server has a token; an episode's MCP URL is its own capability. It holds at
-most `max_episodes` open episodes (then 503 with Retry-After), reads at most 1 MiB of a body,
+<token>` when the server has a token, and so does the default episode (its URL is no secret);
+an episode's MCP URL is its own capability. It holds at
+most `max_episodes` open episodes (then 503 with Retry-After), reads at most 1 MiB of any body
+(the MCP endpoints' included: mcp_server.http.limits),
 checks a client's scenario before writing anything (422 with the first problem), and its
 errors echo at most a short prefix of the input.
 """
@@ -43,7 +46,8 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from verishop.mcp_server.http.access import AllowedHosts, HostGuard, has_token, token_refusal
 from verishop.mcp_server.http.admission import InvalidScenario, check_scenario
-from verishop.mcp_server.errors import ShopError
+from verishop.mcp_server.http.limits import BodyLimit
+from verishop.mcp_server.errors import CatalogChanged, ShopError, is_disk_full
 from verishop.mcp_server.episodes.hub import EpisodeHub
 from verishop.mcp_server.episodes.lifecycle import default_max_episodes
 from verishop.mcp_server.tools import EPISODE_HEADER, create_server
@@ -125,11 +129,17 @@ class EpisodeRouter:
     """Forwards `/episodes/{id}/...` (or the default episode's root paths) to the MCP apps with
     the episode named in the `x-episode-id` header."""
 
-    def __init__(self, hub: EpisodeHub, mcp_app: ASGIApp, sse_app: ASGIApp, *, default: bool = False):
-        self.hub, self.mcp_app, self.sse_app, self.default = hub, mcp_app, sse_app, default
+    def __init__(self, hub: EpisodeHub, mcp_app: ASGIApp, sse_app: ASGIApp, *, default: bool = False,
+                 token: str | None = None):
+        self.hub, self.mcp_app, self.sse_app, self.default, self.token = hub, mcp_app, sse_app, default, token
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if self.default:
+            # The default episode's URL is known to everyone, so it is no capability: on a server
+            # with a token it needs the token, checked before a successor could be opened.
+            if refused := token_refusal(Request(scope, receive), self.token):
+                await refused(scope, receive, send)
+                return
             episode_id = await self.hub.default_episode_id()
         else:
             episode_id = scope.get("path_params", {}).get("episode_id")
@@ -244,11 +254,13 @@ def create_http_app(hub: EpisodeHub, *, host: str = "127.0.0.1", port: int = 800
             return JSONResponse({"error": f"{max_episodes} episodes are open, the most this server holds; close "
                                           f"one (DELETE /episodes/<id>) or retry later"}, 503,
                                 headers={"Retry-After": str(RETRY_AFTER_S)})
-        body = await read_capped(request, control.max_body_bytes)
-        if body is None:
-            return JSONResponse({"error": f"request body over {control.max_body_bytes} bytes"}, 413)
+        # The slot is taken in the same step as the check, before any await: a creation whose
+        # body is still arriving already counts, so concurrent ones cannot all pass the check.
         creating += 1
         try:
+            body = await read_capped(request, control.max_body_bytes)
+            if body is None:
+                return JSONResponse({"error": f"request body over {control.max_body_bytes} bytes"}, 413)
             spec = CreateEpisode.model_validate_json(body)
             if spec.scenario is not None:
                 check_scenario(spec.scenario, hub.catalog)
@@ -261,9 +273,16 @@ def create_http_app(hub: EpisodeHub, *, host: str = "127.0.0.1", port: int = 800
                                 422 if in_scenario else 400)
         except InvalidScenario as exc:
             return JSONResponse({"error": short(str(exc))}, 422)
+        except CatalogChanged as exc:  # the operator's to fix: retrying does not help
+            return JSONResponse({"error": short(str(exc))}, 503)
         except (KeyError, ShopError, ValueError) as exc:
             return JSONResponse({"error": short(str(exc).strip("'\""))}, 400)
-        except Exception:  # noqa: BLE001 - logged; the client gets a short answer, the server goes on
+        except Exception as exc:  # noqa: BLE001 - logged; the client gets a short answer, the server goes on
+            if is_disk_full(exc):  # hub.open has removed what it made
+                log.error("creating an episode failed: the disk holding %s is full", hub.runs_dir)
+                return JSONResponse({"error": f"no space left on the disk holding the episode folders ({hub.runs_dir})"
+                                              f": free some space there, or retry later"}, 507,
+                                    headers={"Retry-After": str(RETRY_AFTER_S)})
             log.exception("creating an episode failed")
             return JSONResponse({"error": "internal error: the episode could not be created"}, 500)
         finally:
@@ -300,7 +319,7 @@ def create_http_app(hub: EpisodeHub, *, host: str = "127.0.0.1", port: int = 800
                 await hub.close_all("server_stopped")
 
     per_episode = EpisodeRouter(hub, mcp_app, sse_app)
-    default = EpisodeRouter(hub, mcp_app, sse_app, default=True)
+    default = EpisodeRouter(hub, mcp_app, sse_app, default=True, token=token)
     routes = [
         Route("/health", health, methods=["GET"]),
         Route("/curriculum", curriculum_state, methods=["GET"]),
@@ -311,4 +330,4 @@ def create_http_app(hub: EpisodeHub, *, host: str = "127.0.0.1", port: int = 800
         Route("/sse", default, methods=["GET"]),
         Mount("/messages", app=default),
     ]
-    return HostGuard(Starlette(routes=routes, lifespan=lifespan), allowed)
+    return HostGuard(BodyLimit(Starlette(routes=routes, lifespan=lifespan), control.max_body_bytes), allowed)

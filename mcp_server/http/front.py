@@ -6,7 +6,8 @@ single server (mcp_server.http), answered by the workers (mcp_server.workers).
     GET    /episodes/{id}     forwarded to the worker holding it (a crashed worker's replacement
     DELETE /episodes/{id}     answers "closed, server_crashed" from the transcript on disk)
     GET    /curriculum        forwarded to any worker: the store is one shared SQLite file
-    GET    /health            every worker's status and load, and the totals
+    GET    /health            the totals, and every worker's status, load, pid and port (with a
+                              token, only for its holder)
     *      /mcp, /sse, /messages/   the default episode, proxied to worker 0 (for IDEs; not the hot path)
 
 The workers check the token, the body and the scenario, so the answers are theirs, word for
@@ -34,8 +35,9 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Mount, Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from verishop.mcp_server.http.access import AllowedHosts, HostGuard
+from verishop.mcp_server.http.access import AllowedHosts, HostGuard, has_token
 from verishop.mcp_server.http.app import RETRY_AFTER_S, ControlSettings, read_capped, short
+from verishop.mcp_server.http.limits import BodyLimit, install_fd_exhaustion_log, uvicorn_limits
 from verishop.mcp_server.episodes.lifecycle import is_episode_id, raise_open_file_limit
 from verishop.mcp_server.http.relay import Answer, RelayError
 from verishop.mcp_server.transport import KEEP_ALIVE_S, Transport
@@ -108,26 +110,30 @@ def create_front_app(pool: WorkerPool, *, host: str, port: int, control: Control
             if open_total() >= max_total():
                 return unavailable(f"{max_total()} episodes are open, the most this server holds; close one "
                                    f"(DELETE /episodes/<id>) or retry later")
-        body = await read_capped(request, control.max_body_bytes)
-        if body is None:
-            return JSONResponse({"error": f"request body over {control.max_body_bytes} bytes"}, 413)
-        worker = pool.least_loaded()
-        if worker is None:
-            return unavailable("no worker is running; retry later")
+        # Reserved in the same step as the check, before any await (the body may arrive slowly).
         creating += 1
-        worker.creating += 1
         try:
-            r = await worker.relay.request("POST", "/episodes", forwarded_headers(request), body)
-        except RelayError:
-            return unavailable(f"worker {worker.index} stopped while creating the episode; retry")
+            body = await read_capped(request, control.max_body_bytes)
+            if body is None:
+                return JSONResponse({"error": f"request body over {control.max_body_bytes} bytes"}, 413)
+            worker = pool.least_loaded()
+            if worker is None:
+                return unavailable("no worker is running; retry later")
+            worker.creating += 1
+            try:
+                r = await worker.relay.request("POST", "/episodes", forwarded_headers(request), body)
+            except RelayError:
+                return unavailable(f"worker {worker.index} stopped while creating the episode; retry")
+            finally:
+                worker.creating -= 1
+            if r.status == 201:
+                worker.open_episodes += 1  # before the reservation ends: the total never dips
         finally:
             creating -= 1
-            worker.creating -= 1
         if r.status != 201:
             return answer(r)
         payload = json.loads(r.body)
         place(payload["episode_id"], worker)
-        worker.open_episodes += 1
         return answer(r, with_worker_urls(payload, request, worker))
 
     async def show(request: Request) -> Response:
@@ -167,10 +173,12 @@ def create_front_app(pool: WorkerPool, *, host: str, port: int, control: Control
 
     async def health(request: Request) -> Response:
         await pool.refresh_all()
-        workers = [w.describe() for w in pool.workers]
-        return JSONResponse({"status": "ok" if all(w.ready for w in pool.workers) else "degraded",
-                             "open_episodes": sum(w.open_episodes for w in pool.workers),
-                             "max_episodes": max_total(), "workers": workers})
+        payload = {"status": "ok" if all(w.ready for w in pool.workers) else "degraded",
+                   "open_episodes": sum(w.open_episodes for w in pool.workers), "max_episodes": max_total()}
+        if control.token is None or has_token(request, control.token):
+            # Pids and ports map the machine: only for the token's holder on a server that has one.
+            payload["workers"] = [w.describe() for w in pool.workers]
+        return JSONResponse(payload)
 
     @contextlib.asynccontextmanager
     async def lifespan(_: Starlette) -> AsyncIterator[None]:
@@ -185,27 +193,29 @@ def create_front_app(pool: WorkerPool, *, host: str, port: int, control: Control
         Route("/curriculum", curriculum_state, methods=["GET"]),
         Route("/episodes", create, methods=["POST"]),
         Route("/episodes/{episode_id}", show, methods=["GET", "DELETE"]),
-        Route("/mcp", DefaultEpisodeProxy(pool), methods=["GET", "POST", "DELETE"]),
-        Route("/sse", DefaultEpisodeProxy(pool), methods=["GET"]),
-        Mount("/messages", app=DefaultEpisodeProxy(pool)),
+        Route("/mcp", DefaultEpisodeProxy(pool, control.max_body_bytes), methods=["GET", "POST", "DELETE"]),
+        Route("/sse", DefaultEpisodeProxy(pool, control.max_body_bytes), methods=["GET"]),
+        Mount("/messages", app=DefaultEpisodeProxy(pool, control.max_body_bytes)),
     ]
-    return HostGuard(Starlette(routes=routes, lifespan=lifespan), AllowedHosts.build(host, port,
-                                                                                       control.allowed_hosts))
+    app = BodyLimit(Starlette(routes=routes, lifespan=lifespan), control.max_body_bytes)
+    return HostGuard(app, AllowedHosts.build(host, port, control.allowed_hosts))
 
 
 class DefaultEpisodeProxy:
     """Streams a request for the default episode to worker 0 and its answer back (SSE included).
     Per-episode MCP URLs never come here: they name their worker."""
 
-    def __init__(self, pool: WorkerPool):
-        self.pool = pool
+    def __init__(self, pool: WorkerPool, max_body_bytes: int):
+        self.pool, self.max_body_bytes = pool, max_body_bytes
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         request = Request(scope, receive)
         worker = self.pool.workers[0]
         # Under a Mount, the scope's path is still the whole path (root_path only names the prefix).
         url = httpx2.URL(f"{self.pool.base(worker)}{scope['path']}", query=scope.get("query_string", b""))
-        body = await request.body()
+        body = await read_capped(request, self.max_body_bytes)  # BodyLimit has answered 413 if None
+        if body is None:
+            return
         upstream = self.pool.http.build_request(request.method, url, content=body,
                                                 headers=[(k, v) for k, v in request.headers.raw
                                                          if k.lower() not in HOP_HEADERS],
@@ -241,7 +251,8 @@ async def run_supervisor(worker_args: list[str], default_args: list[str] | None,
                   soft_wrap=True)
         raise typer.Exit(2) from None
     settings = PoolSettings(host=host, worker_args=worker_args, runs_dir=runs, default_args=default_args,
-                            token=control.token, split_secret=control.split_secret)
+                            token=control.token, split_secret=control.split_secret,
+                            max_episodes=control.max_episodes, count=count)
     pool = WorkerPool(settings, sockets)
     try:
         await pool.start()
@@ -255,13 +266,15 @@ async def run_supervisor(worker_args: list[str], default_args: list[str] | None,
     base = (control.public_url or f"http://{shown}:{port}").rstrip("/")
     if default_args is not None:
         path = "mcp" if transport is Transport.http else "sse"
-        err.print(f"verishop: default episode at {base}/{path} (held by worker 0)")
+        guard = ", needs the token, like the control API" if control.token else ""
+        err.print(f"verishop: default episode at {base}/{path} (held by worker 0{guard})", soft_wrap=True)
     err.print(f"verishop: control API at {base}/episodes (POST to create an episode"
               f"{', with the token' if control.token else ''}); {count} workers on ports "
               f"{', '.join(str(w.port) for w in pool.workers)}; runs in {runs}")
     app = create_front_app(pool, host=host, port=port, control=control, worker_template=worker_template)
+    install_fd_exhaustion_log()
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on",
-                            timeout_keep_alive=KEEP_ALIVE_S)
+                            timeout_keep_alive=KEEP_ALIVE_S, **uvicorn_limits())
     async with anyio.create_task_group() as tg:
         pool.supervise(tg)
         try:

@@ -105,6 +105,16 @@ class PoolSettings:
     default_args: list[str] | None  # worker 0's options for the default episode; None: no default episode
     token: str | None = None
     split_secret: str | None = None  # the test split's, passed in the environment like the token
+    max_episodes: int | None = None  # the total; None: each worker sizes its own from its open-file limit
+    count: int = 1
+
+    def max_episodes_of(self, index: int) -> int:
+        """Worker `index`'s share of the total (0: its own size): the shares add up to the total,
+        so the workers' own checks cannot exceed it, even for a client posting to a worker's port."""
+        if self.max_episodes is None:
+            return 0
+        share, rest = divmod(self.max_episodes, self.count)
+        return share + (index < rest)
 
 
 def local_address(host: str) -> str:
@@ -183,7 +193,8 @@ class WorkerPool:
 
     def command(self, worker: Worker, parent_fd: int) -> list[str]:
         args = [sys.executable, "-m", "verishop", *self.settings.worker_args, "--listen-fd",
-                str(worker.listener.fileno()), "--parent-fd", str(parent_fd)]
+                str(worker.listener.fileno()), "--parent-fd", str(parent_fd),
+                "--max-episodes", str(self.settings.max_episodes_of(worker.index))]
         if worker.index == 0 and self.settings.default_args is not None:
             args += self.settings.default_args
         else:
@@ -290,7 +301,8 @@ class WorkerPool:
 
     def least_loaded(self) -> Worker | None:
         ready = [w for w in self.workers if w.ready]
-        return min(ready, key=lambda w: (w.load, w.index)) if ready else None
+        # A worker at its own share is the last choice: it would refuse.
+        return min(ready, key=lambda w: (w.load >= w.max_episodes > 0, w.load, w.index)) if ready else None
 
     def any_ready(self) -> Worker | None:
         return next((w for w in self.workers if w.ready), None)

@@ -9,7 +9,14 @@ Hashing reads every product (4-8 µs a row: 0.4 s at 50,000, 8 s at 2,000,000 on
 machine), so a file once verified gets a stamp beside it (`<file>.verified`) naming its hash,
 byte size, inode and modification time; while those match, opening it again costs nothing.
 A copy or an edit changes them, and the next server to open the file hashes it again. The
-stamp is a cache, never the proof: a read-only catalog folder simply gets hashed on every start.
+stamp is a cache, never the proof: a read-only catalog folder simply gets hashed on every start,
+and so does a catalog whose hash is pinned (`serve --catalog-hash`): whoever can edit the file
+can rewrite its stamp too.
+
+While a server runs, the file it verified must stay the file it serves: `catalog_identity`
+(device, inode, size, modification time) is taken when the server starts, compared before each
+episode is opened, and recorded in each world.db with the machine it was taken on, so the
+verifier refuses an episode whose catalog was edited or swapped since (`catalog_changed`).
 """
 
 from __future__ import annotations
@@ -17,6 +24,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import socket
 import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -63,6 +71,22 @@ def stamp_path(path: Path) -> Path:
 def _fingerprint(path: Path) -> dict[str, int]:
     st = path.stat()
     return {"bytes": st.st_size, "inode": st.st_ino, "mtime_ns": st.st_mtime_ns}
+
+
+def catalog_identity(path: Path) -> str:
+    """Which file `path` is now, and in which state: an edit in place changes its size or time, a
+    swap (a copy or rebuild to the same name) its inode. Stable while nobody writes the file."""
+    st = Path(path).stat()
+    return f"{st.st_dev}:{st.st_ino}:{st.st_size}:{st.st_mtime_ns}"
+
+
+def this_machine() -> str:
+    """This machine since its last boot: a catalog identity means something only here (a copy of
+    the runs scored elsewhere is checked by content hash alone)."""
+    try:
+        return Path("/proc/sys/kernel/random/boot_id").read_text().strip()
+    except OSError:
+        return socket.gethostname()
 
 
 def write_stamp(path: Path, content_hash: str) -> None:

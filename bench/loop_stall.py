@@ -1,0 +1,158 @@
+"""Does one episode's slow work stall the others? The p99 of a cheap call (`get_current_date`)
+in --light episodes, with no other load and then while --heavy other episodes run the heaviest
+searches back to back, in one run against one real `verishop serve --transport http` process
+(one event loop) on a --size catalog.
+
+"Heaviest" is measured, not guessed: every sorted or filtered query of bench/search.py's seeded
+mix (100 of them) is timed once through MCP, and the --heavy-queries slowest are what the heavy
+episodes repeat. A server that ran those on its event loop would show the light p99 growing by
+about a heavy search's time; one that runs them beside the loop keeps it near the quiet figure.
+
+    python bench/loop_stall.py --size 2000000 --light 16 --heavy 16 --calls 200
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import tempfile
+from pathlib import Path
+
+import anyio
+import httpx2
+from _common import (DEFAULT_CACHE, cached_catalog, console, now, percentile, print_table, start_http_server,
+                     summary_ms, write_json)
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+from search import QUERY_SEED, query_mix
+
+from verishop.agents.evaluate import _wait_healthy
+from verishop.scenarios.catalog.reader import CatalogReader
+from verishop.scenarios.envs import generate
+
+MIX_SIZE = 240
+CANDIDATES = 100
+LOOKUPS_PER_TURN = 900  # the scenario allows 1,000; a new turn before the budget runs out
+MAX_STALL_RATIO = 3.0  # loaded p99 / quiet p99 beyond which the loop counts as stalled
+
+
+def heavy_candidates() -> list[dict]:
+    _, queries = query_mix(MIX_SIZE, QUERY_SEED)
+    sorted_or_filtered = [q for q in queries if q["sort_by"] != "featured" or q["category_id"] or q["min_price_usd"]
+                          or q["max_price_usd"] or q["min_rating"] or q["max_ship_days"]]
+    return sorted_or_filtered[:CANDIDATES]
+
+
+class Session:
+    """One episode's MCP client, starting a new turn before its lookup budget runs out."""
+
+    def __init__(self, client: Client):
+        self.client, self.lookups = client, 0
+
+    async def call(self, tool: str, arguments: dict) -> float:
+        if self.lookups == LOOKUPS_PER_TURN:
+            await self.client.call_tool("respond_to_customer", {"message": "One moment, still looking."})
+            self.lookups = 0
+        self.lookups += 1
+        t = now()
+        result = await self.client.call_tool(tool, arguments)
+        spent = now() - t
+        assert not result.is_error, result.content[0].text
+        return spent
+
+
+async def light_phase(sessions: list[Session], calls: int) -> list[float]:
+    samples: list[float] = []
+
+    async def run(session: Session) -> None:
+        for _ in range(calls):
+            samples.append(await session.call("get_current_date", {}))
+
+    async with anyio.create_task_group() as tg:
+        for session in sessions:
+            tg.start_soon(run, session)
+    return samples
+
+
+async def loaded_phase(light: list[Session], heavy: list[Session], calls: int,
+                       queries: list[dict]) -> tuple[list[float], list[float]]:
+    """The light sessions' samples, and the heavy searches' own, run until the light ones finish."""
+    heavy_samples: list[float] = []
+    light_done = anyio.Event()
+
+    async def hammer(index: int, session: Session) -> None:
+        i = index
+        while not light_done.is_set():
+            heavy_samples.append(await session.call("search_catalog", queries[i % len(queries)]))
+            i += 1
+
+    async with anyio.create_task_group() as tg:
+        for index, session in enumerate(heavy):
+            tg.start_soon(hammer, index, session)
+        samples = await light_phase(light, calls)
+        light_done.set()
+    return samples, heavy_samples
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--size", type=int, default=2_000_000, help="catalog size")
+    parser.add_argument("--light", type=int, default=16, help="episodes making cheap calls")
+    parser.add_argument("--heavy", type=int, default=16, help="episodes running the heaviest searches")
+    parser.add_argument("--calls", type=int, default=200, help="cheap calls per light episode and phase")
+    parser.add_argument("--heavy-queries", type=int, default=8, help="how many of the slowest queries to repeat")
+    parser.add_argument("--cache-dir", type=Path, default=DEFAULT_CACHE)
+    args = parser.parse_args()
+    catalog, _ = cached_catalog(args.cache_dir, args.size)
+    with CatalogReader(catalog) as reader:
+        scenario = generate("pd", 3, 1, reader)
+    axes = scenario.axes.model_copy(update={"tool_calls_per_turn": 1_000, "max_turns": 500})
+    scenario = scenario.model_copy(update={"axes": axes}).model_dump(mode="json")
+
+    with tempfile.TemporaryDirectory(prefix="verishop-bench-stall-") as tmp:
+        port, server = start_http_server(catalog, Path(tmp) / "runs")
+        limits = httpx2.Limits(max_connections=args.light + args.heavy + 8)
+        try:
+            async with httpx2.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=httpx2.Timeout(600),
+                                          limits=limits) as http:
+                await _wait_healthy(http, server)
+                urls = []
+                for _ in range(args.light + args.heavy):
+                    created = await http.post("/episodes", json={"scenario": scenario})
+                    created.raise_for_status()
+                    urls.append(created.json()["mcp_url"])
+                async with contextlib.AsyncExitStack() as stack:
+                    sessions = [Session(await stack.enter_async_context(
+                        Client(streamable_http_client(url, http_client=http)))) for url in urls]
+                    light, heavy = sessions[:args.light], sessions[args.light:]
+                    timed = [(await heavy[0].call("search_catalog", q), q) for q in heavy_candidates()]
+                    timed.sort(key=lambda pair: pair[0], reverse=True)
+                    queries = [q for _, q in timed[:args.heavy_queries]]
+                    await light_phase(light, 10)  # warm-up
+                    quiet = await light_phase(light, args.calls)
+                    loaded, heavy_samples = await loaded_phase(light, heavy, args.calls, queries)
+        finally:
+            server.terminate()
+            server.wait(timeout=30)
+
+    quiet_p99, loaded_p99 = percentile(quiet, 99), percentile(loaded, 99)
+    ratio = loaded_p99 / quiet_p99
+    rows = [["get_current_date, no other load", *summary_ms(quiet).values()],
+            [f"get_current_date, {args.heavy} episodes searching", *summary_ms(loaded).values()],
+            ["the heavy searches themselves", *summary_ms(heavy_samples).values()]]
+    print_table(f"Loop stall: {args.light} light episodes, {args.heavy} heavy ones, {args.size:,} products, one "
+                f"server process", ["calls", "n", "p50 ms", "p95 ms", "p99 ms", "max ms", "mean ms"], rows)
+    console.print(f"slowest query of the mix alone: {timed[0][0] * 1000:.1f} ms; repeated: {args.heavy_queries} "
+                  f"slowest ({timed[args.heavy_queries - 1][0] * 1000:.1f} ms and more)")
+    console.print(f"light p99 under heavy load / without: {ratio:.2f}x "
+                  f"({'[red]the loop stalls[/red]' if ratio > MAX_STALL_RATIO else '[green]no stall[/green]'}, "
+                  f"threshold {MAX_STALL_RATIO:g}x)")
+    write_json("loop_stall", {"size": args.size, "light": args.light, "heavy": args.heavy, "calls": args.calls,
+                              "quiet": summary_ms(quiet), "loaded": summary_ms(loaded),
+                              "heavy_searches": summary_ms(heavy_samples), "p99_ratio": round(ratio, 3),
+                              "slowest_query_ms": round(timed[0][0] * 1000, 3),
+                              "heavy_queries": queries})
+
+
+if __name__ == "__main__":
+    anyio.run(main)

@@ -1,0 +1,125 @@
+"""One truth on a full disk, on a real (small) tmpfs: a write tool whose COMMIT fails is rolled
+back and recorded as failed, so the agent's answer, the transcript and world.db agree; creating
+an episode on a full disk answers 507 naming the disk, with Retry-After, and leaves no folder.
+Skipped, saying why, where this process may not mount a tmpfs (it needs root)."""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import json
+import os
+import sqlite3
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx2
+import pytest
+from mcp import Client
+from servers import started
+
+from verishop.mcp_server.episodes.hub import EpisodeHub
+from verishop.mcp_server.tools import create_server
+
+TMPFS_SIZE = "4m"
+
+
+@pytest.fixture
+def small_disk(tmp_path: Path) -> Iterator[Path]:
+    mount_point = tmp_path / "disk"
+    mount_point.mkdir()
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={TMPFS_SIZE}", "tmpfs", str(mount_point)],
+                          capture_output=True, text=True)
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here (needs root): {done.stderr.strip() or done.returncode}")
+    try:
+        yield mount_point
+    finally:
+        subprocess.run(["umount", "-l", str(mount_point)], check=False)
+
+
+def fill(disk: Path) -> Path:
+    """Take every free block of `disk` (what is left is the slack in files' last blocks)."""
+    filler = disk / "filler"
+    with open(filler, "wb", buffering=0) as f:
+        for size in (1 << 16, 4096, 512, 1):
+            with contextlib.suppress(OSError):
+                while True:
+                    f.write(b"\0" * size)
+    assert os.statvfs(disk).f_bavail == 0
+    return filler
+
+
+def events(directory: Path) -> list[dict]:
+    return [json.loads(line) for line in (directory / "transcript.jsonl").read_text().splitlines()]
+
+
+async def test_a_write_whose_commit_fails_is_rolled_back_and_recorded_as_failed(catalog_path: Path,
+                                                                                small_disk: Path) -> None:
+    hub = EpisodeHub(catalog_path, small_disk / "runs")
+    try:
+        scenario = hub.generate("pd", 2, 1)
+        scenario = scenario.model_copy(update={"axes": scenario.axes.model_copy(update={"tool_calls_per_turn": 100})})
+        episode = await hub.open(scenario, default=True)
+        async with Client(create_server(hub)) as client:
+            found = (await client.call_tool("search_catalog", {"query": ""})).structured_content["results"]
+            product_id = next(p["product_id"] for p in found if episode.product(p["product_id"]).stock >= 2)
+            filler = fill(small_disk)  # world.db's write-ahead log has no block to grow into
+            failed = await client.call_tool("add_to_cart", {"product_id": product_id, "quantity": 2})
+            assert failed.is_error
+            assert "disk" in failed.content[0].text and "not applied" in failed.content[0].text
+            filler.unlink()  # the next calls work again
+            view = (await client.call_tool("view_cart", {})).structured_content
+            added = await client.call_tool("add_to_cart", {"product_id": product_id, "quantity": 1})
+            assert not added.is_error, added.content[0].text
+        calls = [e for e in events(episode.directory) if e["event"] == "tool_call"]
+        adds = [e for e in calls if e["tool"] == "add_to_cart"]
+        assert len(adds) == 2 and "result" not in adds[0] and "disk" in adds[0]["error"], adds
+        assert view["lines"] == []  # what the agent sees next agrees with the answer and the transcript
+        with sqlite3.connect(episode.directory / "world.db") as db:
+            assert db.execute("SELECT quantity FROM cart WHERE product_id = ?", (product_id,)).fetchall() == [(1,)]
+    finally:
+        await hub.aclose()
+
+
+def test_creating_an_episode_on_a_full_disk_answers_507_naming_the_disk(catalog_path: Path, tmp_path: Path,
+                                                                        small_disk: Path) -> None:
+    runs = small_disk / "runs"
+    with started(["serve", "--transport", "http", "--no-default-episode", "--catalog", str(catalog_path),
+                  "--runs-dir", str(runs)], tmp_path / "server.log",
+                 {"VERISHOP_HOME": str(tmp_path / "home")}) as server:
+        before = sorted(p.name for p in runs.iterdir())
+        fill(small_disk)
+        with httpx2.Client(base_url=server.base, timeout=30) as http:
+            r = http.post("/episodes", json={"env": "pd", "difficulty": 1, "seed": 4})
+        assert r.status_code == 507, r.text
+        assert int(r.headers["retry-after"]) > 0
+        assert "disk" in r.json()["error"] and str(runs) in r.json()["error"], r.text
+        assert sorted(p.name for p in runs.iterdir()) == before
+        assert "Traceback" not in server.log()
+
+
+def test_the_filler_really_fills_the_disk(small_disk: Path) -> None:
+    fill(small_disk)
+    with pytest.raises(OSError) as raised:
+        (small_disk / "more").write_bytes(b"x" * 4096)
+    assert raised.value.errno == errno.ENOSPC
+
+
+def test_an_event_the_full_disk_cannot_hold_leaves_no_partial_line(small_disk: Path) -> None:
+    from verishop.mcp_server.episodes.transcript import Transcript
+
+    transcript = Transcript(small_disk / "transcript.jsonl")
+    try:
+        transcript.write("episode_opened", text="hello")
+        before = (small_disk / "transcript.jsonl").read_bytes()
+        fill(small_disk)  # what is left is the slack of the transcript's last block
+        with pytest.raises(OSError) as raised:
+            transcript.write("tool_call", result="x" * 16_384)
+        assert raised.value.errno == errno.ENOSPC
+        assert (small_disk / "transcript.jsonl").read_bytes() == before
+        (small_disk / "filler").unlink()
+        assert transcript.write("tool_call", result="ok") == 2  # numbering goes on without a gap
+    finally:
+        transcript.close()
