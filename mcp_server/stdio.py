@@ -6,7 +6,7 @@ parse error, id null) on the same writer, and the server reads on."""
 from __future__ import annotations
 
 import anyio
-import mcp_types as types
+import mcp.types as types
 from anyio.abc import ObjectReceiveStream, ObjectSendStream
 from mcp.server.mcpserver import MCPServer
 from mcp.server.stdio import stdio_server
