@@ -30,6 +30,7 @@ import anyio
 
 from verishop.agents.scripted import make_agent
 from verishop.agents.session import ShopSession, ToolFailed
+from verishop.agents.user_agent import Episode, UserAgent
 from verishop.scenarios.models import Scenario
 
 FAILURES_FILE = "failures.jsonl"
@@ -45,6 +46,7 @@ class Plan:
     seed: int
     agent_options: dict[str, Any] = field(default_factory=dict)  # e.g. the openai agent's endpoint
     trials: int = 1  # each (env, difficulty, seed) is played this many times: pass^k needs several
+    user_agent: UserAgent | None = None  # `--agent MODULE:NAME`: plays instead of the built-in `agent`
 
     def episodes_to_play(self) -> list[tuple[str, int, int]]:
         """(env, difficulty, seed) for each episode: difficulties cycle, seeds count up, each
@@ -53,7 +55,14 @@ class Plan:
                 for env in self.envs for i in range(self.episodes) for _ in range(self.trials)]
 
 
-async def _play(plan: Plan, scenario: Scenario, client) -> None:
+async def _play(plan: Plan, scenario: Scenario, client, *, mcp_url: str | None = None,
+                episode_id: str | None = None) -> None:
+    if plan.user_agent is not None:
+        await plan.user_agent(Episode(
+            env_id=scenario.env_id, difficulty=scenario.difficulty, seed=scenario.seed,
+            system_prompt=scenario.system_prompt, opening_message=scenario.opening_message,
+            max_turns=scenario.axes.max_turns, session=client, mcp_url=mcp_url, episode_id=episode_id))
+        return
     try:
         await make_agent(plan.agent, scenario, **plan.agent_options).play(ShopSession(client))
     except ToolFailed:
@@ -70,10 +79,19 @@ def record_failure(runs: Path, env: str, difficulty: int, seed: int, exc: BaseEx
         env_id = get_env(env).env_id
     except KeyError:
         env_id = env
+    exc = _root_cause(exc)
     line = json.dumps({"env_id": env_id, "difficulty": difficulty, "seed": seed, "episode_id": episode_id,
                        "kind": type(exc).__name__, "message": str(exc)[:MESSAGE_CHARS]}, allow_nan=False)
     with open(runs / FAILURES_FILE, "a") as f:
         f.write(line + "\n")
+
+
+def _root_cause(exc: BaseException) -> BaseException:
+    """The first error inside the task groups that wrap it (an MCP client's, an agent's own), so the
+    record says what went wrong rather than "unhandled errors in a TaskGroup"."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return exc
 
 
 def failures(run_root: Path) -> list[dict[str, Any]]:
@@ -98,7 +116,7 @@ async def run_memory(plan: Plan, catalog: Path, runs: Path, concurrency: int, ad
                 episode = await hub.open(scenario)
                 try:
                     async with Client(create_server(hub, episode_id=episode.episode_id)) as client:
-                        await _play(plan, scenario, client)
+                        await _play(plan, scenario, client, episode_id=episode.episode_id)
                 finally:
                     if episode.episode_id in hub.episodes:
                         await hub.close(episode.episode_id, "agent_stopped")
@@ -154,7 +172,8 @@ async def run_http(plan: Plan, catalog: Path, runs: Path, concurrency: int, adva
                         async with httpx2.AsyncClient(timeout=httpx2.Timeout(60)) as mcp_http:
                             async with Client(streamable_http_client(info["mcp_url"],
                                                                      http_client=mcp_http)) as client:
-                                await _play(plan, scenario, client)
+                                await _play(plan, scenario, client, mcp_url=info["mcp_url"],
+                                            episode_id=info["episode_id"])
                     except Exception as exc:  # noqa: BLE001 - recorded; the other episodes go on
                         record_failure(runs, env, difficulty, seed, exc, info.get("episode_id"))
                     if "episode_id" in info:
