@@ -5,12 +5,12 @@ the top three in-stock results. Goal-blind and simple: a template, not a strong 
 
 import re
 
-FILLER = set("hi hello hey i i'm im am looking for a an the some me can you could recommend please need want "
-             "find show with and to my of good options picks".split())
+FILLER = set("hi hello hey there i i'm am looking shopping for a an the some me can you could would recommend please "
+             "need want find show with and to my of good great best options choices picks most matter".split())
 
 
 async def agent(episode):
-    words = [w for w in re.findall(r"[a-z0-9-]+", episode.opening_message.lower()) if w not in FILLER]
+    words = [w for w in re.findall(r"[a-z][a-z'-]+", episode.opening_message.lower()) if w not in FILLER]
     products = []
     while words and not products:
         found = await episode.session.call_tool(
