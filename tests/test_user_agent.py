@@ -212,9 +212,10 @@ def test_the_hand_written_example_plays_over_http_and_its_run_makes_a_report(cat
     ("{file}:not_async", "not_async is not async"),
     ("{file}:sync_play", "its play method is not async"),
     ("{file}:NeedsArguments", "must be constructible with no arguments"),
-    ("{file}:just_a_number", "a int is neither an async callable nor an object with an async play method"),
+    ("{file}:just_a_number", "the int 42 is neither an async callable nor an object with an async play method"),
     ("{file}:", "expected MODULE:NAME or path/to/file.py:NAME"),
     (":agent", "expected MODULE:NAME or path/to/file.py:NAME"),
+    ("{file}", "expected MODULE:NAME or path/to/file.py:NAME"),
 ])
 def test_a_bad_agent_spec_is_refused_before_anything_is_played(agents_file, catalog_path, tmp_path, spec, message):
     spec = spec.format(file=agents_file)

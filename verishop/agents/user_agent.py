@@ -24,6 +24,7 @@ import importlib
 import importlib.util
 import inspect
 import re
+import reprlib
 import sys
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -65,8 +66,9 @@ class UserAgent:
 
 
 def is_spec(text: str) -> bool:
-    """Built-in agents are bare names; a user agent is always `WHERE:NAME`."""
-    return ":" in text
+    """Built-in agents are bare names; a user agent is `WHERE:NAME` (a bare file path is one that
+    forgot its `:NAME`, and gets `load_agent`'s message saying so)."""
+    return ":" in text or text.endswith(".py") or "/" in text
 
 
 def load_agent(spec: str) -> UserAgent:
@@ -115,7 +117,7 @@ def _player(spec: str, target: Any) -> Callable[[Episode], Awaitable[Any]]:
 
 
 def _describe(target: Any) -> str:
-    return getattr(target, "__qualname__", None) or f"a {type(target).__name__}"
+    return getattr(target, "__qualname__", None) or f"the {type(target).__name__} {reprlib.repr(target)}"
 
 
 def _import(module_name: str):
