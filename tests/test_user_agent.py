@@ -159,6 +159,21 @@ def test_an_agent_that_raises_fails_its_own_episodes_and_the_rest_are_scored(age
     assert len(failed_cases) >= 2
 
 
+def test_over_stdio_a_failed_episode_is_counted_once(agents_file, catalog_path, tmp_path):
+    """The stdio server names its episode; the failure is still matched to that episode's folder
+    rather than counted beside its (scored) files."""
+    result = CliRunner().invoke(app, [
+        "eval", "--agent", f"{agents_file}:fails_on_odd_seeds", "--env", "status", "--difficulty", "0",
+        "--episodes", "2", "--seed", "20", "--transport", "stdio", "--json",
+        "--catalog", str(catalog_path), "--runs-dir", str(tmp_path / "runs")])
+    assert result.exit_code == 1, result.output
+    summary = json.loads(result.stdout)
+    (failure,) = summary["failures"]
+    assert failure["seed"] == 21 and failure["episode_id"].startswith("ep_")
+    row = next(r for r in summary["rows"] if r["difficulty"] == "all")
+    assert (row["episodes"], row["scored"], row["failed"]) == (2, 1, 1)
+
+
 def test_trials_report_pass_k_and_fail_under_gates_a_user_agent(agents_file, catalog_path, tmp_path):
     result = CliRunner().invoke(app, [
         "eval", "--agent", f"{agents_file}:as_object", "--env", "pd", "--difficulty", "0", "--episodes", "2",

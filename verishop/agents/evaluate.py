@@ -210,6 +210,7 @@ async def run_stdio(plan: Plan, catalog: Path, runs: Path, concurrency: int, adv
     from verishop.scenarios.envs import generate
 
     limiter = anyio.Semaphore(concurrency)
+    claimed: set[str] = set()
     specs = runs / ".scenarios"
     specs.mkdir(parents=True, exist_ok=True)
     scenarios: list[tuple[tuple[str, int, int], Scenario | None]] = []
@@ -233,12 +234,28 @@ async def run_stdio(plan: Plan, catalog: Path, runs: Path, concurrency: int, adv
                     async with Client(params) as client:
                         await _play(plan, scenario, client)
                 except Exception as exc:  # noqa: BLE001 - recorded; the other episodes go on
-                    record_failure(runs, *key, exc)
+                    record_failure(runs, *key, exc, _claim_episode(runs, scenario.to_json(), claimed))
             advance()
 
     async with anyio.create_task_group() as tg:
         for index, (key, scenario) in enumerate(scenarios):
             tg.start_soon(one, index, key, scenario)
+
+
+def _claim_episode(runs: Path, scenario_json: str, claimed: set[str]) -> str | None:
+    """The folder a stdio server made for this scenario (it names the episode, not us), so a
+    failure is counted on its episode rather than beside it; None if the server made none. Trials
+    of one task have the same bytes, and any unclaimed one of them is as good as another."""
+    for directory in sorted(runs.iterdir()):
+        if directory.name in claimed or not directory.is_dir():
+            continue
+        try:
+            if (directory / "scenario.json").read_text() == scenario_json:
+                claimed.add(directory.name)
+                return directory.name
+        except OSError:
+            continue
+    return None
 
 
 RUNNERS = {"memory": run_memory, "http": run_http, "stdio": run_stdio}
