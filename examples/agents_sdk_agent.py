@@ -33,13 +33,13 @@ class ScriptedModel(Model):
         if not results:
             request = next(i["content"] for i in items if i.get("role") == "user")
             words = [w for w in re.findall(r"[a-z0-9-]+", str(request).lower()) if w not in FILLER]
-            return _reply(_call("search_catalog", {"query": " ".join(words[:3]), "in_stock_only": True, "limit": 3}))
+            return _reply(_call(1, "search_catalog", {"query": " ".join(words[:3]), "in_stock_only": True, "limit": 3}))
         if len(results) == 1:
             ids = list(dict.fromkeys(re.findall(r'"product_id":\s*"([^"]+)"', results[0])))[:3]
             if ids:
-                return _reply(_call("respond_to_customer", {"message": "Here are my top picks.",
-                                                            "recommended_product_ids": ids}))
-            return _reply(_call("respond_to_customer", {"message": "Sorry, I found nothing.", "done": True}))
+                return _reply(_call(2, "respond_to_customer", {"message": "Here are my top picks.",
+                                                               "recommended_product_ids": ids}))
+            return _reply(_call(2, "respond_to_customer", {"message": "Sorry, I found nothing.", "done": True}))
         return _reply(ResponseOutputMessage(id="msg_done", type="message", role="assistant", status="completed",
                                             content=[ResponseOutputText(type="output_text", text="Done.",
                                                                         annotations=[])]))
@@ -48,8 +48,9 @@ class ScriptedModel(Model):
         raise NotImplementedError("this scripted model only answers Runner.run")
 
 
-def _call(tool: str, arguments: dict[str, Any]) -> ResponseFunctionToolCall:
-    return ResponseFunctionToolCall(type="function_call", call_id=f"call_{tool}", name=tool,
+def _call(step: int, tool: str, arguments: dict[str, Any]) -> ResponseFunctionToolCall:
+    # The SDK wants one call id per invocation for the whole run.
+    return ResponseFunctionToolCall(type="function_call", call_id=f"call_{step}_{tool}", name=tool,
                                     arguments=json.dumps(arguments), status="completed")
 
 
