@@ -33,7 +33,8 @@ class ScriptedModel(Model):
         if not results:
             request = next(i["content"] for i in items if i.get("role") == "user")
             words = [w for w in re.findall(r"[a-z0-9-]+", str(request).lower()) if w not in FILLER]
-            return _reply(_call(1, "search_catalog", {"query": " ".join(words[:3]), "in_stock_only": True, "limit": 3}))
+            search = {"query": " ".join(words[:3]), "in_stock_only": True, "limit": 3}
+            return _reply(_call(1, "search_catalog", search))
         if len(results) == 1:
             ids = list(dict.fromkeys(re.findall(r'"product_id":\s*"([^"]+)"', results[0])))[:3]
             if ids:
