@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test docs test-report test-llm test-adapters test-inspect test-ray test-verifiers bench serve clean
+.PHONY: run test docs test-report test-llm test-adapters test-wheel test-inspect test-ray test-verifiers bench serve clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -39,17 +39,21 @@ test-report: $(STAMP)
 	$(BIN)/pytest -q -m browser tests/test_report_browser.py
 
 # Opt-in: the RL adapters against the real libraries, on CPU (a few minutes the first time: it
-# installs gymnasium, TRL, transformers and torch). Gymnasium's check_env and make, TRL's
-# GRPOTrainer for two steps with a tiny model built in code, and the OpenAI Agents SDK's strict
-# schemas. That SDK imports as `agents`, like our package, so it gets a venv of its own.
+# installs gymnasium, TRL, transformers, torch and the OpenAI Agents SDK into the project's venv).
+# Gymnasium's check_env and make, TRL's GRPOTrainer for two steps with a tiny model built in code,
+# the OpenAI Agents SDK's strict schemas and examples/agents_sdk_agent.py in `verishop eval`. That
+# SDK imports as `agents`; verishop only as `verishop`, so they share one venv.
 TORCH ?= torch==2.13.0+cpu
-OPENAI_AGENTS_VENV := .venv-openai-agents
 test-adapters: $(STAMP)
 	$(BIN)/pip install --quiet '$(TORCH)' -e '.[adapters]' || $(BIN)/pip install --quiet -e '.[adapters]'
-	test -x $(OPENAI_AGENTS_VENV)/bin/python || $(PYTHON) -m venv $(OPENAI_AGENTS_VENV)
-	$(OPENAI_AGENTS_VENV)/bin/pip install --quiet 'openai-agents>=0.24,<0.25'
 	TRL_EXPERIMENTAL_SILENCE=1 $(BIN)/pytest -q -m adapters tests/test_adapters_gym.py tests/test_adapters_trl.py \
 	    tests/test_adapters_openai.py
+
+# Opt-in: verishop as a user gets it (a few minutes): `python -m build`, then in a fresh venv outside
+# the repository with an empty HOME, `pip install` the wheel and run --version, demo, serve over
+# stdio, eval with examples/my_agent.py and examples/agents_sdk_agent.py, report; the extras resolve.
+test-wheel: $(STAMP)
+	$(BIN)/pytest -q -m wheel tests/test_wheel.py
 
 # Opt-in: verishop as an Inspect AI task (integrations/inspect, its own venv: Inspect needs mcp
 # 1.x), played by Inspect's mock model against a real shop and verifier sidecar.
@@ -115,4 +119,4 @@ bench: $(STAMP)  ## long runs: catalog build up to 2M products, search latency, 
 	$(BIN)/pytest -q -m slow
 
 clean:
-	rm -rf $(VENV) $(OPENAI_AGENTS_VENV) $(INSPECT_VENV) $(VERIFIERS_VENV) runs .pytest_cache site
+	rm -rf $(VENV) $(INSPECT_VENV) $(VERIFIERS_VENV) runs .pytest_cache site

@@ -18,6 +18,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import INVALID_PARAMS, ToolAnnotations
 from pydantic import BaseModel, Field
 
+from verishop import __version__
 from verishop.mcp_server.episodes.episode import Episode
 from verishop.mcp_server.errors import ShopError
 from verishop.mcp_server.episodes.hub import EpisodeHub
@@ -101,7 +102,7 @@ def create_server(hub: EpisodeHub, *, instructions: str = INSTRUCTIONS, episode_
     _register_order_tools(tools)
     _register_info_tools(tools)
     _register_conversation(tools, state)
-    mcp = MCPServer("verishop", title="Verishop shop", version="0.1.0", instructions=instructions,
+    mcp = MCPServer("verishop", title="Verishop shop", version=__version__, instructions=instructions,
                     lifespan=lifespan, log_level="WARNING", tools=tools.tools)
     _register_prompt(mcp, state)
     return mcp

@@ -3,6 +3,8 @@ that owns it."""
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import typer
 
 from verishop.agents.cli import demo, evaluate
@@ -25,6 +27,22 @@ app.command("eval")(evaluate)
 app.command("export")(export)
 app.command("report")(report)
 app.add_typer(curriculum_app, name="curriculum")
+
+
+def _print_version(asked: bool) -> None:
+    if asked:
+        from verishop import __version__
+
+        typer.echo(f"verishop {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    version: Annotated[bool, typer.Option("--version", callback=_print_version, is_eager=True,
+                                          help="Print the installed version and exit.")] = False,
+) -> None:
+    """verishop: a simulated shop for training and testing AI shopping assistants."""
 
 
 def main() -> None:

@@ -209,17 +209,21 @@ class EvalTransport(str, Enum):
 
 
 def evaluate(
-    agent: Annotated[str, typer.Option(help="oracle | null | greedy | hallucinate | openai, or a red-team agent: "
-                                            "enumerate | bruteforce | spray | pad | invent | namedrop | "
-                                            "namedrop-greedy | denied | natural")] = "oracle",
+    agent: Annotated[str, typer.Option(help="Your agent, MODULE:NAME or path/to/file.py:NAME (an async callable "
+                                            "or an object with an async play method, given one episode; see "
+                                            "docs/evaluate-your-agent.md), or a built-in one: oracle | null | "
+                                            "greedy | hallucinate | openai, or a red-team agent: enumerate | "
+                                            "bruteforce | spray | pad | invent | namedrop | namedrop-greedy | "
+                                            "denied | natural")] = "oracle",
     env: Annotated[str, typer.Option(help="Environments, comma-separated (pd,cart), a collection "
                                           "(C1, C2, C4, C8) or 'all'.")] = "all",
     difficulty: Annotated[str, typer.Option(help="Difficulty or range, e.g. 0-12.")] = "0-12",
     episodes: Annotated[int, typer.Option(min=1, help="Episodes per environment.")] = 20,
     seed: Annotated[int, typer.Option(min=0, help="First seed; episode i uses seed+i.")] = 0,
     concurrency: Annotated[int, typer.Option(min=1, max=512)] = 8,
-    transport: Annotated[EvalTransport, typer.Option(help="How the agent reaches the server.")]
-    = EvalTransport.memory,
+    transport: Annotated[EvalTransport | None, typer.Option(
+        help="How the agent reaches the server (default: memory for built-in agents, http for yours, so that "
+             "episode.mcp_url is set).", show_default=False)] = None,
     runs_dir: Annotated[Path | None, typer.Option(help="Where episode folders go (default: "
                                                        "$VERISHOP_HOME/runs, as for serve).")] = None,
     catalog: Annotated[Path | None, typer.Option(help="Catalog file (default: the cached one).")] = None,
@@ -242,7 +246,7 @@ def evaluate(
     split_secret: Annotated[str | None, typer.Option(envvar="VERISHOP_SPLIT_SECRET", show_envvar=True,
                                                      help="The private test split's secret.")] = None,
 ) -> None:
-    """Play seeded episodes with a scripted agent, score them with the verifier, summarise.
+    """Play seeded episodes with your agent or a built-in one, score them with the verifier, summarise.
     An episode that fails is recorded and the rest go on; any failure makes the exit code 1."""
     from rich.progress import Progress
 
@@ -253,21 +257,33 @@ def evaluate(
     from verishop.scenarios.catalog.cache import runs_home
     from verishop.scenarios.console import err, resolve_catalog
 
-    if agent not in AGENTS:
-        raise typer.BadParameter(f"unknown agent {agent!r}; known: {', '.join(AGENTS)}", param_hint="--agent")
+    from verishop.agents.user_agent import AgentSpecError, is_spec, load_agent
+
+    user_agent = None
+    if is_spec(agent):
+        try:
+            user_agent = load_agent(agent)
+        except AgentSpecError as exc:
+            raise typer.BadParameter(str(exc).removeprefix("--agent: "), param_hint="--agent") from None
+    elif agent not in AGENTS:
+        raise typer.BadParameter(f"unknown agent {agent!r}; known: {', '.join(AGENTS)}, or MODULE:NAME / "
+                                 f"path/to/file.py:NAME for your own", param_hint="--agent")
+    if transport is None:
+        transport = EvalTransport.http if user_agent else EvalTransport.memory
     options = {}
     if agent == "openai":
         if not base_url or not model:
             raise typer.BadParameter("the openai agent needs --base-url and --model", param_hint="--agent")
         options = dict(base_url=base_url, model=model, api_key=api_key, max_steps=max_steps)
+    label = user_agent.name if user_agent else agent
     plan = Plan(agent, _env_list(env), _difficulty_range(difficulty), episodes, seed, options, trials=trials,
-                split=split, split_secret=split_secret)
+                split=split, split_secret=split_secret, user_agent=user_agent)
     _check_split(plan)
     catalog_file = resolve_catalog(catalog)
-    run_root = new_eval_dir(runs_dir or runs_home(), agent)
+    run_root = new_eval_dir(runs_dir or runs_home(), label)
     total = len(plan.episodes_to_play())
     with Progress(console=err, transient=as_json) as progress:
-        task = progress.add_task(f"{agent} · {total} episodes", total=total)
+        task = progress.add_task(f"{label} · {total} episodes", total=total)
         anyio.run(RUNNERS[transport.value], plan, catalog_file, run_root, concurrency,
                   lambda: progress.advance(task))
         verifying = progress.add_task("verifying", total=None)
@@ -278,13 +294,13 @@ def evaluate(
     pass_k = pass_k_rows(rewards, range(1, trials + 1)) if trials > 1 else []
     repeated = trial_outputs(rewards, run_root) if trials > 1 else {}
     if as_json:
-        typer.echo(json.dumps({"agent": agent, "run_dir": str(run_root), "split": split, "rows": rows,
+        typer.echo(json.dumps({"agent": label, "run_dir": str(run_root), "split": split, "rows": rows,
                                "failures": failed,
                                **({"pass_k": pass_k} if pass_k else {}), **repeated}))
     else:
-        print_tables(console, agent, run_root, rows, pass_k)
+        print_tables(console, label, run_root, rows, pass_k)
         print_trials(console, repeated)
         print_failures(run_root, failed)
-    ci_gates(rewards, run_root, junit, fail_under, f"verishop eval · agent {agent} · {run_root.name}")
+    ci_gates(rewards, run_root, junit, fail_under, f"verishop eval · agent {label} · {run_root.name}")
     if failed:
         raise typer.Exit(1)

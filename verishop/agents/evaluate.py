@@ -31,6 +31,7 @@ import anyio
 from verishop.agents.confidence import bootstrap_mean_interval, wilson_interval
 from verishop.agents.scripted import make_agent
 from verishop.agents.session import ShopSession, ToolFailed
+from verishop.agents.user_agent import Episode, UserAgent
 from verishop.scenarios.models import Scenario
 from verishop.scenarios.splits import split_seed
 
@@ -49,6 +50,7 @@ class Plan:
     trials: int = 1  # each (env, difficulty, seed) is played this many times: pass^k needs several
     split: str | None = None  # train, dev or test: seed + i is then an index into the split
     split_secret: str | None = field(default=None, repr=False)  # the test split's
+    user_agent: UserAgent | None = None  # `--agent MODULE:NAME`: plays instead of the built-in `agent`
 
     def episodes_to_play(self) -> list[tuple[str, int, int]]:
         """(env, difficulty, seed) for each episode: difficulties cycle, seeds count up (or, in
@@ -64,7 +66,14 @@ class Plan:
         return plays
 
 
-async def _play(plan: Plan, scenario: Scenario, client) -> None:
+async def _play(plan: Plan, scenario: Scenario, client, *, mcp_url: str | None = None,
+                episode_id: str | None = None) -> None:
+    if plan.user_agent is not None:
+        await plan.user_agent(Episode(
+            env_id=scenario.env_id, difficulty=scenario.difficulty, seed=scenario.seed,
+            system_prompt=scenario.system_prompt, opening_message=scenario.opening_message,
+            max_turns=scenario.axes.max_turns, session=client, mcp_url=mcp_url, episode_id=episode_id))
+        return
     try:
         await make_agent(plan.agent, scenario, **plan.agent_options).play(ShopSession(client))
     except ToolFailed:
@@ -81,10 +90,19 @@ def record_failure(runs: Path, env: str, difficulty: int, seed: int, exc: BaseEx
         env_id = get_env(env).env_id
     except KeyError:
         env_id = env
+    exc = _root_cause(exc)
     line = json.dumps({"env_id": env_id, "difficulty": difficulty, "seed": seed, "episode_id": episode_id,
                        "kind": type(exc).__name__, "message": str(exc)[:MESSAGE_CHARS]}, allow_nan=False)
     with open(runs / FAILURES_FILE, "a") as f:
         f.write(line + "\n")
+
+
+def _root_cause(exc: BaseException) -> BaseException:
+    """The first error inside the task groups that wrap it (an MCP client's, an agent's own), so the
+    record says what went wrong rather than "unhandled errors in a TaskGroup"."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return exc
 
 
 def failures(run_root: Path) -> list[dict[str, Any]]:
@@ -109,7 +127,7 @@ async def run_memory(plan: Plan, catalog: Path, runs: Path, concurrency: int, ad
                 episode = await hub.open(scenario)
                 try:
                     async with Client(create_server(hub, episode_id=episode.episode_id)) as client:
-                        await _play(plan, scenario, client)
+                        await _play(plan, scenario, client, episode_id=episode.episode_id)
                 finally:
                     if episode.episode_id in hub.episodes:
                         await hub.close(episode.episode_id, "agent_stopped")
@@ -165,7 +183,8 @@ async def run_http(plan: Plan, catalog: Path, runs: Path, concurrency: int, adva
                         async with httpx2.AsyncClient(timeout=httpx2.Timeout(60)) as mcp_http:
                             async with Client(streamable_http_client(info["mcp_url"],
                                                                      http_client=mcp_http)) as client:
-                                await _play(plan, scenario, client)
+                                await _play(plan, scenario, client, mcp_url=info["mcp_url"],
+                                            episode_id=info["episode_id"])
                     except Exception as exc:  # noqa: BLE001 - recorded; the other episodes go on
                         record_failure(runs, env, difficulty, seed, exc, info.get("episode_id"))
                     if "episode_id" in info:
@@ -202,6 +221,7 @@ async def run_stdio(plan: Plan, catalog: Path, runs: Path, concurrency: int, adv
     from verishop.scenarios.envs import generate
 
     limiter = anyio.Semaphore(concurrency)
+    claimed: set[str] = set()
     specs = runs / ".scenarios"
     specs.mkdir(parents=True, exist_ok=True)
     scenarios: list[tuple[tuple[str, int, int], Scenario | None]] = []
@@ -225,12 +245,28 @@ async def run_stdio(plan: Plan, catalog: Path, runs: Path, concurrency: int, adv
                     async with Client(params) as client:
                         await _play(plan, scenario, client)
                 except Exception as exc:  # noqa: BLE001 - recorded; the other episodes go on
-                    record_failure(runs, *key, exc)
+                    record_failure(runs, *key, exc, _claim_episode(runs, scenario.to_json(), claimed))
             advance()
 
     async with anyio.create_task_group() as tg:
         for index, (key, scenario) in enumerate(scenarios):
             tg.start_soon(one, index, key, scenario)
+
+
+def _claim_episode(runs: Path, scenario_json: str, claimed: set[str]) -> str | None:
+    """The folder a stdio server made for this scenario (it names the episode, not us), so a
+    failure is counted on its episode rather than beside it; None if the server made none. Trials
+    of one task have the same bytes, and any unclaimed one of them is as good as another."""
+    for directory in sorted(runs.iterdir()):
+        if directory.name in claimed or not directory.is_dir():
+            continue
+        try:
+            if (directory / "scenario.json").read_text() == scenario_json:
+                claimed.add(directory.name)
+                return directory.name
+        except OSError:
+            continue
+    return None
 
 
 RUNNERS = {"memory": run_memory, "http": run_http, "stdio": run_stdio}

@@ -33,7 +33,7 @@ def report(
         from verishop.agents.report.load import load_run, unique_labels
         from verishop.agents.report.page import render_report
     except ImportError as exc:
-        err.print(f"error: {exc}")
+        err.print(f"error: {exc}", markup=False, highlight=False)  # "verishop[report]" is not markup
         raise typer.Exit(2) from None
     try:
         runs = [load_run(path, name) for path, name in zip(run_dirs, unique_labels(run_dirs, labels), strict=True)]
