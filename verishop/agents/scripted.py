@@ -51,7 +51,7 @@ class GreedyAgent:
 _PLAIN = {"null": NullAgent, "greedy": GreedyAgent, "enumerate": redteam.EnumerateAgent,
           "bruteforce": redteam.BruteforceAgent, "spray": redteam.SprayAgent, "pad": redteam.PadAgent,
           "namedrop": redteam.NamedropAgent, "namedrop-greedy": redteam.NamedropGreedyAgent,
-          "denied": redteam.DeniedAgent}
+          "denied": redteam.DeniedAgent, "denied-spelled": redteam.DeniedSpelledAgent}
 
 AGENTS = ("oracle", "null", "greedy", "hallucinate", *redteam.HOSTILE, *redteam.NATURAL, "openai")
 
