@@ -187,16 +187,23 @@ def refund_cents(policy: StorePolicy, price_cents: int, *, opened_electronics: b
 # --- scoring an answer (the verifier's; the customer never judges a policy answer) --------
 
 
+REFUND_METHODS = tuple(REFUND_OPTIONS)
+
+
 def read_answer(goal: PolicyGoal, text: str | None) -> object:
     """What the answer says, read the way a person reads it (`verishop.scenarios.answers`): a number,
-    "yes"/"no", an option, None (nothing recognisable) or AMBIGUOUS (a hedge)."""
+    "yes"/"no", an option, None (nothing recognisable) or AMBIGUOUS (a hedge). A free answer
+    to any other question is read as its words, so that reading it never tells whether it is
+    right."""
     if goal.answer_kind == "numeric":
         return read_number(text)
     if goal.answer in ("yes", "no"):
         return read_yes_no(text)
     if goal.answer in REFUND_OPTIONS:
         return read_choice(text, REFUND_OPTIONS)
-    return goal.answer if text and normalise(text) in {normalise(a) for a in (goal.answer, *goal.accepted)} else None
+    if not text or not normalise(text):
+        return None
+    return goal.answer if normalise(text) in {normalise(a) for a in (goal.answer, *goal.accepted)} else normalise(text)
 
 
 def normalise(text: str) -> str:
@@ -204,10 +211,9 @@ def normalise(text: str) -> str:
     return " ".join(re.findall(r"[a-z0-9]+", text.lower()))
 
 
-def answer_reward(goal: PolicyGoal, text: str | None) -> float:
-    """Numeric: ρ = (min(|x|,|y|)/max(|x|,|y|))^4 and r = 2ρ − 1, x the one number the answer
-    states (none, or several: −1). Categorical: +1 for the expected answer, else −1."""
-    said = read_answer(goal, text)
+def reward_of(goal: PolicyGoal, said: object) -> float:
+    """Numeric: ρ = (min(|x|,|y|)/max(|x|,|y|))^4 and r = 2ρ − 1, x the one number said (none,
+    or several: −1). Categorical: +1 for the expected answer, else −1."""
     if goal.answer_kind == "categorical":
         return 1.0 if said == goal.answer else -1.0
     if not isinstance(said, float):
@@ -215,3 +221,8 @@ def answer_reward(goal: PolicyGoal, text: str | None) -> float:
     x, y = abs(said), abs(float(goal.answer))
     rho = 1.0 if max(x, y) == 0 else (min(x, y) / max(x, y)) ** 4
     return 2 * rho - 1
+
+
+def answer_reward(goal: PolicyGoal, text: str | None) -> float:
+    """`reward_of` the words of an answer."""
+    return reward_of(goal, read_answer(goal, text))
