@@ -97,6 +97,9 @@ class PolicyRules(Frozen):
     oversize_categories: tuple[str, ...]
     oversize_surcharge_cents: int
     price_adjustment_days: int
+    # Drawn since policy-v3 and journey-v6; the defaults are what earlier policies said.
+    refund_business_days: int = 5
+    gift_refund_method: Literal["store credit", "original payment method"] = "store credit"
 
 
 class StorePolicy(Frozen):

@@ -111,10 +111,18 @@ def extend_policy(rng: random.Random, policy: StorePolicy) -> StorePolicy:
         holiday_extension_days=rng.choice((14, 21, 30)), gift_extension_days=rng.choice((7, 14, 30)),
         defect_extension_days=rng.choice((30, 60, 90)), oversize_categories=OVERSIZE_CATEGORIES,
         oversize_surcharge_cents=rng.choice((1999, 2499, 2999, 3999)), price_adjustment_days=rng.choice((7, 14, 30)),
+        # Drawn so that no question has a constant answer (issue 19): the refund delay and how a
+        # gift return is refunded differ between shops.
+        refund_business_days=rng.choice((3, 5, 7, 10)),
+        gift_refund_method="store credit" if rng.random() < 0.5 else "original payment method",
     )
     if policy.rules is not None:
         return policy
     adds = "These extra days add to any other extension."
+    gift_refund = ("Gift returns are refunded as store credit instead of to the original payment method."
+                   if rules.gift_refund_method == "store credit" else
+                   "Gift returns are refunded to the original payment method, like any other return, not as "
+                   "store credit.")
     clauses = (
         PolicyClause(policy_id="POL-MEMBERSHIP", topic="membership", title="Membership benefits",
                      text=f"Verishop Plus members get {rules.plus_extension_days} extra days on the return window "
@@ -127,8 +135,7 @@ def extend_policy(rng: random.Random, policy: StorePolicy) -> StorePolicy:
                           f"extra days on their return window. {adds}"),
         PolicyClause(policy_id="POL-GIFTS", topic="returns", title="Gift returns",
                      text=f"Items bought as gifts get {rules.gift_extension_days} extra days on their return "
-                          f"window. {adds} Gift returns are refunded as store credit instead of to the original "
-                          f"payment method."),
+                          f"window. {adds} {gift_refund}"),
         PolicyClause(policy_id="POL-DEFECTS", topic="returns", title="Defective items",
                      text=f"An item that arrives defective gets {rules.defect_extension_days} extra days on its "
                           f"return window. {adds} Defective final-sale items can be returned within "
@@ -142,7 +149,16 @@ def extend_policy(rng: random.Random, policy: StorePolicy) -> StorePolicy:
                      text=f"If an item's price drops within {rules.price_adjustment_days} days of delivery, we "
                           f"refund the difference on request."),
     )
-    return policy.model_copy(update={"clauses": policy.clauses + clauses, "rules": rules})
+    base = tuple(_refund_clause(c, rules.refund_business_days) for c in policy.clauses)
+    return policy.model_copy(update={"clauses": base + clauses, "rules": rules})
+
+
+def _refund_clause(clause: PolicyClause, days: int) -> PolicyClause:
+    """The base refund clause with this shop's refund delay."""
+    if clause.policy_id != "POL-REFUND":
+        return clause
+    return clause.model_copy(update={"text": f"Refunds go to the original payment method within {days} business "
+                                             f"days of the return being received."})
 
 
 def return_window(policy: StorePolicy, category_id: str, *, tier: str | None = None, holiday: bool = False,
