@@ -17,6 +17,7 @@ nothing.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from verishop.scenarios.answers import AMBIGUOUS, Reading, status_claim
@@ -38,9 +39,10 @@ def answered(sub: Submission) -> bool:
 # --- policy --------------------------------------------------------------------------------
 
 
-def policy_reading(goal: PolicyGoal, sub: Submission) -> Reading:
+def policy_reading(goal: PolicyGoal, sub: Submission, given: Iterable[float] = ()) -> Reading:
     """What the turn answers to the policy question: the typed value that fits the question's
-    kind, else the words of `answer`. A typed value of another kind answers nothing here."""
+    kind, else the words of `answer` (`given`: the policy's own figures, restatements and not
+    hedges). A typed value of another kind answers nothing here."""
     if goal.answer_kind == "numeric":
         if sub.answer_number is not None:
             return abs(float(sub.answer_number))
@@ -50,12 +52,12 @@ def policy_reading(goal: PolicyGoal, sub: Submission) -> Reading:
     elif goal.answer in REFUND_METHODS:
         if sub.answer_refund_method is not None:
             return sub.answer_refund_method
-    return read_answer(goal, sub.answer)
+    return read_answer(goal, sub.answer, given)
 
 
-def policy_commitment(goal: PolicyGoal, sub: Submission) -> Reading:
+def policy_commitment(goal: PolicyGoal, sub: Submission, given: Iterable[float] = ()) -> Reading:
     """The definite answer the turn commits, or None when it commits none."""
-    said = policy_reading(goal, sub)
+    said = policy_reading(goal, sub, given)
     return said if definite(said) else None
 
 

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Iterable
 
-from verishop.scenarios.answers import REFUND_OPTIONS, read_choice, read_number, read_yes_no
+from verishop.scenarios.answers import REFUND_OPTIONS, figures_in, read_choice, read_number, read_yes_no
 from verishop.scenarios.catalog.text import query_words
 from verishop.scenarios.models import PolicyClause, PolicyGoal, PolicyRules, StorePolicy
 from verishop.scenarios.taxonomy import category
@@ -206,20 +207,26 @@ def refund_cents(policy: StorePolicy, price_cents: int, *, opened_electronics: b
 REFUND_METHODS = tuple(REFUND_OPTIONS)
 
 
-def read_answer(goal: PolicyGoal, text: str | None) -> object:
+def read_answer(goal: PolicyGoal, text: str | None, given: Iterable[float] = ()) -> object:
     """What the answer says, read the way a person reads it (`verishop.scenarios.answers`): a number,
-    "yes"/"no", an option, None (nothing recognisable) or AMBIGUOUS (a hedge). A free answer
-    to any other question is read as its words, so that reading it never tells whether it is
-    right."""
+    "yes"/"no", an option, None (nothing recognisable) or AMBIGUOUS (a hedge). The question decides
+    the unit of a number and what a yes/no answers; its figures and `given` (e.g. `policy_figures`)
+    are restatements when the answer states another figure too. A free answer to any other
+    question is read as its words, so that reading it never tells whether it is right."""
     if goal.answer_kind == "numeric":
-        return read_number(text)
+        return read_number(text, given=given, question=goal.question)
     if goal.answer in ("yes", "no"):
-        return read_yes_no(text)
+        return read_yes_no(text, question=goal.question)
     if goal.answer in REFUND_OPTIONS:
         return read_choice(text, REFUND_OPTIONS)
     if not text or not normalise(text):
         return None
     return goal.answer if normalise(text) in {normalise(a) for a in (goal.answer, *goal.accepted)} else normalise(text)
+
+
+def policy_figures(policy: StorePolicy) -> tuple[float, ...]:
+    """The figures the policy's clauses state: an answer that restates them is not hedging."""
+    return figures_in(" ".join(clause.text for clause in policy.clauses))
 
 
 def normalise(text: str) -> str:
@@ -239,6 +246,6 @@ def reward_of(goal: PolicyGoal, said: object) -> float:
     return 2 * rho - 1
 
 
-def answer_reward(goal: PolicyGoal, text: str | None) -> float:
+def answer_reward(goal: PolicyGoal, text: str | None, given: Iterable[float] = ()) -> float:
     """`reward_of` the words of an answer."""
-    return reward_of(goal, read_answer(goal, text))
+    return reward_of(goal, read_answer(goal, text, given))

@@ -1,80 +1,158 @@
-"""How an agent's answer is read (scenarios/answers.py): the way a person would read it, and a
-hedge across several values is no answer at all."""
+"""How an agent's answer is read (verishop.scenarios.answers): the way a person would read it. A
+hedge across several values is no answer at all, and no phrasing is ever read as a different
+definite value than the one it states, however it is wrapped. The table is tests/answer_phrasings.py."""
 
 from __future__ import annotations
 
+import unicodedata
+
 import pytest
+from answer_phrasings import CHOICES, HEDGE, NUMBERS, STATUS, YES_NO
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from verishop.scenarios.answers import AMBIGUOUS, REFUND_OPTIONS, read_choice, read_number, read_status, read_yes_no
-
-YES_NO = [
-    ("yes", "yes"), ("Yes, you can.", "yes"), ("Yes! It's still within the window.", "yes"),
-    ("Absolutely, it will ship free.", "yes"), ("Of course you can return it.", "yes"),
-    ("You can still return it until March 3.", "yes"),
-    ("no", "no"), ("No, I'm afraid not.", "no"), ("Unfortunately, you can't cancel it now.", "no"),
-    ("I'm afraid you cannot return socks.", "no"), ("There's no restocking fee.", "no"),
-    ("No restocking fee applies.", "no"), ("It can't be returned, sorry.", "no"),
-    ("Sorry, the window has closed.", "no"), ("Nope.", "no"),
-    ("Yes or no, depending on the item.", AMBIGUOUS), ("yes / no", AMBIGUOUS), ("Yes. No.", AMBIGUOUS),
-    ("It depends.", None), ("", None), (None, None),
-]
+from verishop.scenarios.answers import (AMBIGUOUS, REFUND_OPTIONS, figures_in, read_choice, read_number, read_order_id,
+                                        read_status, read_yes_no, status_claim, topic_of, unit_of)
 
 
-@pytest.mark.parametrize(("text", "expected"), YES_NO)
-def test_a_yes_or_a_no_is_read_from_the_sentence_that_gives_it(text: str | None, expected: object) -> None:
-    assert read_yes_no(text) == expected if expected is not AMBIGUOUS else read_yes_no(text) is AMBIGUOUS
+def _same(got: object, expected: object) -> bool:
+    if expected is HEDGE:
+        return got is AMBIGUOUS
+    if isinstance(expected, float):
+        return isinstance(got, float) and abs(got - expected) < 1e-9
+    return got == expected
 
 
-NUMBERS = [
-    ("30", 30.0), ("30 days", 30.0), ("thirty days", 30.0), ("Thirty.", 30.0), ("forty-five days", 45.0),
-    ("twenty one days", 21.0), ("$1,250.00", 1250.0), ("It costs $7.99.", 7.99), ("15%", 15.0),
-    ("A 15 percent fee applies.", 15.0), ("It takes five business days.", 5.0),
-    ("You have 45 days from delivery, so until March 3, 2026.", 45.0),
-    ("Returns are accepted until 2026-03-03: 12 days left.", 12.0), ("one day", 1.0),
-    ("a hundred dollars", 100.0), ("one hundred ninety-four days", 194.0), ("two hundred and five", 205.0),
-    ("one hundred days", 100.0), ("The one you bought ships free over $35.", 35.0),
-    ("30 or 45 days", AMBIGUOUS), ("30, 45, 60", AMBIGUOUS), ("between 14 and 30 days", AMBIGUOUS),
-    ("thirty or forty days", AMBIGUOUS), ("no idea", None), ("", None),
-]
+def test_the_table_holds_at_least_four_hundred_phrasings_of_every_kind() -> None:
+    assert len(YES_NO) + len(NUMBERS) + len(STATUS) + len(CHOICES) >= 400
+    for rows in (YES_NO, NUMBERS, STATUS, CHOICES):
+        readings = [row[-1] for row in rows]
+        assert any(r is HEDGE for r in readings) and any(r is None for r in readings)
 
 
-@pytest.mark.parametrize(("text", "expected"), NUMBERS)
-def test_a_number_is_read_in_digits_money_percent_or_words_and_a_range_is_a_hedge(text: str,
-                                                                                 expected: object) -> None:
-    got = read_number(text)
-    assert got is AMBIGUOUS if expected is AMBIGUOUS else got == expected
+@pytest.mark.parametrize(("question", "text", "expected"), YES_NO)
+def test_a_yes_or_a_no_is_read_as_the_answer_to_the_question_asked(question: str | None, text: str | None,
+                                                                   expected: object) -> None:
+    assert _same(read_yes_no(text, question=question), expected)
 
 
-STATUSES = [
-    ("in_transit", "in_transit"), ("In-Transit", "in_transit"), ("It is in transit with the carrier.", "in_transit"),
-    ("It's on its way!", "in_transit"), ("It's out for delivery today.", "in_transit"),
-    ("It hasn't been delivered yet; it's on its way.", "in_transit"),
-    ("It's still being processed.", "processing"), ("It hasn't shipped yet.", "processing"),
-    ("Not shipped yet.", "processing"), ("pending", "processing"),
-    ("Delivered on March 3.", "delivered"), ("It was delivered on March 3, 2026.", "delivered"),
-    ("It arrived last week.", "delivered"), ("It has shipped.", "shipped"), ("dispatched", "shipped"),
-    ("I'm sorry, that order was cancelled.", "cancelled"), ("canceled", "cancelled"),
-    ("shipped / in transit / delivered", AMBIGUOUS), ("processing or shipped", AMBIGUOUS),
-    ("It shipped and was delivered.", AMBIGUOUS), ("somewhere", None), ("", None),
-]
+@pytest.mark.parametrize(("question", "given_figures", "text", "expected"), NUMBERS)
+def test_a_number_is_read_in_the_unit_the_question_asks_and_a_range_is_a_hedge(
+        question: str | None, given_figures: tuple[float, ...], text: str | None, expected: object) -> None:
+    assert _same(read_number(text, given=given_figures, question=question), expected)
 
 
-@pytest.mark.parametrize(("text", "expected"), STATUSES)
-def test_an_order_status_is_read_from_words_and_a_list_of_statuses_is_a_hedge(text: str, expected: object) -> None:
-    got = read_status(text)
-    assert got is AMBIGUOUS if expected is AMBIGUOUS else got == expected
-
-
-CHOICES = [
-    ("store credit", "store credit"), ("It is refunded as store credit.", "store credit"),
-    ("You'll get store credit instead of a refund to your original payment method.", "store credit"),
-    ("It goes back as store credit, not to the original payment method.", "store credit"),
-    ("To your original payment method.", "original payment method"),
-    ("Store credit or your original payment method.", AMBIGUOUS), ("a refund", None),
-]
+@pytest.mark.parametrize(("text", "expected"), STATUS)
+def test_an_order_status_is_the_latest_state_a_message_states_and_alternatives_are_a_hedge(
+        text: str | None, expected: object) -> None:
+    assert _same(read_status(text), expected)
 
 
 @pytest.mark.parametrize(("text", "expected"), CHOICES)
-def test_an_option_is_read_unless_the_sentence_denies_it(text: str, expected: object) -> None:
-    got = read_choice(text, REFUND_OPTIONS)
-    assert got is AMBIGUOUS if expected is AMBIGUOUS else got == expected
+def test_an_option_is_read_unless_the_sentence_denies_it_or_offers_both(text: str | None, expected: object) -> None:
+    assert _same(read_choice(text, REFUND_OPTIONS), expected)
+
+
+# --- what the readers take from the question ------------------------------------------------
+
+@pytest.mark.parametrize(("question", "topic"), [
+    ("Can I return the socks I bought from you?", "ability"), ("Can I still return the blender?", "ability"),
+    ("Can I cancel a purchase free of charge after it has shipped?", "ability"),
+    ("Is there a restocking fee if I return the opened charger?", "fee"),
+    ("Will a $31.49 purchase ship free?", "free_shipping"), ("What's the weather?", None), (None, None),
+])
+def test_a_yes_no_question_is_about_ability_a_fee_or_free_shipping(question: str | None, topic: str | None) -> None:
+    assert topic_of(question) == topic
+
+
+@pytest.mark.parametrize(("question", "unit"), [
+    ("How many days after delivery do I have to return the blender?", "days"),
+    ("If an item's price drops after delivery, within how many days can I get the difference refunded?", "days"),
+    ("What percentage restocking fee applies if I return an opened charger?", "percent"),
+    ("I paid $41.49 for the charger. How much will I get back if I return it?", "money"),
+    ("What is the smallest purchase, in dollars, that ships free?", "money"), ("Hello?", None),
+])
+def test_the_unit_of_a_number_comes_from_the_question(question: str, unit: str | None) -> None:
+    assert unit_of(question) == unit
+
+
+def test_the_figures_a_question_gives_are_its_amounts_and_not_its_dates() -> None:
+    assert figures_in("On March 3, 2026 I paid $41.49 for two chargers, order W1234567.") == (2.0, 41.49)
+
+
+def test_figures_the_question_states_are_restatements_only_next_to_another_figure() -> None:
+    question = "I paid $41.49 for the charger and opened it. How much will I get back?"
+    assert read_number("$41.49 minus the fee leaves $35.27.", question=question) == 35.27
+    assert read_number("$41.49", question=question) == 41.49
+    assert read_number("$41.49 or $35.27", question=question) is AMBIGUOUS
+
+
+def test_an_order_id_is_read_in_any_case_or_width_and_two_ids_are_a_hedge() -> None:
+    assert read_order_id("Your order w1234567 is on its way.") == "W1234567"
+    assert read_order_id("Order Ｗ１２３４５６７ shipped.") == "W1234567"
+    assert read_order_id("W1234567 or W7654321") is AMBIGUOUS
+    assert read_order_id("no order here") is None
+
+
+def test_a_status_claim_takes_the_structured_fields_first_and_the_words_otherwise() -> None:
+    assert status_claim("Order W1234567 was delivered.", None, None) == ("W1234567", "delivered")
+    assert status_claim("Order W1234567 was delivered.", "W7654321", "it's on its way") == ("W7654321", "in_transit")
+
+
+# --- no inversion under any wrapping --------------------------------------------------------
+
+_PREFIXES = ("", "Hi! ", "Hello there, ", "Thanks for your patience. ", "Great question! ", "I checked our policy. ",
+             "Sure, I looked into it: ", "OK. ", "Hi there! Thanks for reaching out. ")
+_SUFFIXES = ("", " Anything else I can help with?", " Have a great day!", " Let me know if you need more help.",
+             " 😊", " Thanks for shopping with us!", "\n\nBest regards,\nVerishop support")
+
+
+def _full_width(text: str) -> str:
+    """The full-width form of every ASCII letter, digit and sign (what NFKC turns back)."""
+    return "".join(chr(ord(c) + 0xFEE0) if "!" <= c <= "~" else c for c in text)
+
+
+@st.composite
+def _wrapped(draw: st.DrawFn, text: str) -> str:
+    body = draw(st.sampled_from((text, text.upper(), text.lower(), _full_width(text), text.replace(" ", "  "),
+                                 text.replace(" ", "\u00a0"), f"  {text}\t", text.replace("'", "\u2019"))))
+    assert unicodedata.normalize("NFKC", _full_width("ok")) == "ok"
+    return draw(st.sampled_from(_PREFIXES)) + body + draw(st.sampled_from(_SUFFIXES))
+
+
+def _definite(value: object) -> bool:
+    return value is not None and value is not AMBIGUOUS
+
+
+def _never_another_value(got: object, expected: object) -> bool:
+    """Wrapped, a phrasing may lose its reading (None, a hedge) but never gains a different one."""
+    if not _definite(got):
+        return True
+    if not _definite(expected):
+        return False  # a hedge or a non-answer must never become a value
+    return _same(got, expected)
+
+
+@settings(max_examples=400, deadline=None, derandomize=True)
+@given(st.data())
+def test_no_yes_no_phrasing_is_ever_read_as_the_opposite_when_wrapped(data: st.DataObject) -> None:
+    question, text, expected = data.draw(st.sampled_from([r for r in YES_NO if r[1]]))
+    wrapped = data.draw(_wrapped(text))
+    assert _never_another_value(read_yes_no(wrapped, question=question), expected), wrapped
+
+
+@settings(max_examples=400, deadline=None, derandomize=True)
+@given(st.data())
+def test_no_number_phrasing_is_ever_read_as_another_number_when_wrapped(data: st.DataObject) -> None:
+    question, given_figures, text, expected = data.draw(st.sampled_from([r for r in NUMBERS if r[2]]))
+    wrapped = data.draw(_wrapped(text))
+    assert _never_another_value(read_number(wrapped, given=given_figures, question=question), expected), wrapped
+
+
+@settings(max_examples=400, deadline=None, derandomize=True)
+@given(st.data())
+def test_no_status_or_refund_phrasing_is_ever_read_as_another_value_when_wrapped(data: st.DataObject) -> None:
+    text, expected = data.draw(st.sampled_from([r for r in STATUS if r[0]]))
+    assert _never_another_value(read_status(data.draw(_wrapped(text))), expected)
+    text, expected = data.draw(st.sampled_from([r for r in CHOICES if r[0]]))
+    assert _never_another_value(read_choice(data.draw(_wrapped(text)), REFUND_OPTIONS), expected)

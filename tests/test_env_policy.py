@@ -168,7 +168,8 @@ def scenario(reader):
     ("90", 2 * (45 / 90) ** 4 - 1),
     ("-45", 1.0),  # the sign is not read: |x|
     ("forty-five days", 1.0),
-    ("about a month and a half", -1.0),
+    ("about a month and a half", 1.0),  # 45 days, read in the question's unit
+    ("a month", 2 * (30 / 45) ** 4 - 1),
     ("30 or 45 days", -1.0),  # a hedge
     ("30, 45, 60, 90", -1.0),
     (None, -1.0),
@@ -181,7 +182,7 @@ def test_numeric_answers_score_the_fourth_power_of_the_ratio(verifier, tmp_path,
     reward = verifier.verify(write_episode(tmp_path, numeric, script, catalog_path))
     assert reward.verdict == "scored", reward.detail
     # No definite answer (nothing, or a hedge) is no attempt: no hallucination credit.
-    r_hall = 0.0 if said in (None, "about a month and a half", "30 or 45 days", "30, 45, 60, 90") else 1.0
+    r_hall = 0.0 if said in (None, "30 or 45 days", "30, 45, 60, 90") else 1.0
     assert (reward.r_task, reward.r_eff, reward.r_hall) == (round(r_task, 6), 1.0, r_hall)
     assert reward.total == round(0.75 * r_task + 0.15 + 0.10 * r_hall, 6)
     assert reward.is_correct is (r_task >= 0.95)

@@ -7,10 +7,13 @@
 A typed value that fits the question (`answer_yes_no`, `answer_number`, `answer_refund_method`)
 is read exactly and wins over the words; else the answer is read the way a person reads it
 (`verishop.scenarios.policy.read_answer`, built on `verishop.scenarios.answers`): "No, I'm afraid
-not.", "thirty days", "$1,250.00", "It is refunded as store credit." An answer that states
-several values (a hedge) or none commits nothing: the customer asks back (a paid turn), and an
-episode with no definite answer scores −1 with no hallucination credit, below any plain guess
-(`verishop.scenarios.commitments`). Each definite answer is a commitment, composed by the rule of `verishop.verifier.checks.base` (the customer takes
+not.", "thirty days", "$1,250.00", "It is refunded as store credit." The question sets a
+number's unit and what a yes/no answers; figures the question or the policy states are
+restatements next to another figure. An answer that states several values (a hedge) or none
+commits nothing: the customer asks back (a paid turn), and an episode with no definite answer
+scores −1 with no hallucination credit, below any plain guess
+(`verishop.scenarios.commitments`). Each definite answer is a commitment, composed by the rule
+of `verishop.verifier.checks.base` (the customer takes
 the first answer and leaves, so a second one only comes in a journey's later turns). Solved
 when every answer scores ≥ 0.95 (numerically: within about 0.6% of the expected value).
 """
@@ -19,7 +22,7 @@ from __future__ import annotations
 
 from verishop.scenarios.commitments import policy_commitment
 from verishop.scenarios.models import PolicyGoal
-from verishop.scenarios.policy import reward_of
+from verishop.scenarios.policy import policy_figures, reward_of
 from verishop.verifier.checks.base import Options, Scored, TaskScore, compose, messages
 from verishop.verifier.files import Episode
 from verishop.verifier.models import Check
@@ -30,9 +33,10 @@ SOLVED_AT = 0.95
 def score(ep: Episode, options: Options) -> TaskScore:
     goal = ep.scenario.goal
     assert isinstance(goal, PolicyGoal)
+    given = policy_figures(ep.scenario.policy)  # restated, not hedged
     scored = []
     for _, sub in messages(ep):
-        said = policy_commitment(goal, sub)
+        said = policy_commitment(goal, sub, given)
         if said is not None:
             r = reward_of(goal, said)
             typed = [v for v in (sub.answer_yes_no, sub.answer_number, sub.answer_refund_method) if v is not None]

@@ -1,0 +1,214 @@
+"""Reading the one number an answer gives: an amount of money, a percentage or a number of days.
+
+The unit comes from the question (`unit_of`): "how much", "$" or "dollars" ask for money, "percent"
+or "percentage" for a percentage, "days" or "how long" for days. Knowing it lets the reader
+  - read spoken money: "7 dollars and 99 cents", "seven ninety-nine" (7.99), "twelve dollars fifty"
+    (12.50), "99 cents", "20 bucks";
+  - read durations in days: "two weeks" and "a fortnight" (14), "a week" (7), "a month" (30, the
+    policy's month), "N months" (30·N), "a month and a half" (45), "half a month" (15), "48 hours" (2; hours that are not whole days are not days);
+  - leave out figures in another unit beside the answer: "$12.98, refunded within 5 business days"
+    asks money, so 5 is not the answer (alone, a figure in another unit is still read: "$45.00" to a
+    question in days is 45); "18 days ago" is never a number of days to answer with.
+Figures the question or the world already states (`given`) are restatements when the answer
+states another figure too ("On your $41.49 purchase it comes to $12.98"); a figure the answer
+denies ("30 days, not 45", "not 45 but 30", "30 rather than 45") is not its answer; a result
+after "=" or "comes to" is the answer ("30 + 14 = 44 days"). Several figures joined as
+alternatives ("30 or 45 days", "between 14 and 30", "30/45", "30, 45, 60", "58 days, 14 days.") are a hedge:
+AMBIGUOUS, whatever is given. Dates ("March 3, 2026", "2026-03-03"), times ("2pm") and IDs are
+never numbers of the answer.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Literal
+
+from verishop.scenarios.answers.text import AMBIGUOUS, UNSURE, Reading, plain
+
+Unit = Literal["money", "percent", "days"]
+
+_UNITS = {w: i for i, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve thirteen "
+                                     "fourteen fifteen sixteen seventeen eighteen nineteen".split())}
+_TENS = {w: 10 * i for i, w in enumerate("_ _ twenty thirty forty fifty sixty seventy eighty ninety".split()) if i > 1}
+_TWO_DIGITS = (r"(?:(?:" + "|".join(_TENS) + r")(?:[\s-](?:" + "|".join(list(_UNITS)[1:10]) + r"))?|"
+               + "|".join(sorted(_UNITS, key=len, reverse=True)) + r")")
+_WORD_NUMBER = re.compile(rf"\b(?:(?P<hundreds>{_TWO_DIGITS}|a)\s+hundred(?:\s+and)?(?:[\s-]+(?P<rest>{_TWO_DIGITS}))?"
+                          rf"|(?P<small>{_TWO_DIGITS}))\b")
+_MONTHS = ("january|february|march|april|may|june|july|august|september|october|november|december|"
+           "jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec")
+_NOT_FIGURES = re.compile(
+    rf"\b(?:{_MONTHS})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?(?:,?\s+\d{{4}})?\b|\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?"
+    rf"(?:{_MONTHS})\b(?:,?\s+\d{{4}})?|\b\d{{4}}-\d{{2}}-\d{{2}}\b|\b(?:0?[1-9]|1[0-2])/(?:0?[1-9]|[12]\d|3[01])(?:/\d{{2,4}})?\b|"
+    rf"\b\d{{1,2}}(?::\d{{2}})?\s?(?:am|pm)\b|\b[a-z]+\d{{5,}}\b|\b[a-z]\s\d{{7,}}\b")
+# "one" is usually not a number ("the one you bought"); it is when a unit follows.
+_ONE_AS_NUMBER = re.compile(r"\s+(?:more\s+)?(?:day|business day|dollar|buck|cent|percent|week|month|hour|fortnight)")
+
+
+def _two_digits(words: str) -> int:
+    return sum(_TENS.get(w, 0) + _UNITS.get(w, 0) for w in re.split(r"[\s-]+", words))
+
+
+def _word_value(m: re.Match[str]) -> int:
+    if m.group("hundreds"):
+        hundreds = 1 if m.group("hundreds") == "a" else _two_digits(m.group("hundreds"))
+        return hundreds * 100 + (_two_digits(m.group("rest")) if m.group("rest") else 0)
+    return _two_digits(m.group("small"))
+
+
+def _words_to_digits(t: str, unit: Unit | None) -> str:
+    """Number words as digits; with money asked, "seven ninety-nine" (a number, then a number of
+    ten or more in words) is $7.99."""
+    out, last = [], 0
+    matches = list(_WORD_NUMBER.finditer(t))
+    skip = set()
+    for i, m in enumerate(matches):
+        if i in skip:
+            continue
+        value = _word_value(m)
+        nxt = matches[i + 1] if i + 1 < len(matches) else None
+        if (unit == "money" and nxt is not None and t[m.end():nxt.start()] == " " and not m.group("hundreds")
+                and 1 <= value <= 99 and nxt.group("small") and _word_value(nxt) >= 10):
+            out += [t[last:m.start()], f"${value}.{_word_value(nxt):02d}"]
+            last = nxt.end()
+            skip.add(i + 1)
+            continue
+        if m.group("small") == "one" and not _ONE_AS_NUMBER.match(t, m.end()):
+            continue
+        out += [t[last:m.start()], str(value)]
+        last = m.end()
+    return "".join(out) + t[last:]
+
+
+def _spoken_money(t: str) -> str:
+    t = re.sub(r"\b(\d+) ?(?:dollars?|bucks|usd) (?:and )?(\d{1,2}) ?cents?\b", lambda m: f"${m[1]}.{int(m[2]):02d}", t)
+    t = re.sub(r"\b(\d+) ?(?:dollars?|bucks) (\d{2})\b(?! ?(?:days?|%|percent))", r"$\1.\2", t)
+    t = re.sub(r"(?<![\d.$])(\d{1,2}) ?cents?\b", lambda m: f"$0.{int(m[1]):02d}", t)
+    return re.sub(r"(?<![\d.$])(\d+(?:\.\d+)?) ?(?:dollars?|bucks|usd)\b", r"$\1", t)
+
+
+def _durations(t: str) -> str:
+    t = re.sub(r"\b(?:a|one) fortnight\b|\bfortnight\b", "14 days", t)
+    t = re.sub(r"\bhalf an? (week|month)\b", r"0.5 \1", t)
+    t = re.sub(r"\b(?:a|one) (week|month)\b", r"1 \1", t)
+    t = re.sub(r"\b(\d+) (weeks?|months?) and a half\b", lambda m: f"{int(m[1]) + 0.5} {m[2]}", t)
+    t = re.sub(r"\b(\d+(?:\.5)?) ?(?:-| )?weeks?\b", lambda m: f"{float(m[1]) * 7:g} days", t)
+    t = re.sub(r"\b(\d+(?:\.5)?) ?(?:-| )?months?\b", lambda m: f"{float(m[1]) * 30:g} days", t)
+    return re.sub(r"\b(\d+) ?(?:-| )?hours?\b",
+                  lambda m: f"{int(m[1]) // 24} days" if int(m[1]) % 24 == 0 else m[0], t)
+
+
+@dataclass(frozen=True)
+class _Figure:
+    value: float
+    unit: str | None
+    start: int
+    end: int
+    denied: bool
+    result: bool
+    condition: bool  # "orders of $35 or more": a threshold stated beside the answer
+
+
+_FIGURE = re.compile(r"(?<![\w.])(?P<dollar>\$ ?)?(?P<int>\d{1,3}(?:,\d{3})+|\d+)(?P<frac>\.\d+)?(?!\w)")
+_UNIT_AFTER = re.compile(r"\s?-?\s?(?:(?P<percent>%|percent\b|per cent\b)|(?P<ago>(?:business |calendar |working )?days? "
+                         r"(?:ago|since|back)\b)|(?P<days>(?:business |calendar |working )?days?\b|-day\b)|"
+                         r"(?P<hours>hours?\b)|(?P<money>dollars?\b|usd\b)|(?P<count>items?\b|pairs?\b|orders?\b|"
+                         r"units?\b|times\b|members?\b|products?\b|lines?\b))")
+_DENIED = re.compile(r"(?:\bnot|n't|\binstead of|\brather than|\bas opposed to|\bno longer|\bunlike|\bused to be|"
+                     r"\b(?:out )?of (?:your|the|its|a) (?:total |full |original )?|\bfrom (?:your|the) )\s*"
+                     r"(?:(?:the|a|an|just|only|usual|standard|regular|normal|full|original|be|been|is|it's|quite|"
+                     r"exactly|over|about)\s+)*\$?\s?$")
+_RESULT = re.compile(r"(?:=|\brefund(?:ed)? (?:would be|will be|is|of|comes to|amount is)|"
+                     r"\byou(?:'ll|'d| will| would) (?:get|receive) (?:back )?|\bcomes? to|\bworks? out to|\btotals?|\bin total|\bfor a total of|\bthe answer is|"
+                     r"\bthat'?s|\bso you(?:'ll)? (?:have|get))\s*(?:of\s+|is\s+|are\s+)?\$?\s?$")
+_CONDITION_AFTER = re.compile(r"\s*(?:or (?:more|above|over|higher|longer)|and (?:up|above|over)|\+)")
+_CONDITION_BEFORE = re.compile(r"(?:\b(?:orders?|purchases?|subtotals?|spend(?:ing)?) (?:of|over|above|under|below)|"
+                               r"\b(?:over|above|under|below|unless)(?: \w+){0,3}?)\s*\$?\s?$")
+_ALTERNATIVE = re.compile(r"^[\s,]*(?:\$|%|percent|(?:business |calendar )?days?)?[\s,]*(?:or|/|to|-|and|or maybe|"
+                          r"or perhaps|maybe)?[\s,]*\$?\s?$")
+
+
+def unit_of(question: str | None) -> Unit | None:
+    """The unit a question asks its number in, None when it does not say."""
+    q = plain(question or "")
+    if re.search(r"\bhow many (?:\w+ )?days\b|\bhow long\b", q):
+        return "days"
+    if re.search(r"\bpercent(?:age)?\b|%", q) and not re.search(r"\bhow much will i get\b", q):
+        return "percent"
+    if re.search(r"\$|\bdollars?\b|\bhow much\b|\bcost\b|\bprice\b|\bsurcharge\b", q):
+        return "money"
+    if re.search(r"\bdays?\b|\bhow long\b|\bweeks?\b", q):
+        return "days"
+    return None
+
+
+def _figures(t: str) -> list[_Figure]:
+    found = []
+    for m in _FIGURE.finditer(t):
+        value = float(m["int"].replace(",", "") + (m["frac"] or ""))
+        after = _UNIT_AFTER.match(t, m.end())
+        unit = "money" if m["dollar"] else next((k for k, v in (after.groupdict() if after else {}).items() if v), None)
+        before = t[max(0, m.start() - 50):m.start()]
+        end = after.end() if after else m.end()
+        condition = bool(_CONDITION_AFTER.match(t, end) or _CONDITION_BEFORE.search(before))
+        found.append(_Figure(value, unit, m.start(), end, bool(_DENIED.search(before)), bool(_RESULT.search(before)),
+                             condition))
+    return found
+
+
+def figures_in(text: str | None) -> tuple[float, ...]:
+    """Every figure `text` states (dates left out): what a question gives, to pass as `given`."""
+    t = _durations(_spoken_money(_words_to_digits(_NOT_FIGURES.sub(" ", plain(text or "")), "money")))
+    return tuple(sorted({f.value for f in _figures(t)}))
+
+
+def _hedged(t: str, figures: list[_Figure]) -> bool:
+    """Whether two different figures are offered as alternatives ("30 or 45", "between 14 and 30")."""
+    listed = 1  # figures in a run joined by commas only: three or more are a list of options
+    for a, b in zip(figures, figures[1:]):
+        gap = t[a.end:b.start]
+        listed = listed + 1 if re.fullmatch(r"\s*,\s*\$?\s?", gap) else 1
+        if a.value == b.value:
+            continue
+        bare_pair = listed == 2 and re.match(r"\s*(?:[.!,;]|$)", t[b.end:])  # "58 days, 14 days."
+        if listed >= 3 or bare_pair or (listed == 1 and _ALTERNATIVE.match(gap)) or \
+                re.search(r"\b(?:between|either|from)\s+\$?\s?$", t[max(0, a.start - 12):a.start]):
+            return True
+    return False
+
+
+def read_number(text: str | None, unit: Unit | None = None, given: Iterable[float] = (),
+                question: str | None = None) -> Reading:
+    """The one number `text` answers with, None, or AMBIGUOUS (see the module docstring).
+    `question` gives the unit (unless `unit` is passed) and its own figures count as given."""
+    if not text:
+        return None
+    unit = unit or unit_of(question)
+    given = {round(g, 6) for g in (*given, *figures_in(question))}
+    t = _NOT_FIGURES.sub(" ", plain(text))
+    t = _words_to_digits(t, unit)
+    t = _spoken_money(t) if unit == "money" else t
+    t = _durations(t) if unit == "days" else t
+    figures = [f for f in _figures(t) if not f.denied]
+    # Another unit's figure is context beside the answer (money asked, "5 business days" is not
+    # it), but the answer when it is the only figure ("$45.00" to a question in days is 45).
+    figures = [f for f in figures if f.unit not in ("ago", "count", "hours")]
+    if unit is not None:
+        figures = [f for f in figures if f.unit in (None, unit)] or figures
+    if not figures:
+        return None
+    if _hedged(t, figures) or (UNSURE.search(t) and len({f.value for f in figures}) >= 1):
+        return AMBIGUOUS
+    results = {f.value for f in figures if f.result}
+    if len(results) == 1:
+        return results.pop()
+    if unit is not None and any(f.unit == unit for f in figures):
+        figures = [f for f in figures if f.unit == unit]
+    values = {f.value for f in figures}
+    if len(values) > 1:
+        # Thresholds and the figures already given are context beside the answer.
+        values = {f.value for f in figures if not f.condition} or values
+    if len(values) > 1:
+        values = {v for v in values if round(v, 6) not in given} or values
+    return values.pop() if len(values) == 1 else AMBIGUOUS

@@ -1,0 +1,96 @@
+"""Reading an order's status, and which order a message is about.
+
+The shop's statuses run processing → shipped → in_transit → delivered, or end in cancelled:
+"shipped" is the moment an order leaves (dispatched, sent out, handed to the carrier, picked up
+by UPS), "in_transit" is where it is until it arrives (on its way, with the courier, in the
+mail, out for delivery). A message that tells a history names the latest state it reached: "It
+shipped last week and was delivered two days ago" is delivered, "it was processing, now it's
+on its way" is in transit; cancelled ends any history. A state the message denies or puts in
+the future does not count ("it hasn't been delivered yet", "it should arrive... be delivered
+Friday", "cancelled before it shipped"). Statuses offered as alternatives ("shipped or in
+transit", "delivered or not, I can't say") are a hedge: AMBIGUOUS.
+"""
+
+from __future__ import annotations
+
+import re
+
+from verishop.scenarios.answers.text import AMBIGUOUS, UNSURE, Reading, one, plain
+
+_CARRIER = r"(?:the |a |your )?(?:carrier|courier|shipping company|delivery (?:company|service|driver)|ups|fedex|usps|dhl|" \
+           r"post office|postal service|mail carrier|mailman|postman)"
+# Order matters: "not shipped yet" is read as processing before "shipped" is looked for, and each
+# phrase is read once.
+STATUS_PHRASES: tuple[tuple[str, str], ...] = (
+    ("processing", r"not (?:yet )?(?:been )?(?:shipped|dispatched|sent(?: out)?)(?: yet)?|(?:hasn'?t|has not|haven'?t|"
+                   r"have not) (?:yet )?(?:been )?(?:shipped|dispatched|sent(?: out)?|left (?:our|the) warehouse)"
+                   r"(?: yet)?|yet to (?:ship|be shipped|leave)|not (?:yet )?left (?:our|the) warehouse|"
+                   r"awaiting (?:shipment|dispatch)|waiting to (?:ship|be shipped)"),
+    ("cancelled", r"cancell?ed|called off|voided"),
+    ("in_transit", rf"in transit|on (?:its|the|their) way|en route|out for delivery|in the (?:mail|post)|"
+                   rf"(?:it'?s|it is|is|are|currently|now|still) (?:now |currently |still )?(?:with|in the hands of) "
+                   rf"{_CARRIER}|on the (?:truck|road)|being delivered|heading (?:your way|to you)|"
+                   rf"travell?ing to you|making its way|moving through"),
+    ("delivered", r"delivered|arrived|dropped (?:it |them )?off|left at your (?:door|porch|doorstep)|signed for|reached you|"
+                  r"(?:you|you've|you have) (?:already )?received (?:it|them)"),
+    ("shipped", rf"shipped|dispatched|sent out|(?:has|have|was|were) (?:been )?sent|handed (?:over )?(?:to|off to) "
+                rf"{_CARRIER}|picked up by {_CARRIER}|left (?:our|the) (?:warehouse|facility)|"
+                rf"(?:gone|went) out"),
+    ("processing", r"processing|processed|pending|being prepared|preparing|being packed|packing|getting (?:it )?ready|"
+                   r"being picked|being readied"),
+)
+STATUSES = ("processing", "cancelled", "in_transit", "delivered", "shipped")
+# How far along each status is: a history names the furthest one.
+_STAGE = {"processing": 0, "shipped": 1, "in_transit": 2, "delivered": 3, "cancelled": 4}
+_DENIED = re.compile(r"(?:\bnot|n't|\bnever|\bno longer|\byet to be|\bwill|'ll|\bshould|\bwould|\bcould|\bmight|"
+                     r"\bmay|\bexpect(?:ed|s)?(?: it)? to|\bdue to|\bgoing to|\bscheduled to|\bset to|\babout to|"
+                     r"\bto be|\bbefore(?: it| they)?(?:'s| is| was| has| had| gets| got)?|"
+                     r"\b(?:once|when|if|until) (?:it|they)(?:'s| is| are| has| have| gets| get)|\bbe)"
+                     r"\s+(?:(?:\w+|been|be|have|get)\s+){0,2}$")
+_ALTERNATIVE = re.compile(r"\b(?:or|either|whether|nor)\b|/")
+
+
+def read_status(text: str | None) -> Reading:
+    """The order status `text` states ("It's on its way" -> "in_transit"), None, or AMBIGUOUS
+    (see the module docstring)."""
+    if not text:
+        return None
+    t = re.sub(r"[_\-]+", " ", plain(text))
+    marked = t
+    said: list[tuple[int, int, str]] = []
+    for i, (status, pattern) in enumerate(STATUS_PHRASES):
+        regex = re.compile(rf"\b(?:{pattern})\b")
+        for m in regex.finditer(marked):
+            # The phrases of "not shipped yet" carry their own negation; a bare status denied doesn't count.
+            if i == 0 or not _DENIED.search(marked[max(0, m.start() - 40):m.start()]):
+                said.append((m.start(), m.end(), status))
+        marked = regex.sub(lambda m: "#" * len(m[0]), marked)
+    if not said:
+        return None
+    said.sort()
+    if UNSURE.search(t):
+        return AMBIGUOUS
+    for (_, end, a), (start, _, b) in zip(said, said[1:]):
+        if a != b and _ALTERNATIVE.search(t[end:start]):
+            return AMBIGUOUS
+    return max({s for _, _, s in said}, key=_STAGE.__getitem__)
+
+
+ORDER_ID_WORD = re.compile(r"\bW\d{7}\b", re.IGNORECASE)
+
+
+def read_order_id(text: str | None) -> Reading:
+    """The one order ID a message names ("W1234567", any case or width), None, or AMBIGUOUS."""
+    if not text:
+        return None
+    return one(m.upper() for m in ORDER_ID_WORD.findall(plain(text)))
+
+
+def status_claim(message: str, order_id: str | None, answer: str | None) -> tuple[Reading, Reading]:
+    """(order, status) an agent's turn states about an order: the structured fields first, the
+    message's words where a field is empty."""
+    order = (order_id or "").strip() or read_order_id(message)
+    status = read_status(answer)
+    if status is None:
+        status = read_status(message)
+    return order, status

@@ -1,0 +1,192 @@
+"""Reading a yes or a no, as the answer to the question that was asked.
+
+A sentence may open (or close) with a particle that says yes or no outright: "yes", "nope",
+"Absolutely not", "Of course not", "Sure can't", "Not at all", "I'm afraid so", "Unfortunately
+yes", "Sadly you can, ...", "It won't.". Sentences without one are read by their gist, and the
+gist depends on the question: "There's no fee" answers "Is there a fee?" with no, but says
+nothing about "Can I return it?"; "It ships free of charge" answers "Will it ship free?" with
+yes. Agreement and reassurance carry no polarity of their own ("Correct, there is no fee",
+"No problem, you can return it", "No worries, yes") and count as a yes only when nothing else
+is said. A particle that the gist contradicts (only contradicts) is a hedge, and so is any
+answer that says it is unsure ("yes or no", "maybe", "I can't say").
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from verishop.scenarios.answers.text import AMBIGUOUS, UNSURE, Reading, one, plain, sentences
+
+Topic = Literal["ability", "fee", "free_shipping"]
+
+_ADV = (r"(?:maybe|perhaps|possibly|probably|absolutely|certainly|definitely|of course|sure|surely|really|totally|honestly|actually|well|oh|"
+        r"most (?:certainly|definitely)|unfortunately|sadly|regrettably|i'?m afraid|i am afraid|afraid|"
+        r"i'?m (?:so |very )?sorry(?:,? but)?|sorry(?:,? but)?|i'?m sorry to say|alas)")
+_SUBJECT = r"(?:it|you|they|there|that|this|we|i|he|she)"
+_END = r"(?=$|[,.!;:]| i'?m afraid\b| unfortunately\b| sadly\b| sorry\b| though\b| indeed\b)"
+_NO_PARTICLE = re.compile(
+    rf"^(?:{_ADV}[, ]+)*(?:"
+    rf"not at all|not really|not quite|no way|nope|nah|negative|"
+    rf"no{_END}|no(?= (?:it|you|they|there|that|this|we|i|i'?m|sorry|unfortunately|sadly|afraid|never|not)\b)|"
+    rf"not{_END}|not(?= (?:for|after|once|if|unless|in|on|with|when|while|since|anymore|any more|this time)\b)|"
+    rf"never{_END}|never(?= (?:for|after|once|if|on)\b)|"
+    rf"afraid not|none(?: at all)?{_END}|i don'?t think so|i do not think so|i don'?t believe so|"
+    rf"(?:{_SUBJECT} )?(?:sure |certainly |definitely )?(?:can'?t|cannot|can not|won'?t|will not|isn'?t|is not|"
+    rf"doesn'?t|does not|don'?t|do not|aren'?t|are not|wouldn'?t|would not|'s not|'s none){_END})")
+_YES_PARTICLE = re.compile(
+    rf"^(?:{_ADV}[, ]+)*(?:"
+    rf"yes|yeah|yep|yup|yea|aye|affirmative|you bet|sure thing|yes indeed|"
+    rf"(?:i'?m |i am )?afraid so|i think so|i believe so|"
+    rf"(?:{_SUBJECT} )?(?:sure |certainly |definitely |absolutely |indeed |still )?"
+    rf"(?:can|could|may|will|does|do|is|are|'s one|is one|qualifies|sure does|sure can|sure is)(?: still| indeed)?{_END})\b")
+_POSITIVE_ALONE = re.compile(r"^(?:maybe|perhaps|possibly|probably|absolutely|certainly|definitely|of course|sure|surely|indeed|totally|"
+                             r"for sure|most (?:certainly|definitely)|by all means)(?=$|[,.!;:])")
+_CLOSING_PARTICLE = re.compile(r"(?:^|[,;] |\bthe (?:short )?answer is |\bso |\bthen )"
+                               r"(?:(?:so|then|and|sadly|unfortunately|i'?m afraid|that'?s a|it'?s a) )?"
+                               r"(?P<word>yes|yep|yeah|no|nope)$")
+# Said before an answer, or instead of one: agreement and reassurance have no polarity.
+_FILLER = re.compile(r"^(?:(?:hi|hello|hey|ok|okay|alright|all right|so|well|hmm|great|good news|bad news|"
+                     r"(?:good|great) question|thanks?(?: you)?(?: for (?:asking|waiting|your patience|reaching out))?|"
+                     r"let me (?:check|see|look)(?: that| this| into (?:it|that))?(?: for you)?|"
+                     r"i (?:just |have |'ve )?checked(?: (?:it|that|for you))?)"
+                     r"(?:[,!.:]+ ?| ))+")
+_WEAK_YES = re.compile(r"^(?:no problem(?: at all)?|not a problem|no worries|no trouble|not an issue|no issue|"
+                       r"(?:that'?s|that is|you'?re|you are) (?:correct|right|exactly right)|correct|right|exactly|"
+                       r"that'?s true|true)(?:[,!.:]+ ?| |$)")
+_LET_ME = re.compile(r"^(?:let me|i (?:just |have |'ve )?(?:looked|checked|had a look)|i'?ll|i will|one moment|give me|happy to|glad to|i'?d be happy|i'?m happy|i can help)")
+_HEDGE = re.compile(r"\b(?:yes|yeah|yep)\b\s*(?:or|/|and|,)\s*\b(?:no|nope)\b|\b(?:no|nope)\b\s*(?:or|/)\s*\b(?:yes|yep)\b")
+
+
+def topic_of(question: str | None) -> Topic | None:
+    """What a yes/no question asks about: free shipping, a fee, or whether something can be done."""
+    if not question:
+        return None
+    q = plain(question)
+    if re.search(r"\bships? (?:for )?free\b|\bfree (?:standard )?shipping\b", q):
+        return "free_shipping"
+    if re.search(r"\b(?:is|are|will|would) there (?:be )?(?:a|an|any) (?:\w+ )?(?:fee|charge|surcharge)s?\b|"
+                 r"\bdo you charge\b", q):
+        return "fee"
+    if re.search(r"\b(?:can|may|could) (?:i|we|you|they|it)\b", q):
+        return "ability"
+    return None
+
+
+# Gist tables: (polarity, pattern), applied in order; each match is used once, so an earlier
+# pattern ("isn't final sale") keeps a later one ("final sale") from reading the same words.
+_ABILITY: tuple[tuple[str, str], ...] = (
+    ("yes", r"(?:not|isn'?t|is not|aren'?t|are not|it'?s not) (?:a |an )?(?:final[- ]sale|too late|expired|closed|"
+            r"past (?:the|your) (?:window|deadline))"),
+    ("no", r"can'?t|cannot|can not|couldn'?t|could not|won'?t be able|will not be able|unable|ineligible|"
+           r"(?:aren'?t|isn'?t|not|never|no longer) (?:\w+ )?(?:able|allowed|permitted|possible|eligible|returnable|"
+           r"accepted|refundable|cancell?able)|non[- ]?returnable|final[- ]sale|no longer|too late|"
+           r"(?:window|period|deadline) (?:has |had |is )?(?:closed|passed|expired|ended|lapsed|over)|"
+           r"(?:past|outside|beyond) (?:the |your |its )?(?:\w+[- ])?(?:window|period|deadline)|"
+           r"return(?:ed)? (?:it |them )?instead|instead,? (?:you'?ll |you will |you can |you'?d )?(?:need to |have to )?"
+           r"return|(?:won'?t|will not|don'?t|do not|doesn'?t|does not) (?:accept|allow|take|permit)|impossible"),
+    ("yes", r"(?:you|it|they|that|this|items?|which|the \w+|we) (?:\w+ )?(?:can|may|could|are able to|is able to|"
+            r"are allowed to|is allowed to|will be accepted|qualif\w*)|"
+            r"(?:is|are|it'?s|they'?re|that'?s) (?:still |absolutely |definitely |fully )?(?:returnable|eligible|allowed|"
+            r"accepted|fine|covered|in time|possible|cancell?able)|"
+            r"you'?re (?:still )?(?:fine|good|ok|okay|covered|in time|eligible|within)|(?:still|well|comfortably) within|"
+            r"free of charge|free to (?:cancel|return)|you have (?:until|\d+|\w+ (?:more )?days)|days? (?:left|remaining)|"
+            r"feel free|go ahead|by all means|no problem|not a problem"),
+)
+_FEE: tuple[tuple[str, str], ...] = (
+    ("no", r"no (?:\w+ )?(?:restocking )?(?:fees?|charges?|costs?|deductions?)|"
+           r"(?:fees?|charges?) (?:is |are |will be |would be |gets |get )?waived|waive[ds]?|free of charge|"
+           r"without (?:a |any )?(?:\w+ )?(?:fee|charge)|(?:fee|charge)[- ]free|nothing (?:is |will be )?"
+           r"(?:deducted|charged|taken)|not charged|(?:full|complete|entire|whole|100%) refund|"
+           r"(?:don'?t|do not|doesn'?t|does not|won'?t|will not|wouldn'?t|would not) (?:\w+ ){0,2}(?:charge[ds]?|apply|"
+           r"deduct(?:ed)?|carry|owe|cost|pay)|(?:isn'?t|is not|aren'?t|are not|'s not|not) (?:a |any )?(?:\w+ )?(?:fee|charge)|"
+           r"\b0 ?%|zero (?:percent|fee)"),
+    ("yes", r"(?:there(?:'s| is| will be| would be)|you'?ll pay|you will pay|you'?d pay|comes with|carr(?:y|ies)|"
+            r"charges?|charged|incur|appl(?:y|ies)|deduct\w*|subject to) (?:\w+ ){0,3}(?:fee|charge|percent|%)|"
+            r"\d+(?:\.\d+)? ?%|\w+ percent|(?:fee|charge) (?:of|is|applies|will apply|would apply|does apply)|"
+            r"we (?:charge|deduct|keep|withhold)|you(?:'ll| will| would|'d) (?:be charged|get back less|lose)|"
+            r"(?:less|minus) (?:a|the)"),
+)
+_FREE_SHIPPING: tuple[tuple[str, str], ...] = (
+    ("no", r"(?:won'?t|will not|doesn'?t|does not|wouldn'?t|would not|isn'?t|is not|not|never|can'?t|cannot|"
+           r"don'?t|do not) (?:\w+ ){0,2}(?:ship(?:s|ped|ping)? (?:for )?free|free|qualify|qualif\w*|eligible|reach|meet|"
+           r"hit|enough|make it)|not free|(?:short|under|below|less than|shy) (?:of )?(?:the )?(?:\$[\d.,]+|threshold|minimum|"
+           r"limit|free)|(?:you'?ll|you will|you'?d|you would|you'?ll have to|you need to) (?:\w+ ){0,2}"
+           r"(?:pay|be charged)|shipping (?:costs?|is|will be|would be|of|fee of|charge of|at) \$?\d|"
+           r"standard (?:shipping|rate)s? (?:appl(?:y|ies)|of|at|is)"),
+    ("yes", r"ship(?:s|ped|ping)? (?:for |at no cost|completely |totally |entirely )?free|free (?:standard )?"
+            r"(?:shipping|delivery)|(?:qualif\w*|eligible) (?:for )?(?:free|it)|(?:shipping|delivery) (?:is|will be|"
+            r"would be|comes|is completely|is totally) (?:free|on us|included|covered)|no (?:shipping|delivery) "
+            r"(?:charges?|costs?|fees?)|(?:won'?t|will not|don'?t|do not|wouldn'?t) (?:\w+ ){0,2}pay (?:\w+ ){0,2}"
+            r"(?:shipping|delivery|anything)|(?:over|above|meets|clears|exceeds|reaches|hits|past) (?:the )?"
+            r"(?:\$[\d.,]+|threshold|minimum)|free of charge|at no (?:extra )?cost|\$0(?:\.00)?\b"),
+)
+_TABLES = {"ability": _ABILITY, "fee": _FEE, "free_shipping": _FREE_SHIPPING, None: _ABILITY + _FEE}
+
+
+_ACTION = re.compile(r"\b(cancel|return|exchange|send (?:it |them )?back|refund)")
+_ACTION_AFTER = re.compile(r"\s*(?:(?:be|still|also|only|always|just|it|them|easily)\s+)*(cancel|return|exchange|send|refund)")
+
+
+def _action(words: str) -> str:
+    return "return" if words.startswith("send") else words
+
+
+def _gist(text: str, topic: Topic | None, question: str | None) -> set[str]:
+    """The polarities the sentences state about the question's topic. For "Can I cancel...?", a
+    "you can return it" is about another action and says nothing."""
+    asked = _ACTION.search(plain(question or "")) if topic == "ability" else None
+    found: set[str] = set()
+    for polarity, pattern in _TABLES[topic]:
+        regex = re.compile(rf"(?<![\w$])(?:{pattern})(?![\w])")
+        for m in regex.finditer(text):
+            other = _ACTION_AFTER.match(text, m.end())
+            if not (asked and other and _action(other[1]) != _action(asked[1])):
+                found.add(polarity)
+        text = regex.sub(" | ", text)
+    return found
+
+
+def _particles(parts: list[str]) -> tuple[set[str], bool]:
+    """The polarities said outright, and whether only agreement or reassurance was said."""
+    found: set[str] = set()
+    weak = False
+    for i, s in enumerate(parts):
+        s = _FILLER.sub("", s)
+        while (m := _WEAK_YES.match(s)) is not None:
+            weak, s = True, s[m.end():].lstrip(" ,.!;:")
+        if _NO_PARTICLE.match(s):
+            found.add("no")
+        elif _YES_PARTICLE.match(s):
+            found.add("yes")
+        elif _POSITIVE_ALONE.match(s):
+            # "Sure! Let me check." is an offer to look, not an answer.
+            following = parts[i + 1] if i + 1 < len(parts) else ""
+            if not _LET_ME.match(s[_POSITIVE_ALONE.match(s).end():].lstrip(" ,!.")) and not _LET_ME.match(following):
+                found.add("yes")
+        elif (m := _CLOSING_PARTICLE.search(s)) is not None:
+            found.add("yes" if m.group("word") in ("yes", "yep", "yeah") else "no")
+    return found, weak
+
+
+def read_yes_no(text: str | None, question: str | None = None) -> Reading:
+    """"yes", "no", None or AMBIGUOUS: what `text` answers to `question` (see the module docstring).
+    Without a question the gist of "can"/"can't" and of a fee ("there's no fee") is read."""
+    if not text:
+        return None
+    t = plain(text)
+    if _HEDGE.search(t):
+        return AMBIGUOUS
+    t = re.sub(r"\bwhether or not\b", " ", t)
+    parts = sentences(t)
+    said, weak = _particles(parts)
+    gist = _gist(" . ".join(_FILLER.sub("", p) for p in parts), topic_of(question), question)
+    if UNSURE.search(t):
+        return AMBIGUOUS if said or gist or weak else None
+    if len(said) > 1:
+        return AMBIGUOUS
+    if said:
+        return said.pop() if not gist or said <= gist else AMBIGUOUS
+    if gist:
+        return one(gist)
+    return "yes" if weak else None
