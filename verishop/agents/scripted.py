@@ -67,6 +67,8 @@ def make_agent(name: str, scenario: Scenario, **options):
             return redteam.InventAgent(scenario.seed)
         case "natural":
             return redteam.NaturalAgent(scenario)
+        case "natural-idioms":
+            return redteam.NaturalIdiomsAgent(scenario)
         case "openai":
             from verishop.agents.openai_agent import OpenAIAgent, OpenAISettings
 
