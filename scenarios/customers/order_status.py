@@ -10,7 +10,7 @@ claim as the verifier does (`verishop.scenarios.commitments.status_commitment`).
 from __future__ import annotations
 
 from verishop.scenarios.answers import AMBIGUOUS
-from verishop.scenarios.commitments import status_commitment, status_reading, status_turn
+from verishop.scenarios.commitments import StatusClaim, status_commitment, status_reading, status_turn
 from verishop.scenarios.customers.base import CustomerState, CustomerTurn, WorldView
 from verishop.scenarios.models import StatusGoal, Submission
 
@@ -32,7 +32,7 @@ def reply(state: CustomerState, goal: StatusGoal, message: str, sub: Submission,
     return CustomerTurn("Okay. So where is my order?", "continue")
 
 
-def _ask_back(goal: StatusGoal, claim) -> CustomerTurn:
+def _ask_back(goal: StatusGoal, claim: StatusClaim) -> CustomerTurn:
     """No status committed: the right order without one, several orders, or a hedge."""
     if claim.order is AMBIGUOUS:
         return CustomerTurn(f"Which one are you talking about? I mean {goal.description}.", "continue")
