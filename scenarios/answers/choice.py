@@ -29,7 +29,8 @@ REFUND_OPTIONS: dict[str, tuple[str, ...]] = {
 _DENIED = re.compile(r"(?:\bnot|n't|\bnever|\bno longer|\binstead of|\brather than|\bas opposed to|\bin place of|"
                      r"\bexcept)\b(?:(?!\bbut\b)[^.;:,!?]){0,50}$")
 _CONTRAST = re.compile(r"(?:\bunlike|\bnormally|\busually|\bregular (?:returns?|refunds?|orders?)|"
-                       r"\bother (?:returns?|refunds?)|\bstandard (?:returns?|refunds?))\b[^.;:!?,]{0,60}(?:,[^.;:!?,]{0,60})?$")
+                       r"\bother (?:returns?|refunds?)|\bstandard (?:returns?|"
+                       r"refunds?))\b[^.;:!?,]{0,60}(?:,[^.;:!?,]{0,60})?$")
 
 
 def read_choice(text: str | None, options: dict[str, tuple[str, ...]]) -> Reading:

@@ -5,17 +5,21 @@ or "percentage" for a percentage, "days" or "how long" for days. Knowing it lets
   - read spoken money: "7 dollars and 99 cents", "seven ninety-nine" (7.99), "twelve dollars fifty"
     (12.50), "99 cents", "20 bucks";
   - read durations in days: "two weeks" and "a fortnight" (14), "a week" (7), "a month" (30, the
-    policy's month), "N months" (30·N), "a month and a half" (45), "half a month" (15), "48 hours" (2; hours that are not whole days are not days);
+    policy's month), "N months" (30·N), "a month and a half" (45), "half a month" (15), "48 hours"
+    (2; hours that are not whole days are not days);
   - leave out figures in another unit beside the answer: "$12.98, refunded within 5 business days"
     asks money, so 5 is not the answer (alone, a figure in another unit is still read: "$45.00" to a
     question in days is 45); "18 days ago" is never a number of days to answer with.
-Figures the question or the world already states (`given`) are restatements when the answer
-states another figure too ("On your $41.49 purchase it comes to $12.98"); a figure the answer
-denies ("30 days, not 45", "not 45 but 30", "30 rather than 45") is not its answer; a result
-after "=" or "comes to" is the answer ("30 + 14 = 44 days"). Several figures joined as
-alternatives ("30 or 45 days", "between 14 and 30", "30/45", "30, 45, 60", "58 days, 14 days.") are a hedge:
-AMBIGUOUS, whatever is given. Dates ("March 3, 2026", "2026-03-03"), times ("2pm") and IDs are
-never numbers of the answer.
+Figures the question or the world already states (`given`), thresholds ("orders of $35 or
+more") and the usual rule ("the usual window is 14 days") are context when the answer states
+another figure too ("On your $41.49 purchase it comes to $12.98"); a figure the answer denies
+("30 days, not 45", "not 45 but 30", "30 rather than 45") is not its answer; a result after "="
+or "comes to" is the answer ("30 + 14 = 44 days"). Several figures offered as alternatives ("30
+or 45 days", "between 14 and 30", "30/45", "30, 45, 60", "58 days, 14 days.") are a hedge:
+AMBIGUOUS, whatever is given. A figure in parentheses is an aside beside one outside them
+("$35.00 for non-members (Plus members: $24.50)"): context after the question's own figures and
+before those the world gives. Dates ("March 3, 2026", "2026-03-03"), times
+("2pm") and IDs are never numbers of the answer.
 """
 
 from __future__ import annotations
@@ -40,7 +44,8 @@ _MONTHS = ("january|february|march|april|may|june|july|august|september|october|
            "jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec")
 _NOT_FIGURES = re.compile(
     rf"\b(?:{_MONTHS})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?(?:,?\s+\d{{4}})?\b|\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?"
-    rf"(?:{_MONTHS})\b(?:,?\s+\d{{4}})?|\b\d{{4}}-\d{{2}}-\d{{2}}\b|\b(?:0?[1-9]|1[0-2])/(?:0?[1-9]|[12]\d|3[01])(?:/\d{{2,4}})?\b|"
+    rf"(?:{_MONTHS})\b(?:,?\s+\d{{4}})?|\b\d{{4}}-\d{{2}}-\d{{2}}\b|\b(?:0?[1-9]|1[0-2])/(?:0?[1-9]|[12]\d|"
+    rf"3[01])(?:/\d{{2,4}})?\b|"
     rf"\b\d{{1,2}}(?::\d{{2}})?\s?(?:am|pm)\b|\b[a-z]+\d{{5,}}\b|\b[a-z]\s\d{{7,}}\b")
 # "one" is usually not a number ("the one you bought"); it is when a unit follows.
 _ONE_AS_NUMBER = re.compile(r"\s+(?:more\s+)?(?:day|business day|dollar|buck|cent|percent|week|month|hour|fortnight)")
@@ -108,25 +113,35 @@ class _Figure:
     denied: bool
     result: bool
     condition: bool  # "orders of $35 or more": a threshold stated beside the answer
+    aside: bool  # inside parentheses
 
 
 _FIGURE = re.compile(r"(?<![\w.])(?P<dollar>\$ ?)?(?P<int>\d{1,3}(?:,\d{3})+|\d+)(?P<frac>\.\d+)?(?!\w)")
-_UNIT_AFTER = re.compile(r"\s?-?\s?(?:(?P<percent>%|percent\b|per cent\b)|(?P<ago>(?:business |calendar |working )?days? "
+_UNIT_AFTER = re.compile(r"\s?-?\s?(?:(?P<percent>%|percent\b|per cent\b)|(?P<ago>(?:business |calendar |"
+                         r"working )?days? "
                          r"(?:ago|since|back)\b)|(?P<days>(?:business |calendar |working )?days?\b|-day\b)|"
                          r"(?P<hours>hours?\b)|(?P<money>dollars?\b|usd\b)|(?P<count>items?\b|pairs?\b|orders?\b|"
-                         r"units?\b|times\b|members?\b|products?\b|lines?\b))")
+                         r"units?\b|members?\b|products?\b|lines?\b))")
 _DENIED = re.compile(r"(?:\bnot|n't|\binstead of|\brather than|\bas opposed to|\bno longer|\bunlike|\bused to be|"
                      r"\b(?:out )?of (?:your|the|its|a) (?:total |full |original )?|\bfrom (?:your|the) )\s*"
                      r"(?:(?:the|a|an|just|only|usual|standard|regular|normal|full|original|be|been|is|it's|quite|"
                      r"exactly|over|about)\s+)*\$?\s?$")
-_RESULT = re.compile(r"(?:=|\brefund(?:ed)? (?:would be|will be|is|of|comes to|amount is)|"
-                     r"\byou(?:'ll|'d| will| would) (?:get|receive) (?:back )?|\bcomes? to|\bworks? out to|\btotals?|\bin total|\bfor a total of|\bthe answer is|"
-                     r"\bthat'?s|\bso you(?:'ll)? (?:have|get))\s*(?:of\s+|is\s+|are\s+)?\$?\s?$")
+_RESULT = re.compile(r"(?:=|\brefund(?:ed)? (?:would be|will be|is|of|comes to|amount is)|\bcomes? to|"
+                     r"\bworks? out to|\btotals?|\bin total|\bfor a total of|\bthe answer is)\s*(?:of\s+|is\s+|"
+                     r"are\s+)?\$?\s?$")
+# Said before money only ("you'd get $76.49 back"); before days it may be a part ("you get 15 extra days").
+_MONEY_RESULT = re.compile(r"\byou(?:'ll|'d| will| would)? (?:get|receive)(?: back)?\s*$")
 _CONDITION_AFTER = re.compile(r"\s*(?:or (?:more|above|over|higher|longer)|and (?:up|above|over)|\+)")
+# Thresholds and the usual rule, stated beside the answer: "orders of $35 or more", "the usual window is 14 days".
 _CONDITION_BEFORE = re.compile(r"(?:\b(?:orders?|purchases?|subtotals?|spend(?:ing)?) (?:of|over|above|under|below)|"
-                               r"\b(?:over|above|under|below|unless)(?: \w+){0,3}?)\s*\$?\s?$")
-_ALTERNATIVE = re.compile(r"^[\s,]*(?:\$|%|percent|(?:business |calendar )?days?)?[\s,]*(?:or|/|to|-|and|or maybe|"
-                          r"or perhaps|maybe)?[\s,]*\$?\s?$")
+                               r"\b(?:over|above|under|below|unless)(?: \w+){0,3}?|"
+                               r"\b(?:the standard|usual(?:ly)?|normal(?:ly)?|regular|base|default|general(?:ly)?|"
+                               r"otherwise|"
+                               r"typical(?:ly)?|instead of)\b(?: [\w-]+){0,3}? ?(?:is|are|was|of)?)\s*\$?\s?$")
+_EXPLAINED = re.compile(r"\s*(?:(?:business |calendar )?days?\s*)?(?:=|\+|-|plus|minus|and|for|from|of|base|standard|"
+                        r"extra|more|as|\(|times|x\b|×)")
+_ALTERNATIVE = re.compile(r"^[\s,]*(?:\$|%|percent|(?:business |calendar )?days?)?[\s,]*(?:\(?\s*(?:or|/|to|-|and|or maybe|"
+                          r"or perhaps|maybe))?[\s,]*\$?\s?$")
 
 
 def unit_of(question: str | None) -> Unit | None:
@@ -152,8 +167,9 @@ def _figures(t: str) -> list[_Figure]:
         before = t[max(0, m.start() - 50):m.start()]
         end = after.end() if after else m.end()
         condition = bool(_CONDITION_AFTER.match(t, end) or _CONDITION_BEFORE.search(before))
-        found.append(_Figure(value, unit, m.start(), end, bool(_DENIED.search(before)), bool(_RESULT.search(before)),
-                             condition))
+        result = bool(_RESULT.search(before) or (unit == "money" and _MONEY_RESULT.search(before)))
+        aside = t.count("(", 0, m.start()) > t.count(")", 0, m.start())
+        found.append(_Figure(value, unit, m.start(), end, bool(_DENIED.search(before)), result, condition, aside))
     return found
 
 
@@ -171,7 +187,8 @@ def _hedged(t: str, figures: list[_Figure]) -> bool:
         listed = listed + 1 if re.fullmatch(r"\s*,\s*\$?\s?", gap) else 1
         if a.value == b.value:
             continue
-        bare_pair = listed == 2 and re.match(r"\s*(?:[.!,;]|$)", t[b.end:])  # "58 days, 14 days."
+        # "58 days, 14 days." offers two; "44 days, 30 plus 14" explains one.
+        bare_pair = listed == 2 and not _EXPLAINED.match(t, b.end)
         if listed >= 3 or bare_pair or (listed == 1 and _ALTERNATIVE.match(gap)) or \
                 re.search(r"\b(?:between|either|from)\s+\$?\s?$", t[max(0, a.start - 12):a.start]):
             return True
@@ -185,12 +202,18 @@ def read_number(text: str | None, unit: Unit | None = None, given: Iterable[floa
     if not text:
         return None
     unit = unit or unit_of(question)
-    given = {round(g, 6) for g in (*given, *figures_in(question))}
+    restated = {round(g, 6) for g in figures_in(question)}
+    given = {round(g, 6) for g in given} | restated
     t = _NOT_FIGURES.sub(" ", plain(text))
     t = _words_to_digits(t, unit)
     t = _spoken_money(t) if unit == "money" else t
     t = _durations(t) if unit == "days" else t
     figures = [f for f in _figures(t) if not f.denied]
+    if not figures:
+        return None
+    # Alternatives are a hedge whatever their units ("30 days (or 45)").
+    if _hedged(t, figures) or UNSURE.search(t):
+        return AMBIGUOUS
     # Another unit's figure is context beside the answer (money asked, "5 business days" is not
     # it), but the answer when it is the only figure ("$45.00" to a question in days is 45).
     figures = [f for f in figures if f.unit not in ("ago", "count", "hours")]
@@ -198,8 +221,6 @@ def read_number(text: str | None, unit: Unit | None = None, given: Iterable[floa
         figures = [f for f in figures if f.unit in (None, unit)] or figures
     if not figures:
         return None
-    if _hedged(t, figures) or (UNSURE.search(t) and len({f.value for f in figures}) >= 1):
-        return AMBIGUOUS
     results = {f.value for f in figures if f.result}
     if len(results) == 1:
         return results.pop()
@@ -209,6 +230,11 @@ def read_number(text: str | None, unit: Unit | None = None, given: Iterable[floa
     if len(values) > 1:
         # Thresholds and the figures already given are context beside the answer.
         values = {f.value for f in figures if not f.condition} or values
+    if len(values) > 1:
+        # The question's own figures first ("since $120.99 is over ..."), then any the world gives.
+        values = {v for v in values if round(v, 6) not in restated} or values
+    if len(values) > 1:
+        values = {f.value for f in figures if f.value in values and not f.aside} or values
     if len(values) > 1:
         values = {v for v in values if round(v, 6) not in given} or values
     return values.pop() if len(values) == 1 else AMBIGUOUS

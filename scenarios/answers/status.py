@@ -8,7 +8,8 @@ shipped last week and was delivered two days ago" is delivered, "it was processi
 on its way" is in transit; cancelled ends any history. A state the message denies or puts in
 the future does not count ("it hasn't been delivered yet", "it should arrive... be delivered
 Friday", "cancelled before it shipped"). Statuses offered as alternatives ("shipped or in
-transit", "delivered or not, I can't say") are a hedge: AMBIGUOUS.
+transit", "delivered or not, I can't say") or listed ("shipped, in transit, delivered") are a
+hedge: AMBIGUOUS.
 """
 
 from __future__ import annotations
@@ -17,8 +18,8 @@ import re
 
 from verishop.scenarios.answers.text import AMBIGUOUS, UNSURE, Reading, one, plain
 
-_CARRIER = r"(?:the |a |your )?(?:carrier|courier|shipping company|delivery (?:company|service|driver)|ups|fedex|usps|dhl|" \
-           r"post office|postal service|mail carrier|mailman|postman)"
+_CARRIER = (r"(?:the |a |your )?(?:carrier|courier|shipping company|delivery (?:company|service|driver)|ups|fedex|"
+            r"usps|dhl|post office|postal service|mail carrier|mailman|postman)")
 # Order matters: "not shipped yet" is read as processing before "shipped" is looked for, and each
 # phrase is read once.
 STATUS_PHRASES: tuple[tuple[str, str], ...] = (
@@ -31,7 +32,8 @@ STATUS_PHRASES: tuple[tuple[str, str], ...] = (
                    rf"(?:it'?s|it is|is|are|currently|now|still) (?:now |currently |still )?(?:with|in the hands of) "
                    rf"{_CARRIER}|on the (?:truck|road)|being delivered|heading (?:your way|to you)|"
                    rf"travell?ing to you|making its way|moving through"),
-    ("delivered", r"delivered|arrived|dropped (?:it |them )?off|left at your (?:door|porch|doorstep)|signed for|reached you|"
+    ("delivered", r"delivered|arrived|dropped (?:it |them )?off|left at your (?:door|porch|doorstep)|signed for|"
+                  r"reached you|"
                   r"(?:you|you've|you have) (?:already )?received (?:it|them)"),
     ("shipped", rf"shipped|dispatched|sent out|(?:has|have|was|were) (?:been )?sent|handed (?:over )?(?:to|off to) "
                 rf"{_CARRIER}|picked up by {_CARRIER}|left (?:our|the) (?:warehouse|facility)|"
@@ -48,6 +50,8 @@ _DENIED = re.compile(r"(?:\bnot|n't|\bnever|\bno longer|\byet to be|\bwill|'ll|\
                      r"\b(?:once|when|if|until) (?:it|they)(?:'s| is| are| has| have| gets| get)|\bbe)"
                      r"\s+(?:(?:\w+|been|be|have|get)\s+){0,2}$")
 _ALTERNATIVE = re.compile(r"\b(?:or|either|whether|nor)\b|/")
+# Statuses with nothing but punctuation or "and" between them are a list, not a history.
+_LISTED = re.compile(r"[\s,;|&+.!?]*(?:and)?[\s,;|&+.!?]*")
 
 
 def read_status(text: str | None) -> Reading:
@@ -71,7 +75,7 @@ def read_status(text: str | None) -> Reading:
     if UNSURE.search(t):
         return AMBIGUOUS
     for (_, end, a), (start, _, b) in zip(said, said[1:]):
-        if a != b and _ALTERNATIVE.search(t[end:start]):
+        if a != b and (_ALTERNATIVE.search(t[end:start]) or _LISTED.fullmatch(t[end:start])):
             return AMBIGUOUS
     return max({s for _, _, s in said}, key=_STAGE.__getitem__)
 

@@ -23,14 +23,15 @@ Reading = object  # a value, None, or AMBIGUOUS
 _QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201b": "'", "\u2032": "'", "`": "'", "\u00b4": "'",
                          "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u00ab": '"', "\u00bb": '"'})
 # Dashes between words work as commas ("No worries — yes"); a hyphen inside a word stays.
-_DASH = re.compile(r"\s*[\u2012\u2013\u2014\u2015\u2212]+\s*|\s+-{1,2}\s+|\s*--\s*")
-_RANGE_DASH = re.compile(r"(?<=\d)\s*[\u2012\u2013\u2014\u2015\u2212]\s*(?=\$?\d)")
+_DASH = re.compile(r"\s*[\u2012\u2013\u2014\u2015]+\s*|\s+-{1,2}\s+|\s*--\s*")
+_RANGE_DASH = re.compile(r"(?<=\d)\s*[\u2012\u2013\u2014\u2015]\s*(?=\$?\d)")
 _MARKUP = re.compile(r"[*_#>`~]+")
 
 
 def plain(text: str) -> str:
     """`text` as the readers see it (see the module docstring)."""
     text = unicodedata.normalize("NFKC", text).translate(_QUOTES).replace("\u2010", "-")
+    text = text.replace("\u2212", " minus ").replace("\u00d7", " times ")
     text = _RANGE_DASH.sub(" to ", text)
     text = _DASH.sub(", ", text)
     text = _MARKUP.sub(" ", text)
@@ -56,4 +57,5 @@ def one(found: Iterable[object]) -> Reading:
 # Words that say the writer does not know: with a value they make it a hedge, alone no answer.
 UNSURE = re.compile(r"\b(?:not (?:\w+ )?sure|unsure|can(?:'t|not|not) (?:say|tell|confirm|be sure)|"
                     r"(?:don't|do not|doesn't) know|no idea|hard to say|not certain|uncertain|"
-                    r"may or may not|might or might not|could go either way|it depends|depends on|either way|one or the other|(?<!whether )or not\b|or maybe|maybe|perhaps|possibly)\b")
+                    r"may or may not|might or might not|could go either way|it depends|depends on|either way|"
+                    r"one or the other|(?<!whether )or not\b|or maybe|maybe|perhaps|possibly)\b")

@@ -20,7 +20,8 @@ from verishop.scenarios.answers.text import AMBIGUOUS, UNSURE, Reading, one, pla
 
 Topic = Literal["ability", "fee", "free_shipping"]
 
-_ADV = (r"(?:maybe|perhaps|possibly|probably|absolutely|certainly|definitely|of course|sure|surely|really|totally|honestly|actually|well|oh|"
+_ADV = (r"(?:maybe|perhaps|possibly|probably|absolutely|certainly|definitely|of course|sure|surely|really|"
+        r"totally|honestly|actually|well|oh|"
         r"most (?:certainly|definitely)|unfortunately|sadly|regrettably|i'?m afraid|i am afraid|afraid|"
         r"i'?m (?:so |very )?sorry(?:,? but)?|sorry(?:,? but)?|i'?m sorry to say|alas)")
 _SUBJECT = r"(?:it|you|they|there|that|this|we|i|he|she)"
@@ -39,8 +40,10 @@ _YES_PARTICLE = re.compile(
     rf"yes|yeah|yep|yup|yea|aye|affirmative|you bet|sure thing|yes indeed|"
     rf"(?:i'?m |i am )?afraid so|i think so|i believe so|"
     rf"(?:{_SUBJECT} )?(?:sure |certainly |definitely |absolutely |indeed |still )?"
-    rf"(?:can|could|may|will|does|do|is|are|'s one|is one|qualifies|sure does|sure can|sure is)(?: still| indeed)?{_END})\b")
-_POSITIVE_ALONE = re.compile(r"^(?:maybe|perhaps|possibly|probably|absolutely|certainly|definitely|of course|sure|surely|indeed|totally|"
+    rf"(?:can|could|may|will|does|do|is|are|'s one|is one|qualifies|sure does|sure can|sure is)(?: still|"
+    rf" indeed)?{_END})\b")
+_POSITIVE_ALONE = re.compile(r"^(?:maybe|perhaps|possibly|probably|absolutely|certainly|definitely|of course|"
+                             r"sure|surely|indeed|totally|"
                              r"for sure|most (?:certainly|definitely)|by all means)(?=$|[,.!;:])")
 _CLOSING_PARTICLE = re.compile(r"(?:^|[,;] |\bthe (?:short )?answer is |\bso |\bthen )"
                                r"(?:(?:so|then|and|sadly|unfortunately|i'?m afraid|that'?s a|it'?s a) )?"
@@ -54,8 +57,11 @@ _FILLER = re.compile(r"^(?:(?:hi|hello|hey|ok|okay|alright|all right|so|well|hmm
 _WEAK_YES = re.compile(r"^(?:no problem(?: at all)?|not a problem|no worries|no trouble|not an issue|no issue|"
                        r"(?:that'?s|that is|you'?re|you are) (?:correct|right|exactly right)|correct|right|exactly|"
                        r"that'?s true|true)(?:[,!.:]+ ?| |$)")
-_LET_ME = re.compile(r"^(?:let me|i (?:just |have |'ve )?(?:looked|checked|had a look)|i'?ll|i will|one moment|give me|happy to|glad to|i'?d be happy|i'?m happy|i can help)")
-_HEDGE = re.compile(r"\b(?:yes|yeah|yep)\b\s*(?:or|/|and|,)\s*\b(?:no|nope)\b|\b(?:no|nope)\b\s*(?:or|/)\s*\b(?:yes|yep)\b")
+_LET_ME = re.compile(r"^(?:let me|i (?:just |have |'ve )?(?:looked|checked|had a look)|i'?ll|i will|one moment|"
+                     r"give me|happy to|glad to|i'?d be happy|i'?m happy|i can help)")
+# "Yes, no problem" is a yes; "yes, no." and "yes or no" offer both.
+_HEDGE = re.compile(r"\b(?:yes|yeah|yep)\b\s*(?:or|/|and)\s*\b(?:no|nope)\b|\b(?:no|nope)\b\s*(?:or|/)\s*\b(?:yes|yep)\b|"
+                    r"\b(?:yes|yeah|yep)\s*,\s*(?:no|nope)\s*(?:$|[.!?;])")
 
 
 def topic_of(question: str | None) -> Topic | None:
@@ -78,19 +84,26 @@ def topic_of(question: str | None) -> Topic | None:
 _ABILITY: tuple[tuple[str, str], ...] = (
     ("yes", r"(?:not|isn'?t|is not|aren'?t|are not|it'?s not) (?:a |an )?(?:final[- ]sale|too late|expired|closed|"
             r"past (?:the|your) (?:window|deadline))"),
-    ("no", r"can'?t|cannot|can not|couldn'?t|could not|won'?t be able|will not be able|unable|ineligible|"
+    ("no", r"can(?:'?t|not| not| no longer| never)|couldn'?t|could not|won'?t be able|will not be able|unable|"
+           r"ineligible|"
            r"(?:aren'?t|isn'?t|not|never|no longer) (?:\w+ )?(?:able|allowed|permitted|possible|eligible|returnable|"
            r"accepted|refundable|cancell?able)|non[- ]?returnable|final[- ]sale|no longer|too late|"
-           r"(?:window|period|deadline) (?:has |had |is )?(?:closed|passed|expired|ended|lapsed|over)|"
-           r"(?:past|outside|beyond) (?:the |your |its )?(?:\w+[- ])?(?:window|period|deadline)|"
-           r"return(?:ed)? (?:it |them )?instead|instead,? (?:you'?ll |you will |you can |you'?d )?(?:need to |have to )?"
-           r"return|(?:won'?t|will not|don'?t|do not|doesn'?t|does not) (?:accept|allow|take|permit)|impossible"),
-    ("yes", r"(?:you|it|they|that|this|items?|which|the \w+|we) (?:\w+ )?(?:can|may|could|are able to|is able to|"
+           r"(?:window|period|deadline) (?:has |had |is )?(?:already )?(?:closed|passed|expired|ended|lapsed|over)|"
+           r"(?:past|outside|beyond) (?:the |your |its )?(?:[\w-]+ ){0,2}(?:window|period|deadline)|"
+           r"return(?:ed)? (?:it |them )?instead|instead,? (?:you'?ll |you will |you can |you'?d )?(?:need to |"
+           r"have to )?"
+           r"return|(?:won'?t|will not|don'?t|do not|doesn'?t|does not) (?:accept|allow|take|permit)|impossible|"
+           r"excluded|exempt from|not covered"),
+    ("yes", r"(?:you'?re|they'?re|it'?s) (?:still |also )?(?:able|allowed|welcome|free) to|"
+            r"(?:you|it|they|that|this|items?|which|the \w+|we) (?:\w+ )?(?:can|may|could|are able to|is able to|"
             r"are allowed to|is allowed to|will be accepted|qualif\w*)|"
-            r"(?:is|are|it'?s|they'?re|that'?s) (?:still |absolutely |definitely |fully )?(?:returnable|eligible|allowed|"
+            r"(?:is|are|it'?s|they'?re|that'?s) (?:still |absolutely |definitely |fully )?(?:returnable|eligible|"
+            r"allowed|"
             r"accepted|fine|covered|in time|possible|cancell?able)|"
-            r"you'?re (?:still )?(?:fine|good|ok|okay|covered|in time|eligible|within)|(?:still|well|comfortably) within|"
-            r"free of charge|free to (?:cancel|return)|you have (?:until|\d+|\w+ (?:more )?days)|days? (?:left|remaining)|"
+            r"you'?re (?:still )?(?:fine|good|ok|okay|covered|in time|eligible|within)|(?:still|well|"
+            r"comfortably) within|"
+            r"free of charge|free to (?:cancel|return)|you (?:still )?have (?:until|\d+|\w+ (?:more )?days)|"
+            r"days? (?:left|remaining)|"
             r"feel free|go ahead|by all means|no problem|not a problem"),
 )
 _FEE: tuple[tuple[str, str], ...] = (
@@ -99,8 +112,9 @@ _FEE: tuple[tuple[str, str], ...] = (
            r"without (?:a |any )?(?:\w+ )?(?:fee|charge)|(?:fee|charge)[- ]free|nothing (?:is |will be )?"
            r"(?:deducted|charged|taken)|not charged|(?:full|complete|entire|whole|100%) refund|"
            r"(?:don'?t|do not|doesn'?t|does not|won'?t|will not|wouldn'?t|would not) (?:\w+ ){0,2}(?:charge[ds]?|apply|"
-           r"deduct(?:ed)?|carry|owe|cost|pay)|(?:isn'?t|is not|aren'?t|are not|'s not|not) (?:a |any )?(?:\w+ )?(?:fee|charge)|"
-           r"\b0 ?%|zero (?:percent|fee)"),
+           r"deduct(?:ed)?|carry|owe|cost|pay)|(?:isn'?t|is not|aren'?t|are not|'s not|not) (?:a |"
+           r"any )?(?:\w+ )?(?:fee|charge)|"
+           r"\b0 ?%|zero (?:\w+ )?(?:percent|fees?|charges?)"),
     ("yes", r"(?:there(?:'s| is| will be| would be)|you'?ll pay|you will pay|you'?d pay|comes with|carr(?:y|ies)|"
             r"charges?|charged|incur|appl(?:y|ies)|deduct\w*|subject to) (?:\w+ ){0,3}(?:fee|charge|percent|%)|"
             r"\d+(?:\.\d+)? ?%|\w+ percent|(?:fee|charge) (?:of|is|applies|will apply|would apply|does apply)|"
@@ -109,8 +123,10 @@ _FEE: tuple[tuple[str, str], ...] = (
 )
 _FREE_SHIPPING: tuple[tuple[str, str], ...] = (
     ("no", r"(?:won'?t|will not|doesn'?t|does not|wouldn'?t|would not|isn'?t|is not|not|never|can'?t|cannot|"
-           r"don'?t|do not) (?:\w+ ){0,2}(?:ship(?:s|ped|ping)? (?:for )?free|free|qualify|qualif\w*|eligible|reach|meet|"
-           r"hit|enough|make it)|not free|(?:short|under|below|less than|shy) (?:of )?(?:the )?(?:\$[\d.,]+|threshold|minimum|"
+           r"don'?t|do not) (?:\w+ ){0,2}(?:ship(?:s|ped|ping)? (?:for )?free|free|qualify|qualif\w*|eligible|"
+           r"reach|meet|"
+           r"hit|enough|make it)|not free|(?:short|under|below|less than|shy) (?:of )?(?:the )?(?:\$[\d.,]+|"
+           r"threshold|minimum|"
            r"limit|free)|(?:you'?ll|you will|you'?d|you would|you'?ll have to|you need to) (?:\w+ ){0,2}"
            r"(?:pay|be charged)|shipping (?:costs?|is|will be|would be|of|fee of|charge of|at) \$?\d|"
            r"standard (?:shipping|rate)s? (?:appl(?:y|ies)|of|at|is)"),
@@ -121,11 +137,14 @@ _FREE_SHIPPING: tuple[tuple[str, str], ...] = (
             r"(?:shipping|delivery|anything)|(?:over|above|meets|clears|exceeds|reaches|hits|past) (?:the )?"
             r"(?:\$[\d.,]+|threshold|minimum)|free of charge|at no (?:extra )?cost|\$0(?:\.00)?\b"),
 )
+_RULE = re.compile(r"\b(?:if|unless|as long as|only|orders|purchases|members|items|from \$|over \$|above \$|"
+                   r"or more|policy|normally|usually|generally)\b")
 _TABLES = {"ability": _ABILITY, "fee": _FEE, "free_shipping": _FREE_SHIPPING, None: _ABILITY + _FEE}
 
 
 _ACTION = re.compile(r"\b(cancel|return|exchange|send (?:it |them )?back|refund)")
-_ACTION_AFTER = re.compile(r"\s*(?:(?:be|still|also|only|always|just|it|them|easily)\s+)*(cancel|return|exchange|send|refund)")
+_ACTION_AFTER = re.compile(r"\s*(?:(?:be|still|also|only|always|just|it|them|easily)\s+)*(cancel|return|exchange|"
+                           r"send|refund)")
 
 
 def _action(words: str) -> str:
@@ -186,7 +205,11 @@ def read_yes_no(text: str | None, question: str | None = None) -> Reading:
     if len(said) > 1:
         return AMBIGUOUS
     if said:
-        return said.pop() if not gist or said <= gist else AMBIGUOUS
+        # A rule restated beside the particle ("Plus members get free shipping from $35") is
+        # not about this case: only the other clauses can contradict the particle.
+        clauses = [c for p in parts for c in re.split(r"[,;]", _FILLER.sub("", p)) if not _RULE.search(c)]
+        case = _gist(" . ".join(clauses), topic_of(question), question)
+        return said.pop() if not case or said <= case else AMBIGUOUS
     if gist:
         return one(gist)
     return "yes" if weak else None
