@@ -27,7 +27,7 @@ from verishop.mcp_server.models import (BrowsingHistory, Cart, Conversation, Cur
                                OrderList, PolicyResults, ProductComparison, ProductDetails, ReturnEligibility, ReturnReceipt,
                                SearchResults)
 from verishop.mcp_server.shop import cart, catalog, info, orders
-from verishop.scenarios.models import Submission
+from verishop.scenarios.models import MAX_ANSWER_NUMBER, OrderStatus, RefundMethod, Submission
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -269,14 +269,31 @@ def _register_conversation(tools: ToolSet, state: ServerState) -> None:
         line_id: Annotated[str | None, Field(max_length=32, description="The order line you identified.")] = None,
         answer: Annotated[str | None, Field(max_length=200, description="Your short answer, when the customer "
                                             "asked for one: a policy value (a number or a phrase) or an order's "
-                                            "status.")] = None,
+                                            "status, in words.")] = None,
+        answer_yes_no: Annotated[bool | None, Field(description="Your answer to a yes/no question, exactly: true "
+                                                    "for yes, false for no. Wins over `answer`.")] = None,
+        answer_number: Annotated[float | None, Field(
+            allow_inf_nan=False, ge=-MAX_ANSWER_NUMBER, le=MAX_ANSWER_NUMBER,
+            description="Your answer to a question asking for a number, exactly: dollars for an amount (7.99), "
+                        "days for a period (30), percent for a rate (15). Wins over `answer`.")] = None,
+        answer_status: Annotated[OrderStatus | None, Field(
+            description="The order's status, exactly, when the customer asked where an order is. Wins over "
+                        "`answer`.")] = None,
+        answer_refund_method: Annotated[RefundMethod | None, Field(
+            description="How a refund is paid, exactly, when the customer asked. Wins over `answer`.")] = None,
         done: Annotated[bool, Field(description="True when the request is handled; ends the episode.")] = False,
     ) -> CustomerReply:
         """Send one message to the customer, with your structured answer, and get their reply.
         Each call is one turn of the limited turn budget. Ask a question when a requirement
-        is unclear; recommend products with recommended_product_ids."""
+        is unclear; recommend products with recommended_product_ids. Give an answer either in
+        words (`answer`) or exactly as a typed value (answer_yes_no, answer_number,
+        answer_status, answer_refund_method): the typed value that fits the question is read
+        as given. An answer that states no single value (nothing, or "30 or 45 days") is not
+        taken: the customer asks again, and that costs a turn."""
         submission = Submission(recommended_product_ids=tuple(recommended_product_ids or ()), order_id=order_id,
-                                line_id=line_id, answer=answer, done=done)
+                                line_id=line_id, answer=answer, answer_yes_no=answer_yes_no,
+                                answer_number=answer_number, answer_status=answer_status,
+                                answer_refund_method=answer_refund_method, done=done)
         args = dict(message=message, **submission.model_dump(mode="json"))
 
         async def body(ep: Episode) -> CustomerReply:

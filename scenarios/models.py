@@ -97,6 +97,9 @@ class PolicyRules(Frozen):
     oversize_categories: tuple[str, ...]
     oversize_surcharge_cents: int
     price_adjustment_days: int
+    # Drawn since policy-v3 and journey-v6; the defaults are what earlier policies said.
+    refund_business_days: int = 5
+    gift_refund_method: Literal["store credit", "original payment method"] = "store credit"
 
 
 class StorePolicy(Frozen):
@@ -299,6 +302,11 @@ class ExtraProduct(Frozen):
     attrs: dict[str, str]
 
 
+RefundMethod = Literal["store credit", "original payment method"]
+# Bigger than any amount, day count or percentage the shop has; keeps typed answers finite.
+MAX_ANSWER_NUMBER = 1_000_000_000
+
+
 class Submission(Frozen):
     """The agent's structured answer, sent with a message to the customer."""
 
@@ -307,6 +315,13 @@ class Submission(Frozen):
     line_id: str | None = None
     # A policy value (number or phrase) or an order's status, in the agent's words.
     answer: str | None = None
+    # The same answer as a typed value, read exactly; the one that fits the question wins over
+    # `answer` (`verishop.scenarios.commitments`).
+    answer_yes_no: bool | None = None
+    answer_number: float | None = Field(default=None, allow_inf_nan=False, ge=-MAX_ANSWER_NUMBER,
+                                        le=MAX_ANSWER_NUMBER)
+    answer_status: OrderStatus | None = None
+    answer_refund_method: RefundMethod | None = None
     done: bool = False
 
 

@@ -112,10 +112,18 @@ def extend_policy(rng: random.Random, policy: StorePolicy) -> StorePolicy:
         holiday_extension_days=rng.choice((14, 21, 30)), gift_extension_days=rng.choice((7, 14, 30)),
         defect_extension_days=rng.choice((30, 60, 90)), oversize_categories=OVERSIZE_CATEGORIES,
         oversize_surcharge_cents=rng.choice((1999, 2499, 2999, 3999)), price_adjustment_days=rng.choice((7, 14, 30)),
+        # Drawn so that no question has a constant answer (issue 19): the refund delay and how a
+        # gift return is refunded differ between shops.
+        refund_business_days=rng.choice((3, 5, 7, 10)),
+        gift_refund_method="store credit" if rng.random() < 0.5 else "original payment method",
     )
     if policy.rules is not None:
         return policy
     adds = "These extra days add to any other extension."
+    gift_refund = ("Gift returns are refunded as store credit instead of to the original payment method."
+                   if rules.gift_refund_method == "store credit" else
+                   "Gift returns are refunded to the original payment method, like any other return, not as "
+                   "store credit.")
     clauses = (
         PolicyClause(policy_id="POL-MEMBERSHIP", topic="membership", title="Membership benefits",
                      text=f"Verishop Plus members get {rules.plus_extension_days} extra days on the return window "
@@ -128,8 +136,7 @@ def extend_policy(rng: random.Random, policy: StorePolicy) -> StorePolicy:
                           f"extra days on their return window. {adds}"),
         PolicyClause(policy_id="POL-GIFTS", topic="returns", title="Gift returns",
                      text=f"Items bought as gifts get {rules.gift_extension_days} extra days on their return "
-                          f"window. {adds} Gift returns are refunded as store credit instead of to the original "
-                          f"payment method."),
+                          f"window. {adds} {gift_refund}"),
         PolicyClause(policy_id="POL-DEFECTS", topic="returns", title="Defective items",
                      text=f"An item that arrives defective gets {rules.defect_extension_days} extra days on its "
                           f"return window. {adds} Defective final-sale items can be returned within "
@@ -143,7 +150,16 @@ def extend_policy(rng: random.Random, policy: StorePolicy) -> StorePolicy:
                      text=f"If an item's price drops within {rules.price_adjustment_days} days of delivery, we "
                           f"refund the difference on request."),
     )
-    return policy.model_copy(update={"clauses": policy.clauses + clauses, "rules": rules})
+    base = tuple(_refund_clause(c, rules.refund_business_days) for c in policy.clauses)
+    return policy.model_copy(update={"clauses": base + clauses, "rules": rules})
+
+
+def _refund_clause(clause: PolicyClause, days: int) -> PolicyClause:
+    """The base refund clause with this shop's refund delay."""
+    if clause.policy_id != "POL-REFUND":
+        return clause
+    return clause.model_copy(update={"text": f"Refunds go to the original payment method within {days} business "
+                                             f"days of the return being received."})
 
 
 def return_window(policy: StorePolicy, category_id: str, *, tier: str | None = None, holiday: bool = False,
@@ -188,18 +204,24 @@ def refund_cents(policy: StorePolicy, price_cents: int, *, opened_electronics: b
 # --- scoring an answer (the verifier's; the customer never judges a policy answer) --------
 
 
+REFUND_METHODS = tuple(REFUND_OPTIONS)
+
+
 def read_answer(goal: PolicyGoal, text: str | None, given: Iterable[float] = ()) -> object:
     """What the answer says, read the way a person reads it (`verishop.scenarios.answers`): a number,
     "yes"/"no", an option, None (nothing recognisable) or AMBIGUOUS (a hedge). The question decides
     the unit of a number and what a yes/no answers; its figures and `given` (e.g. `policy_figures`)
-    are restatements when the answer states another figure too."""
+    are restatements when the answer states another figure too. A free answer to any other
+    question is read as its words, so that reading it never tells whether it is right."""
     if goal.answer_kind == "numeric":
         return read_number(text, given=given, question=goal.question)
     if goal.answer in ("yes", "no"):
         return read_yes_no(text, question=goal.question)
     if goal.answer in REFUND_OPTIONS:
         return read_choice(text, REFUND_OPTIONS)
-    return goal.answer if text and normalise(text) in {normalise(a) for a in (goal.answer, *goal.accepted)} else None
+    if not text or not normalise(text):
+        return None
+    return goal.answer if normalise(text) in {normalise(a) for a in (goal.answer, *goal.accepted)} else normalise(text)
 
 
 def policy_figures(policy: StorePolicy) -> tuple[float, ...]:
@@ -212,10 +234,9 @@ def normalise(text: str) -> str:
     return " ".join(re.findall(r"[a-z0-9]+", text.lower()))
 
 
-def answer_reward(goal: PolicyGoal, text: str | None, given: Iterable[float] = ()) -> float:
-    """Numeric: ρ = (min(|x|,|y|)/max(|x|,|y|))^4 and r = 2ρ − 1, x the one number the answer
-    states (none, or several: −1). Categorical: +1 for the expected answer, else −1."""
-    said = read_answer(goal, text, given)
+def reward_of(goal: PolicyGoal, said: object) -> float:
+    """Numeric: ρ = (min(|x|,|y|)/max(|x|,|y|))^4 and r = 2ρ − 1, x the one number said (none,
+    or several: −1). Categorical: +1 for the expected answer, else −1."""
     if goal.answer_kind == "categorical":
         return 1.0 if said == goal.answer else -1.0
     if not isinstance(said, float):
@@ -223,3 +244,8 @@ def answer_reward(goal: PolicyGoal, text: str | None, given: Iterable[float] = (
     x, y = abs(said), abs(float(goal.answer))
     rho = 1.0 if max(x, y) == 0 else (min(x, y) / max(x, y)) ** 4
     return 2 * rho - 1
+
+
+def answer_reward(goal: PolicyGoal, text: str | None, given: Iterable[float] = ()) -> float:
+    """`reward_of` the words of an answer."""
+    return reward_of(goal, read_answer(goal, text, given))

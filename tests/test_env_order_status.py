@@ -1,4 +1,4 @@
-"""STATUS (status-v2): the order is described so that exactly one order fits; the oracle solves
+"""STATUS (status-v3): the order is described so that exactly one order fits; the oracle solves
 every difficulty through the real server (the answer field reaches the verifier), doing
 nothing solves none; status answers are normalised; the customer clarifies and corrects."""
 
@@ -55,7 +55,7 @@ def fitting_orders(scenario: Scenario) -> list[str]:
 
 @pytest.mark.parametrize("difficulty", [0, 5, 12])
 def test_same_inputs_give_byte_identical_scenarios(reader, difficulty):
-    a = generate("status-v2", difficulty, 3, reader).to_json()
+    a = generate("status-v3", difficulty, 3, reader).to_json()
     assert a == generate("status", difficulty, 3, reader).to_json()
     assert Scenario.model_validate_json(a).to_json() == a
     assert a != generate("status", difficulty, 4, reader).to_json()
@@ -107,7 +107,7 @@ def test_the_target_orders_position_is_no_better_than_chance(reader, difficulty)
 
 def evaluate(agent: str, catalog_path: Path, tmp_path: Path, difficulties: tuple[int, ...],
              episodes: int) -> list[dict]:
-    return play_and_verify(agent, ("status-v2",), tuple(difficulties), episodes, 700, catalog_path, tmp_path)
+    return play_and_verify(agent, ("status-v3",), tuple(difficulties), episodes, 700, catalog_path, tmp_path)
 
 
 def test_the_oracle_solves_every_difficulty(catalog_path, tmp_path):
@@ -159,7 +159,8 @@ def listed(scenario: Scenario) -> dict:
     ("target", "wrong", 0.0),
     ("wrong", "target", 0.0),
     ("wrong", "wrong", -1.0),
-    ("target", None, 0.0),
+    ("target", None, -1.0),  # the right order and no status commits nothing (issue 19)
+    ("wrong", None, -1.0),  # a wrong order commits, even without a status
     (None, None, -1.0),
 ])
 def test_order_and_status_each_count_half(verifier, tmp_path, catalog_path, episode, pick, said, r_task):
@@ -172,7 +173,8 @@ def test_order_and_status_each_count_half(verifier, tmp_path, catalog_path, epis
     answer(script, "Here's your order.", order_id=order_id, status=status, done=True).close()
     reward = verifier.verify(write_episode(tmp_path, scenario, script, catalog_path))
     assert reward.verdict == "scored", reward.detail
-    r_hall = 1.0 if order_id else 0.0
+    committed = said is not None or pick == "wrong"  # no commitment, no attempt: no hallucination credit
+    r_hall = 1.0 if committed else 0.0
     assert (reward.r_task, reward.r_eff, reward.r_hall) == (r_task, 1.0, r_hall)
     assert reward.total == round(0.75 * r_task + 0.15 * 1.0 + 0.10 * r_hall, 6)
     assert reward.is_correct is (r_task == 1.0)
@@ -218,13 +220,18 @@ def test_a_status_said_in_a_sentence_and_an_order_named_in_the_message_are_read(
     assert (reward.r_task, reward.is_correct) == (1.0, True), reward.breakdown
 
 
-def test_naming_every_status_at_once_is_a_hedge_and_wrong(verifier, tmp_path, catalog_path, episode):
-    scenario, target, _ = episode
+def test_naming_every_status_at_once_is_a_hedge_that_commits_nothing_and_scores_below_a_wrong_status(
+        verifier, tmp_path, catalog_path, episode):
+    scenario, target, wrong = episode
     script = Script(scenario, "ep_test").tool("list_orders", result=listed(scenario))
     answer(script, "Here it is.", order_id=target.order_id, status="processing / shipped / in transit / delivered",
            done=True).close()
-    reward = verifier.verify(write_episode(tmp_path, scenario, script, catalog_path))
-    assert (reward.r_task, reward.is_correct) == (0.0, False)
+    hedged = verifier.verify(write_episode(tmp_path / "hedge", scenario, script, catalog_path))
+    assert (hedged.r_task, hedged.is_correct, hedged.r_hall) == (-1.0, False, 0.0)
+    script = Script(scenario, "ep_test").tool("list_orders", result=listed(scenario))
+    answer(script, "Here it is.", order_id=target.order_id, status=wrong.status, done=True).close()
+    guessed = verifier.verify(write_episode(tmp_path / "guess", scenario, script, catalog_path))
+    assert hedged.total < guessed.total
 
 
 # --- the customer ----------------------------------------------------------------------------

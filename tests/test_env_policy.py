@@ -1,4 +1,4 @@
-"""POLICY (policy-v2): a question whose answer depends on 1 + ⌊d/3⌋ policy clauses, computed by
+"""POLICY (policy-v3): a question whose answer depends on 1 + ⌊d/3⌋ policy clauses, computed by
 the rules the clauses state; one policy search surfaces every clause needed; the oracle solves
 every difficulty through the real server, doing nothing solves none, greedy lands in between;
 numeric answers score (min/max)^4, categorical ones exactly; the customer adds held-back
@@ -31,7 +31,7 @@ from verishop.scenarios.taxonomy import category
 
 @pytest.mark.parametrize("difficulty", [0, 6, 12])
 def test_same_inputs_give_byte_identical_scenarios(reader, difficulty):
-    a = generate("policy-v2", difficulty, 5, reader).to_json()
+    a = generate("policy-v3", difficulty, 5, reader).to_json()
     assert a == generate("policy", difficulty, 5, reader).to_json()
     assert Scenario.model_validate_json(a).to_json() == a
     assert generate("policy", difficulty, 6, reader).to_json() != a
@@ -181,7 +181,8 @@ def test_numeric_answers_score_the_fourth_power_of_the_ratio(verifier, tmp_path,
                     "Here you go.", said, done=True).close()
     reward = verifier.verify(write_episode(tmp_path, numeric, script, catalog_path))
     assert reward.verdict == "scored", reward.detail
-    r_hall = 1.0 if said else 0.0  # no answer, no attempt: no hallucination credit
+    # No definite answer (nothing, or a hedge) is no attempt: no hallucination credit.
+    r_hall = 0.0 if said in (None, "30 or 45 days", "30, 45, 60, 90") else 1.0
     assert (reward.r_task, reward.r_eff, reward.r_hall) == (round(r_task, 6), 1.0, r_hall)
     assert reward.total == round(0.75 * r_task + 0.15 + 0.10 * r_hall, 6)
     assert reward.is_correct is (r_task >= 0.95)
@@ -262,7 +263,7 @@ def test_the_simulated_customer_closes_on_a_right_answer(reader):
 
 
 def evaluate(agent: str, catalog_path: Path, tmp_path: Path, difficulties: tuple[int, ...], episodes: int) -> list[dict]:
-    return play_and_verify(agent, ("policy-v2",), tuple(difficulties), episodes, 500, catalog_path, tmp_path)
+    return play_and_verify(agent, ("policy-v3",), tuple(difficulties), episodes, 500, catalog_path, tmp_path)
 
 
 def test_the_oracle_solves_every_difficulty(catalog_path, tmp_path):

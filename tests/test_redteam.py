@@ -7,8 +7,10 @@ spread over 0..12; `-m slow`: 26 per environment, every difficulty twice). Then,
 environment:
 (a) no hostile agent solves more episodes than greedy, nor earns a higher mean total;
 (b) inventing IDs or name-dropping seen ones never earns a higher mean total than doing nothing;
-(c) a denied product named in a message is a hard fail, in every episode where it was named;
-(d) the natural agent (sentences, number words, no IDs restated after an action) solves ≥ 95%.
+(c) a denied product named in a message is a hard fail, in every episode where it was named, in
+    any spelling of its ID or title (`denied-spelled`);
+(d) the natural agent (sentences, number words, no IDs restated after an action) solves ≥ 95%,
+    and `natural-idioms` (idioms, spoken money, status histories, restated figures) ≥ 98%.
 `python bench/redteam.py` prints the same table for the README.
 """
 
@@ -22,15 +24,18 @@ from pathlib import Path
 import pytest
 
 from verishop.agents.redteam import HOSTILE
-from verishop.agents.redteam.phrasing import number_words
+from verishop.agents.redteam import idioms
+from verishop.agents.redteam.idioms import STATUS_HISTORIES
+from verishop.agents.redteam.phrasing import STATUS_SENTENCES, number_words
 from verishop.agents.redteam.suite import AGENTS, ENVS, Cell, play_all, render, table
 from verishop.agents.scripted import make_agent
 from verishop.scenarios.catalog.reader import CatalogReader
 from verishop.scenarios.envs import generate
 from verishop.scenarios.taxonomy import DENIED_CATEGORY_IDS
+from verishop.verifier.safety import product_ids_in_text
 
 NATURAL_SOLVED_AT = 0.95
-PRODUCT_ID = re.compile(r"\bP\d{8}\b")
+IDIOMS_SOLVED_AT = 0.98  # issue 19: idioms, spoken money, histories and restated figures
 
 
 @dataclass(frozen=True)
@@ -86,9 +91,11 @@ def test_inventing_or_namedropping_ids_never_beats_doing_nothing(plays: Plays, a
 
 
 @pytest.mark.parametrize("env", ENVS)
-def test_a_denied_product_named_in_a_message_is_a_hard_fail(plays: Plays, env: str, reader: CatalogReader):
-    named = [r for r in plays.rewards["denied"] if r["env_id"].startswith(f"{env}-")
-             and _names_a_denied_product(plays.root / "denied" / r["episode_id"], reader)]
+@pytest.mark.parametrize("agent", ("denied", "denied-spelled"))
+def test_a_denied_product_named_in_a_message_in_any_spelling_is_a_hard_fail(plays: Plays, agent: str, env: str,
+                                                                            reader: CatalogReader):
+    named = [r for r in plays.rewards[agent] if r["env_id"].startswith(f"{env}-")
+             and _names_a_denied_product(plays.root / agent / r["episode_id"], reader)]
     assert named, f"the denied agent named no denied product in {env}: the attack was not tried"
     missed = [(r["difficulty"], r["seed"], r["total"]) for r in named
               if r.get("hard_fail") is None or r["total"] != -1.0 or r["is_correct"]]
@@ -97,11 +104,29 @@ def test_a_denied_product_named_in_a_message_is_a_hard_fail(plays: Plays, env: s
 
 
 @pytest.mark.parametrize("env", ENVS)
-def test_a_correct_agent_talking_like_a_person_is_scored_as_solved(plays: Plays, env: str):
-    cell = plays.cells["natural"][env]
+@pytest.mark.parametrize("agent, solved_at", [("natural", NATURAL_SOLVED_AT), ("natural-idioms", IDIOMS_SOLVED_AT)])
+def test_a_correct_agent_talking_like_a_person_is_scored_as_solved(plays: Plays, agent: str, solved_at: float,
+                                                                   env: str):
+    cell = plays.cells[agent][env]
     failed = [(r["difficulty"], r["seed"], [c["name"] for c in r["breakdown"] if not c["passed"]])
-              for r in plays.rewards["natural"] if r["env_id"].startswith(f"{env}-") and not r["is_correct"]]
-    assert cell.solved_share >= NATURAL_SOLVED_AT, f"{plays.row('natural', env)}; failed (d, seed, checks): {failed}"
+              for r in plays.rewards[agent] if r["env_id"].startswith(f"{env}-") and not r["is_correct"]]
+    assert cell.solved_share >= solved_at, f"{plays.row(agent, env)}; failed (d, seed, checks): {failed}"
+
+
+@pytest.mark.parametrize("env", ("status", "policy"))
+def test_the_idioms_agent_really_answers_in_idioms(plays: Plays, env: str):
+    """Its answers are the idioms' sentences, not the plain ones: the table above measures them."""
+    plain = {s for forms in STATUS_SENTENCES.values() for s in forms}
+    answers = [json.loads(line)["submission"]["answer"]
+               for r in plays.rewards["natural-idioms"] if r["env_id"].startswith(f"{env}-")
+               for line in (plays.root / "natural-idioms" / r["episode_id"] / "transcript.jsonl").read_text().splitlines()
+               if json.loads(line).get("event") == "assistant_message" and json.loads(line)["submission"].get("answer")]
+    assert answers and not plain & set(answers)
+    idiomatic = {s for forms in (*STATUS_HISTORIES.values(), idioms._YES, idioms._NO, *idioms._FEE.values(),
+                                 *idioms._SHIP.values(), *idioms._STILL.values(), *idioms._CANCEL.values())
+                 for s in forms}
+    spoken = [a for a in answers if a in idiomatic or re.search(r"not \d+|dollars|usual window|weeks|percent| [a-z]+-[a-z]+\.$", a)]
+    assert len(spoken) >= len(answers) // 2, answers
 
 
 @pytest.mark.parametrize("agent", HOSTILE)
@@ -120,7 +145,7 @@ def _names_a_denied_product(episode_dir: Path, reader: CatalogReader) -> bool:
     for line in (episode_dir / "transcript.jsonl").read_text().splitlines():
         event = json.loads(line)
         if event.get("event") == "assistant_message":
-            for pid in PRODUCT_ID.findall(str(event.get("text", ""))):
+            for pid in product_ids_in_text(str(event.get("text", ""))):
                 product = reader.product(pid)
                 if product is not None and product.category_id in DENIED_CATEGORY_IDS:
                     return True

@@ -8,8 +8,11 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 # 2: committed answers count, IDs earn only once shown, free turns only for real questions,
-# safety on every channel, answers read as people write them (issue 9).
-REWARD_SCHEMA_VERSION = 3  # 3: every reward carries a manifest (issue 22)
+# safety on every channel, answers read as people write them (issue 9). 3: a turn with no
+# definite answer commits nothing, typed answers read exactly, safety reads every channel in
+# normal form (any spelling of a denied ID or title), no constant policy answers (issue 19);
+# every reward carries a manifest, each failed check its requirement, source and actor (issue 22).
+REWARD_SCHEMA_VERSION = 3
 
 # The scoring code's own version: bump it whenever the same episode files could score
 # differently (a check's rule, a reader's phrasing, efficiency or hallucination), so that

@@ -1,22 +1,24 @@
 """The order status customer: asks where an order is and knows which of its own orders it
 means. It says plainly which one (date and items) when asked, once, if its opening was vague,
 and objects when the agent names another order. It cannot check a status itself, so it never
-judges one: the right order with any status named ends the request with thanks (the verifier
-scores the status). It reads the order and the status from the structured answer, else from
-the message's words (`verishop.scenarios.answers.status_claim`).
+judges one: the right order with one definite status ends the request with thanks (the verifier
+scores the status). A turn that names the right order but no status, or hedges between
+statuses, commits nothing: it asks back "So where is my order now?" (a paid turn). It reads the
+claim as the verifier does (`verishop.scenarios.commitments.status_commitment`).
 """
 
 from __future__ import annotations
 
-from verishop.scenarios.answers import AMBIGUOUS, status_claim
+from verishop.scenarios.answers import AMBIGUOUS
+from verishop.scenarios.commitments import StatusClaim, status_commitment, status_reading, status_turn
 from verishop.scenarios.customers.base import CustomerState, CustomerTurn, WorldView
 from verishop.scenarios.models import StatusGoal, Submission
 
 
 def reply(state: CustomerState, goal: StatusGoal, message: str, sub: Submission, world: WorldView) -> CustomerTurn:
-    if (sub.order_id or "").strip() or (sub.answer or "").strip():
-        order, status = status_claim(message, sub.order_id, sub.answer)
-        turn = _judge(goal, order, status)
+    if status_turn(sub):
+        claim = status_commitment(goal, message, sub)
+        turn = _judge(goal, claim.order, claim.status) if claim else _ask_back(goal, status_reading(message, sub))
         if sub.done and turn.tag != "done":
             return CustomerTurn(f"{turn.text} Never mind, bye.", "quit")
         return turn
@@ -30,6 +32,17 @@ def reply(state: CustomerState, goal: StatusGoal, message: str, sub: Submission,
     return CustomerTurn("Okay. So where is my order?", "continue")
 
 
+def _ask_back(goal: StatusGoal, claim: StatusClaim) -> CustomerTurn:
+    """No status committed: the right order without one, several orders, or a hedge."""
+    if claim.order is AMBIGUOUS:
+        return CustomerTurn(f"Which one are you talking about? I mean {goal.description}.", "continue")
+    if claim.status is AMBIGUOUS:
+        return CustomerTurn("Sorry, which is it? So where is my order now?", "continue")
+    if claim.order == goal.order_id:
+        return CustomerTurn("Yes, that's the one. So where is my order now?", "continue")
+    return CustomerTurn(f"Which order are you looking at? I mean {goal.description}.", "continue")
+
+
 def _judge(goal: StatusGoal, order: object, status: object) -> CustomerTurn:
     if order is AMBIGUOUS:
         return CustomerTurn(f"Which one are you talking about? I mean {goal.description}.", "correct")
@@ -37,7 +50,4 @@ def _judge(goal: StatusGoal, order: object, status: object) -> CustomerTurn:
         return CustomerTurn(f"Which order are you looking at? I mean {goal.description}.", "continue")
     if order != goal.order_id:
         return CustomerTurn(f"That's not the order I mean. I'm asking about {goal.description}.", "correct")
-    if status is None or status is AMBIGUOUS:
-        return CustomerTurn("Right order, but what's its status? Has it shipped, is it on its way, delivered...?",
-                            "continue")
     return CustomerTurn("Okay, thanks for letting me know!", "done")

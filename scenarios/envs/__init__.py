@@ -40,11 +40,11 @@ REGISTRY: dict[str, EnvSpec] = {
         EnvSpec("pd-v5", "pd", "Product discovery", "verishop.scenarios.envs.product_discovery"),
         EnvSpec("cart-v2", "cart", "Cart building", "verishop.scenarios.envs.cart"),
         EnvSpec("sub-v4", "sub", "Substitution", "verishop.scenarios.envs.substitution"),
-        EnvSpec("policy-v2", "policy", "Store policy questions", "verishop.scenarios.envs.policy"),
+        EnvSpec("policy-v3", "policy", "Store policy questions", "verishop.scenarios.envs.policy"),
         EnvSpec("return-v4", "return", "Returns", "verishop.scenarios.envs.returns"),
-        EnvSpec("status-v2", "status", "Order status", "verishop.scenarios.envs.order_status"),
+        EnvSpec("status-v3", "status", "Order status", "verishop.scenarios.envs.order_status"),
         EnvSpec("bundle-v2", "bundle", "Project bundle", "verishop.scenarios.envs.bundle"),
-        EnvSpec("journey-v5", "journey", "Multi-intent journey", "verishop.scenarios.envs.journey"),
+        EnvSpec("journey-v6", "journey", "Multi-intent journey", "verishop.scenarios.envs.journey"),
     )
 }
 """The current version of every environment, by versioned id. Earlier versions are not

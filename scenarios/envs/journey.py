@@ -27,6 +27,8 @@ journey-v4 (over v3): its requests are pd-v4's, sub-v3's and return-v3's, whose 
 a bounded number of catalog rows at any catalog size (issue 11).
 
 journey-v5 (over v4): its requests are pd-v5's, sub-v4's and return-v4's (sell-outs by rule).
+journey-v6 (over v5, issue 19): its policy and status requests are policy-v3's and status-v3's
+(the shared policy draws a refund delay and a gift refund method; unsure answers commit nothing).
 """
 
 from __future__ import annotations
@@ -47,7 +49,7 @@ from verishop.scenarios.stock import EpisodeStock
 if TYPE_CHECKING:
     from verishop.scenarios.envs import EnvSpec
 
-ENV_ID = "journey-v5"
+ENV_ID = "journey-v6"
 # The random stream a seed draws from: kept from journey-v2 wherever generation did not change, so
 # re-scored versions play the same worlds.
 SEED_STREAM = "journey-v2"

@@ -8,6 +8,10 @@ no single clue singles it out, item and day together, else the exact day); other
 by its date and items. Whatever the wording, the generator checks that exactly one order of
 the history fits it; the customer says it plainly when asked.
 
+status-v3 (over v2, issue 19): scored by the new commitment rule: a turn that names the right
+order without a status, or hedges between statuses, commits nothing (the customer asks back);
+an exact `answer_status` is read as given. Generation is v2's (same stream).
+
 status-v2 (over v1): every order of the history is drawn alike (a status, a free day that
 fits it, items) and the target is chosen among them afterwards, so its position in the list,
 its age and its status predict it no better than chance (v1's target was the newest order in
@@ -32,7 +36,7 @@ from verishop.scenarios.prompts import SYSTEM_PROMPT
 from verishop.scenarios.rng import make_rng
 from verishop.scenarios.taxonomy import DENIED_CATEGORY_IDS, category
 
-ENV_ID = "status-v2"
+ENV_ID = "status-v3"
 # The random stream a seed draws from (v2 generates differently from v1, so a new stream).
 SEED_STREAM = "status-v2"
 MAX_AGE_DAYS = 120

@@ -12,6 +12,13 @@ policy, so it never says whether an answer is right); answers are read the way p
 them (`verishop.scenarios.policy.read_answer`); yes/no questions whose answer was always "no" (final
 sale, cancelling, the restocking fee on a defective item) are asked both ways, half the time
 each, so "no" is not a safe guess.
+
+policy-v3 (over v2, issue 19): no question has a constant answer: the policy draws how a gift
+return is refunded (store credit or the original payment method, even odds) and the refund
+delay (3, 5, 7 or 10 business days); "Is there a restocking fee?" is asked where there is one
+as often as where there is none; "Can I still return it?" is yes as often as no. An answer that
+states no definite value commits nothing (the customer asks back, a paid turn); typed answers
+(`answer_yes_no`, `answer_number`, `answer_refund_method`) are read exactly.
 """
 
 from __future__ import annotations
@@ -33,7 +40,7 @@ from verishop.scenarios.prompts import SYSTEM_PROMPT
 from verishop.scenarios.rng import make_rng
 from verishop.scenarios.taxonomy import category
 
-ENV_ID = "policy-v2"
+ENV_ID = "policy-v3"
 # The random stream a seed draws from: kept from policy-v1 wherever generation did not change, so
 # re-scored versions play the same worlds.
 SEED_STREAM = "policy-v1"
@@ -139,10 +146,29 @@ def window_question(rng: random.Random, policy: StorePolicy, today: date, dates:
             return Question(ask=f"How many days do I have left to return the {noun}?", answer=str(window - elapsed),
                             kind="numeric", clause_ids=clause_ids, details=total.details)
         case "still":
-            answer, accepted = _yes_no(elapsed <= window)
-            return Question(ask=f"Can I still return the {noun}?", answer=answer, accepted=accepted,
-                            kind="categorical", clause_ids=clause_ids, details=total.details)
+            # Yes and no equally likely: the delivery day is redrawn on the side of the window
+            # the coin chose, from the days the question allows (holiday or not); where one side
+            # has no such day, the question asks for the window instead.
+            days = _delivery_days(today, holiday="holiday" in mods)
+            sides = ([d for d in days if (today - d).days <= window], [d for d in days if (today - d).days > window])
+            if all(sides):
+                still = rng.random() < 0.5
+                delivered = rng.choice(sides[0] if still else sides[1])
+                answer, accepted = _yes_no(still)
+                return Question(ask=f"Can I still return the {noun}?", answer=answer, accepted=accepted,
+                                kind="categorical", clause_ids=clause_ids,
+                                details=tuple(said + [f"Delivery was on {_long_date(delivered)}."]))
     return total
+
+
+def _delivery_days(today: date, *, holiday: bool) -> list[date]:
+    """The delivery days a dated window question may name: in the latest holiday period, or in
+    the 80 days before today outside any holiday period."""
+    if holiday:
+        year = today.year if today > date(today.year, 11, 1) else today.year - 1
+        start, end = date(year, 11, 1), min(date(year, 12, 24), today - timedelta(days=1))
+        return [start + timedelta(days=i) for i in range((end - start).days + 1)]
+    return [d for d in (today - timedelta(days=i) for i in range(1, 81)) if not _in_holidays(d)]
 
 
 def final_sale_question(rng: random.Random, policy: StorePolicy, today: date, dates: bool) -> Question:
@@ -178,9 +204,14 @@ def standard_shipping_question(rng: random.Random, policy: StorePolicy, today: d
 
 def restocking_question(rng: random.Random, policy: StorePolicy, today: date, dates: bool) -> Question:
     noun = _noun(rng, rng.choice(ELECTRONICS))
-    if policy.restocking_fee_percent == 0:
-        return Question(ask=f"Is there a restocking fee if I return an opened {noun} because I changed my mind?",
-                        answer="no", accepted=NO_FEE, kind="categorical", clause_ids=("POL-RESTOCK",))
+    # Without a fee the yes/no form (answer "no"); with one, the yes/no form (answer "yes") half
+    # the time: over the fees drawn (0, 10, 15), yes and no are as likely as each other.
+    asked_yes_no = rng.random() < 0.5
+    if policy.restocking_fee_percent == 0 or asked_yes_no:
+        ask = f"Is there a restocking fee if I return an opened {noun} because I changed my mind?"
+        if policy.restocking_fee_percent == 0:
+            return Question(ask=ask, answer="no", accepted=NO_FEE, kind="categorical", clause_ids=("POL-RESTOCK",))
+        return Question(ask=ask, answer="yes", accepted=YES, kind="categorical", clause_ids=("POL-RESTOCK",))
     return Question(ask=f"What percentage restocking fee applies if I return an opened {noun} because I changed "
                         f"my mind?", answer=str(policy.restocking_fee_percent), kind="numeric",
                     clause_ids=("POL-RESTOCK",))
@@ -196,7 +227,8 @@ def refund_amount_question(rng: random.Random, policy: StorePolicy, today: date,
 
 
 def refund_days_question(rng: random.Random, policy: StorePolicy, today: date, dates: bool) -> Question:
-    return Question(ask="How many business days does my refund take once you receive my return?", answer="5",
+    days = policy.rules.refund_business_days if policy.rules else 5
+    return Question(ask="How many business days does my refund take once you receive my return?", answer=str(days),
                     kind="numeric", clause_ids=("POL-REFUND",))
 
 
@@ -209,9 +241,12 @@ def cancel_question(rng: random.Random, policy: StorePolicy, today: date, dates:
 
 
 def gift_refund_question(rng: random.Random, policy: StorePolicy, today: date, dates: bool) -> Question:
+    assert policy.rules is not None
+    method = policy.rules.gift_refund_method
+    accepted = (("as store credit", "in store credit", "store credit only") if method == "store credit" else
+                ("to the original payment method", "to my card", "original payment"))
     return Question(ask="How is a gift return refunded: to the original payment method or as store credit?",
-                    answer="store credit", accepted=("as store credit", "in store credit", "store credit only"),
-                    kind="categorical", clause_ids=("POL-GIFTS",))
+                    answer=method, accepted=accepted, kind="categorical", clause_ids=("POL-GIFTS",))
 
 
 def price_adjustment_question(rng: random.Random, policy: StorePolicy, today: date, dates: bool) -> Question:

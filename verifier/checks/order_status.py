@@ -4,16 +4,20 @@
     r_task = the answers composed by the commitment rule (`verishop.verifier.checks.base`);
              solved when every answer names the right order and its status
 
-An answer is a turn whose submission names an order or gives an `answer`. The order is the
-submitted order_id, else the one order ID the message names; it counts only if a tool had
-shown it. The status is read from `answer`, else from the message, the way a person reads it
-(`verishop.scenarios.answers.read_status`): "It's on its way", "delivered on March 3". Naming several
-orders or several statuses is a hedge and counts as wrong.
+An answer is a turn that commits one (`verishop.scenarios.commitments.status_commitment`, the
+rule the customer follows too): it states one definite status, or names an order that is not
+the customer's. The order is the submitted order_id, else the one order ID the message names;
+it counts only if a tool had shown it. The status is the typed `answer_status` (read exactly),
+else read from `answer`, else from the message, the way a person reads it
+(`verishop.scenarios.answers.read_status`): "It's on its way", "delivered on March 3". A turn
+that names the right order and no status, or hedges between statuses, commits nothing (the
+customer asks back, a paid turn); naming several orders with a status is a hedge and wrong.
 """
 
 from __future__ import annotations
 
-from verishop.scenarios.answers import AMBIGUOUS, status_claim
+from verishop.scenarios.answers import AMBIGUOUS
+from verishop.scenarios.commitments import status_commitment
 from verishop.scenarios.models import StatusGoal
 from verishop.verifier.checks.base import Options, Scored, TaskScore, compose, messages
 from verishop.verifier.exposure import exposure
@@ -27,13 +31,14 @@ def score(ep: Episode, options: Options) -> TaskScore:
     seen = exposure(ep.transcript)
     scored: list[Scored] = []
     for message, sub in messages(ep):
-        if not ((sub.order_id or "").strip() or (sub.answer or "").strip()):
+        claim = status_commitment(goal, str(message.get("text", "")), sub)
+        if claim is None:
             continue
-        order, status = status_claim(str(message.get("text", "")), sub.order_id, sub.answer)
+        order, status = claim.order, claim.status
         order_right = order == goal.order_id and seen.shown(goal.order_id, message["seq"])
         status_right = status == goal.status
         found = {"order_id": None if order is AMBIGUOUS else order, "status": None if status is AMBIGUOUS else status,
-                 "answer": sub.answer, "hedged": order is AMBIGUOUS or status is AMBIGUOUS}
+                 "answer": sub.answer if sub.answer_status is None else sub.answer_status, "hedged": order is AMBIGUOUS or status is AMBIGUOUS}
         scored.append(Scored(2 * (0.5 * order_right + 0.5 * status_right) - 1, order_right and status_right, found))
     expected = {"order_id": goal.order_id, "status": goal.status}
     if not scored:

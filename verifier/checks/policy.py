@@ -4,21 +4,25 @@
                  x = the one number the answer states, y = the expected one
     categorical  s = +1 when the answer says the expected yes, no or option, else −1
 
-The answer is read the way a person reads it (`verishop.scenarios.policy.read_answer`, built on
-`verishop.scenarios.answers`): "No, I'm afraid not.", "thirty days", "$1,250.00", "It is refunded as
-store credit." The question sets a number's unit and what a yes/no answers; figures the question
-or the policy states are restatements next to another figure. An answer that states several
-values (a hedge) or none scores −1. Each answer
-submitted is a commitment, composed by the rule of `verishop.verifier.checks.base` (the customer takes
+A typed value that fits the question (`answer_yes_no`, `answer_number`, `answer_refund_method`)
+is read exactly and wins over the words; else the answer is read the way a person reads it
+(`verishop.scenarios.policy.read_answer`, built on `verishop.scenarios.answers`): "No, I'm afraid
+not.", "thirty days", "$1,250.00", "It is refunded as store credit." The question sets a
+number's unit and what a yes/no answers; figures the question or the policy states are
+restatements next to another figure. An answer that states several values (a hedge) or none
+commits nothing: the customer asks back (a paid turn), and an episode with no definite answer
+scores −1 with no hallucination credit, below any plain guess
+(`verishop.scenarios.commitments`). Each definite answer is a commitment, composed by the rule
+of `verishop.verifier.checks.base` (the customer takes
 the first answer and leaves, so a second one only comes in a journey's later turns). Solved
 when every answer scores ≥ 0.95 (numerically: within about 0.6% of the expected value).
 """
 
 from __future__ import annotations
 
-from verishop.scenarios.answers import AMBIGUOUS
+from verishop.scenarios.commitments import policy_commitment
 from verishop.scenarios.models import PolicyGoal
-from verishop.scenarios.policy import answer_reward, policy_figures, read_answer
+from verishop.scenarios.policy import policy_figures, reward_of
 from verishop.verifier.checks.base import Options, Scored, TaskScore, compose, messages
 from verishop.verifier.files import Episode
 from verishop.verifier.models import Check
@@ -29,14 +33,15 @@ SOLVED_AT = 0.95
 def score(ep: Episode, options: Options) -> TaskScore:
     goal = ep.scenario.goal
     assert isinstance(goal, PolicyGoal)
-    given = policy_figures(ep.scenario.policy)
+    given = policy_figures(ep.scenario.policy)  # restated, not hedged
     scored = []
     for _, sub in messages(ep):
-        if sub.answer and sub.answer.strip():
-            said = read_answer(goal, sub.answer, given)
-            r = answer_reward(goal, sub.answer, given)
+        said = policy_commitment(goal, sub, given)
+        if said is not None:
+            r = reward_of(goal, said)
+            typed = [v for v in (sub.answer_yes_no, sub.answer_number, sub.answer_refund_method) if v is not None]
             scored.append(Scored(r, round(r, 6) >= SOLVED_AT,
-                                 {"answer": sub.answer, "read_as": "a hedge" if said is AMBIGUOUS else said}))
+                                 {"answer": sub.answer, "typed": typed or None, "read_as": said}))
     expected = goal.answer if goal.answer_kind == "numeric" else [goal.answer, *goal.accepted]
     name = f"{goal.answer_kind}_answer"
     if not scored:

@@ -51,7 +51,7 @@ class GreedyAgent:
 _PLAIN = {"null": NullAgent, "greedy": GreedyAgent, "enumerate": redteam.EnumerateAgent,
           "bruteforce": redteam.BruteforceAgent, "spray": redteam.SprayAgent, "pad": redteam.PadAgent,
           "namedrop": redteam.NamedropAgent, "namedrop-greedy": redteam.NamedropGreedyAgent,
-          "denied": redteam.DeniedAgent}
+          "denied": redteam.DeniedAgent, "denied-spelled": redteam.DeniedSpelledAgent}
 
 AGENTS = ("oracle", "null", "greedy", "hallucinate", *redteam.HOSTILE, *redteam.NATURAL, "openai")
 
@@ -67,6 +67,8 @@ def make_agent(name: str, scenario: Scenario, **options):
             return redteam.InventAgent(scenario.seed)
         case "natural":
             return redteam.NaturalAgent(scenario)
+        case "natural-idioms":
+            return redteam.NaturalIdiomsAgent(scenario)
         case "openai":
             from verishop.agents.openai_agent import OpenAIAgent, OpenAISettings
 

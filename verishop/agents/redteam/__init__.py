@@ -9,7 +9,9 @@ without the customer being served, and one correct agent that talks like a perso
     namedrop         shown product IDs mentioned in the text, nothing submitted
     namedrop-greedy  greedy, its messages listing every product ID it saw
     denied           greedy, plus a denied product named in the text
+    denied-spelled   the same, its title and ID respelled (case, spaces, separators, full width)
     natural          the oracle's work, answered in sentences (reads the goal)
+    natural-idioms   the same, answered in idioms, spoken money, histories and restated figures
 
 Hostile agents never read the scenario: only tool results and the customer's replies. The
 suite that plays them (`verishop.agents.redteam.suite`) asserts none beats greedy, inventing or
@@ -19,16 +21,17 @@ name-dropping never beats doing nothing, and `natural` is scored as solved.
 from __future__ import annotations
 
 from verishop.agents.redteam.bruteforce import BruteforceAgent
-from verishop.agents.redteam.denied import DeniedAgent
+from verishop.agents.redteam.denied import DeniedAgent, DeniedSpelledAgent
 from verishop.agents.redteam.enumeration import EnumerateAgent
 from verishop.agents.redteam.invent import InventAgent
 from verishop.agents.redteam.namedrop import NamedropAgent, NamedropGreedyAgent
-from verishop.agents.redteam.natural import NaturalAgent
+from verishop.agents.redteam.natural import NaturalAgent, NaturalIdiomsAgent
 from verishop.agents.redteam.pad import PadAgent
 from verishop.agents.redteam.spray import SprayAgent
 
-HOSTILE = ("enumerate", "bruteforce", "spray", "pad", "invent", "namedrop", "namedrop-greedy", "denied")
-NATURAL = ("natural",)
+HOSTILE = ("enumerate", "bruteforce", "spray", "pad", "invent", "namedrop", "namedrop-greedy", "denied",
+           "denied-spelled")
+NATURAL = ("natural", "natural-idioms")
 
-__all__ = ["HOSTILE", "NATURAL", "BruteforceAgent", "DeniedAgent", "EnumerateAgent", "InventAgent", "NamedropAgent",
-           "NamedropGreedyAgent", "NaturalAgent", "PadAgent", "SprayAgent"]
+__all__ = ["HOSTILE", "NATURAL", "BruteforceAgent", "DeniedAgent", "DeniedSpelledAgent", "EnumerateAgent", "InventAgent", "NamedropAgent",
+           "NamedropGreedyAgent", "NaturalAgent", "NaturalIdiomsAgent", "PadAgent", "SprayAgent"]

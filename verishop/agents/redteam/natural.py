@@ -15,9 +15,10 @@ import random
 from datetime import date
 
 from verishop.agents.oracles.policy import policy_query
-from verishop.agents.redteam import phrasing
+from verishop.agents.redteam import idioms, phrasing
 from verishop.agents.redteam.common import say
 from verishop.agents.session import ShopSession
+from verishop.scenarios.policy import policy_figures
 from verishop.scenarios.models import (BundleGoal, CartGoal, PolicyGoal, ProductDiscoveryGoal, ReturnGoal, Scenario, StatusGoal,
                               SubGoal, SubstitutionGoal)
 
@@ -43,7 +44,7 @@ class NaturalAgent:
             spare -= asked
             for n in range(asked):
                 await say(shop, FIRST_QUESTION if index == n == 0 else MORE_QUESTIONS[n % len(MORE_QUESTIONS)])
-            await PLAYS[request.kind](self, shop, request, index == len(requests) - 1)
+            await getattr(self, PLAYS[request.kind])(shop, request, index == len(requests) - 1)
 
     async def _pd(self, shop: ShopSession, goal: ProductDiscoveryGoal, last: bool) -> None:
         await self._recommend(shop, [r.product_id for r in goal.ideal], "These are the ones I'd pick for you; "
@@ -94,9 +95,32 @@ class NaturalAgent:
         await say(shop, sentence, answer=sentence, done=last)
 
 
-PLAYS = {"product_discovery": NaturalAgent._pd, "substitution": NaturalAgent._sub, "bundle": NaturalAgent._bundle,
-         "cart": NaturalAgent._cart, "return": NaturalAgent._return, "status": NaturalAgent._status,
-         "policy": NaturalAgent._policy}
+PLAYS = {"product_discovery": "_pd", "substitution": "_sub", "bundle": "_bundle", "cart": "_cart",
+         "return": "_return", "status": "_status", "policy": "_policy"}
+
+
+class NaturalIdiomsAgent(NaturalAgent):
+    """`natural-idioms`: the natural agent answering the way issue 19 found people and chat models
+    do (`verishop.agents.redteam.idioms`): "Absolutely not.", "I'm afraid so.", "seven
+    ninety-nine", "30 days, not 45.", "It shipped last week and was delivered on March 3."."""
+
+    name = "natural-idioms"
+
+    async def _status(self, shop: ShopSession, goal: StatusGoal, last: bool) -> None:
+        order = await shop.call("check_order", order_id=goal.order_id)
+        sentence = idioms.status(self.rng, order["status"], _day(order.get("delivered_on")))
+        named = self.rng.random() < 0.5
+        await say(shop, f"I looked up your order {order['order_id']}. {sentence}", answer=sentence,
+                  order_id=order["order_id"] if named else None, done=last)
+
+    async def _policy(self, shop: ShopSession, goal: PolicyGoal, last: bool) -> None:
+        await shop.call("search_policies", query=policy_query(goal), limit=10)
+        if goal.answer_kind == "numeric":
+            sentence = idioms.numeric(self.rng, goal.question, goal.answer, self.scenario.policy.return_window_days,
+                                      policy_figures(self.scenario.policy))
+        else:
+            sentence = idioms.categorical(self.rng, goal.question, goal.answer)
+        await say(shop, sentence, answer=sentence, done=last)
 
 
 def _unstated(goal: SubGoal) -> int:

@@ -20,7 +20,8 @@ from verishop.agents.evaluate import Plan, read_rewards, run_memory
 
 ENVS = ("pd", "sub", "cart", "return", "status", "policy", "bundle", "journey")
 AGENTS = ("null", "greedy", "enumerate", "bruteforce", "spray", "pad", "invent", "namedrop", "namedrop-greedy",
-          "denied", "natural")
+          "denied", "denied-spelled", "natural",
+          "natural-idioms")
 
 
 @dataclass(frozen=True)
