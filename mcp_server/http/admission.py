@@ -22,7 +22,7 @@ from verishop.scenarios.difficulty import MAX_DIFFICULTY
 from verishop.scenarios.envs import REGISTRY
 from verishop.scenarios.models import Scenario
 from verishop.scenarios.stock import HASH_MODULUS
-from verishop.scenarios.taxonomy import CATEGORY_BY_ID
+from verishop.scenarios.taxonomy import is_category
 
 # Generated scenarios stay far inside these; they only keep a hostile one small.
 MAX_TEXT_CHARS = 2_000
@@ -138,7 +138,7 @@ def _duplicate(ids: Iterable[str]) -> str | None:
 
 
 def _category(path: str, category_id: str) -> Iterator[str]:
-    if category_id not in CATEGORY_BY_ID:
+    if not is_category(category_id):
         yield f"{path} {echo(category_id)} is not a category of the shop"
 
 

@@ -12,7 +12,7 @@ from verishop.scenarios.catalog.reader import Product
 from verishop.scenarios.rng import make_rng
 from verishop.scenarios.catalog.text import (attribute_token, brand_token, category_token, match_expression,
                                     query_words)
-from verishop.scenarios.taxonomy import CATEGORY_BY_ID, category
+from verishop.scenarios.taxonomy import CATEGORY_BY_ID, category, is_category
 
 MAX_LIMIT = 50
 SortBy = Literal["featured", "price", "rating", "delivery"]
@@ -74,7 +74,7 @@ async def fetch_product(ep: Episode, product_id: str) -> Product:
 def _facets(category_id: str | None, brand: str | None, attributes: dict[str, str]) -> list[str]:
     facets = []
     if category_id:
-        if category_id not in CATEGORY_BY_ID:
+        if not is_category(category_id):
             raise ShopError(f"unknown category {category_id!r}; valid categories: "
                             + ", ".join(sorted(CATEGORY_BY_ID)))
         facets.append(category_token(category_id))
