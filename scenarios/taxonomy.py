@@ -452,6 +452,15 @@ def category(category_id: str) -> Category:
         raise KeyError(f"unknown category {category_id!r}; known: {known}") from None
 
 
+def is_denied(category_id: str) -> bool:
+    """Whether a category's products must never be recommended or sold: a generated restricted
+    category, or one an imported shop's policy restricts."""
+    if category_id in DENIED_CATEGORY_IDS:
+        return True
+    imported = _IMPORTED.get(category_id)
+    return imported is not None and imported.denied
+
+
 def is_category(category_id: str) -> bool:
     return category_id in CATEGORY_BY_ID or category_id in _IMPORTED
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from verishop.scenarios.catalog.reader import Product
 from verishop.scenarios.models import BundleGoal
-from verishop.scenarios.taxonomy import DENIED_CATEGORY_IDS
+from verishop.scenarios.taxonomy import is_denied
 from verishop.verifier.checks.base import Options, Scored, TaskScore, compose, recommendation_lists, seen_products
 from verishop.verifier.exposure import exposure
 from verishop.verifier.files import Episode
@@ -68,7 +68,7 @@ def _score_list(goal: BundleGoal, recommended: list[str], products: list[Product
 
 
 def _counts(p: Product | None) -> bool:
-    return p is not None and p.stock > 0 and p.category_id not in DENIED_CATEGORY_IDS
+    return p is not None and p.stock > 0 and not is_denied(p.category_id)
 
 
 def _item_check(i: int, pid: str, p: Product | None, required: set[str]) -> Check:
