@@ -69,6 +69,7 @@ def products(rng: random.Random) -> list[dict]:
                 detail = " ".join(attrs[a] for a in attributes if attrs[a] != "None")
                 rows.append({
                     "id": f"IW-{code}-{len(rows) + 1:04d}", "title": f"{brand} {line} {noun} {detail}",
+                    "name": f"{brand} {line} {noun}",
                     "description": f"<p>The <b>{line}</b> {noun.lower()} by {brand}.</p><ul>"
                                    + "".join(f"<li>{a.replace('_', ' ')}: {v}</li>" for a, v in attrs.items()) + "</ul>",
                     "brand": brand, "path": path, "price_cents": price, "attrs": attrs,
@@ -124,7 +125,7 @@ def shopify_csv(rows: list[dict], path: Path) -> None:
         for r in rows:
             names = sorted(r["attrs"], key=lambda a: a != r["variant"])[:3]
             first = r["handle"] != previous
-            title = r["title"].rsplit(" ", 0)[0]
+            title = r["name"]  # Shopify's title names the product; the options name the variant
             option_cells = []
             for n in range(3):
                 name = names[n].replace("_", " ").title() if n < len(names) else ""

@@ -40,7 +40,7 @@ def run_import(sources: list[Path], out: Path, *, feed_format: str | None = None
         raise ImportFailed("the sources have different formats (" + ", ".join(
             f"{p}: {f}" for p, f in zip(sources, formats)) + "); import one format at a time")
     if mapping is not None:
-        load_mapping(mapping)  # fail on a bad mapping before reading anything
+        currency = currency or load_mapping(mapping).currency  # a bad mapping fails before any row is read
     shop_policy = load_policy(policy) if policy is not None else None
     if currency is None and formats[0] == "shopify":
         currency = "USD"  # Shopify's export carries bare amounts in the shop's currency

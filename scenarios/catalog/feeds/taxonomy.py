@@ -16,6 +16,8 @@ MAX_VALUES_PER_ATTRIBUTE = 200
 MAX_BRANDS_PER_CATEGORY = 200
 # Imported category ids never equal a generated one: `taxonomy.category` resolves both.
 IMPORTED_PREFIX = "shop_"
+# The search tool takes category ids of at most 40 characters: prefix, slug and a "__N" suffix fit.
+MAX_SLUG_CHARS = 30
 
 
 @dataclass
@@ -37,6 +39,22 @@ def split_path(path: str) -> list[str]:
     return [p.strip() for p in path.replace("›", ">").split(">") if p.strip()]
 
 
+def singular(name: str) -> str:
+    """'Knitting Needles' -> 'Knitting Needle', 'Craft Knives' -> 'Craft Knife': how a customer names
+    one item of a category (a crude English rule; a name it does not know stays as it is)."""
+    head, _, last = name.rpartition(" ")
+    lower = last.lower()
+    if lower.endswith("ives"):
+        last = last[:-3] + "fe"
+    elif lower.endswith("ies") and len(lower) > 4:
+        last = last[:-3] + "y"
+    elif lower.endswith(("ches", "shes", "xes", "sses")):
+        last = last[:-2]
+    elif lower.endswith("s") and not lower.endswith(("ss", "us", "is")):
+        last = last[:-1]
+    return f"{head} {last}".strip()
+
+
 class TaxonomyBuilder:
     def __init__(self) -> None:
         self.by_path: dict[str, _Category] = {}
@@ -47,7 +65,7 @@ class TaxonomyBuilder:
     def _new(self, path: str) -> _Category:
         parts = split_path(path) or [path]
         for candidate in (parts[-1], " ".join(parts[-2:]), " ".join(parts)):
-            cid = IMPORTED_PREFIX + (slug(candidate) or "category")
+            cid = IMPORTED_PREFIX + ((slug(candidate) or "category")[:MAX_SLUG_CHARS].strip("_"))
             if cid not in self.taken:
                 break
         n = 2
@@ -94,7 +112,7 @@ class TaxonomyBuilder:
             result.append({
                 "id": cat.id, "name": cat.name, "department": cat.department, "path": cat.path,
                 "products": cat.count, "price_cents": [cat.low_cents, cat.high_cents],
-                "brands": sorted(cat.brands), "nouns": [cat.name],
+                "brands": sorted(cat.brands), "nouns": [singular(cat.name)],
                 "attributes": [{"name": n, "values": sorted(cat.attr_values[n])} for n in schema],
                 "variant_attribute": varying[0] if varying else None,
             })
