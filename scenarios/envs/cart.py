@@ -12,7 +12,7 @@ import random
 import re
 
 from verishop.scenarios.catalog.generate import product_id
-from verishop.scenarios.catalog.reader import CatalogReader, Product
+from verishop.scenarios.catalog.reader import CatalogError, CatalogReader, Product
 from verishop.scenarios.difficulty import axes_for
 from verishop.scenarios.envs.shared import SharedWorld, pick_customer, pick_policy, pick_today
 from verishop.scenarios.household import make_browsing_history, make_order_history
@@ -81,8 +81,12 @@ def generate(difficulty: int, seed: int, catalog: CatalogReader,
     extras: list[ExtraProduct] = []
     taken: set[int] = set()
     used_groups: set[str] = set()
+    variant_categories = {c.id for c in catalog.shoppable_categories if c.variant_attribute}
+    if not variant_categories:
+        raise CatalogError(f"{ENV_ID} needs a category whose products come in variants (variant groups that differ "
+                           f"on one attribute); this catalog has none")
     while len(items) < n_items:
-        base = catalog.random_product(rng, allow={c.id for c in catalog.shoppable_categories if c.variant_attribute})
+        base = catalog.random_product(rng, allow=variant_categories)
         if base.group_id in used_groups or base.stock < 4:
             continue
         used_groups.add(base.group_id)
