@@ -1,12 +1,12 @@
-"""Turn feed rows into a verishop catalog: the generated catalog's schema and indexes, product IDs
-made from the row number like a generated catalog's (the shop's own IDs kept beside them), the
+"""Turn feed rows into a verishop catalog: the generated catalog's schema and indexes, rows in the
+featured order of `featured.py`, product IDs made from the row number like a generated catalog's
+(the shop's own IDs kept beside them in `source_ids`), the
 categories and attribute schemas of the feed's own taxonomy, and a content hash covering the
 products, that taxonomy, the shop's policy and its IDs. The file is written aside and renamed:
 a failed or refused import leaves nothing where a reader would find it."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import sqlite3
@@ -17,13 +17,13 @@ from pathlib import Path
 
 from verishop.scenarios.catalog.build import CATALOG_SCHEMA_VERSION, INDEXES, SCHEMA
 from verishop.scenarios.catalog.feeds import ImportFailed
+from verishop.scenarios.catalog.feeds.featured import STAGE_ROW, STAGING, place
 from verishop.scenarios.catalog.feeds.rows import (
     FeedItem, FeedRow, Refusal, RowProblem, parse_availability, parse_int, parse_price, parse_rating,
 )
 from verishop.scenarios.catalog.feeds.shop_policy import ShopPolicy, check_categories
 from verishop.scenarios.catalog.feeds.taxonomy import TaxonomyBuilder
-from verishop.scenarios.catalog.generate import product_id
-from verishop.scenarios.catalog.integrity import import_seed, product_content_hash, write_stamp
+from verishop.scenarios.catalog.integrity import import_seed, product_content_hash, source_ids_digest, write_stamp
 from verishop.scenarios.catalog.text import attribute_token, brand_token, category_token
 
 # What an import records for the stock of a product whose feed states availability but no count,
@@ -183,19 +183,15 @@ def _fill(db: sqlite3.Connection, sources: Iterable[tuple[str, Iterator[FeedItem
     checker = _Checker(currency)
     counts = _Counts()
     taxonomy = TaxonomyBuilder()
-    groups: dict[tuple[str, str], str] = {}
-    ids_digest = hashlib.sha256()
-    products: list[tuple] = []
-    texts: list[tuple[int, str]] = []
-    source_ids: list[tuple[int, str]] = []
+    groups: dict[tuple[str, str], int] = {}
+    staged: list[tuple] = []
+    db.executescript(STAGING)
 
     def flush() -> None:
-        db.executemany("INSERT INTO products VALUES (?,?,?,?,?,?,?,?,?,?,?,?)", products)
-        db.executemany("INSERT INTO products_fts(rowid, text) VALUES (?, ?)", texts)
-        db.executemany("INSERT INTO source_ids VALUES (?, ?)", source_ids)
+        db.executemany(STAGE_ROW, staged)
         if on_progress:
-            on_progress(len(products))
-        products.clear(), texts.clear(), source_ids.clear()
+            on_progress(len(staged))
+        staged.clear()
 
     for name, item in _items(sources):
         if isinstance(item, FeedRow) and item.merge_only:
@@ -213,30 +209,28 @@ def _fill(db: sqlite3.Connection, sources: Iterable[tuple[str, Iterator[FeedItem
             report.refuse(item, name)
             continue
         row = report.imported
-        pid = product_id(row)
         cat = taxonomy.add(item, price_cents)
-        group_id = groups.setdefault((name, item.group_key), pid) if item.group_key else pid
-        if group_id != pid:
-            taxonomy.note_variant(cat.id, group_id, item.attrs)
+        group_row = groups.setdefault((name, item.group_key), row) if item.group_key else row
+        if group_row != row:
+            taxonomy.note_variant(cat.id, str(group_row), item.attrs)
         else:
-            taxonomy.note_group_head(cat.id, pid, item.attrs, bool(item.group_key))
-        attrs_json = json.dumps(item.attrs, separators=(",", ":"), sort_keys=True)
-        products.append((row, pid, group_id, item.title, item.brand, cat.id, price_cents, rating, rating_count,
-                         ship_days, stock, attrs_json))
+            taxonomy.note_group_head(cat.id, str(row), item.attrs, bool(item.group_key))
         facets = " ".join(attribute_token(k, v) for k, v in item.attrs.items())
-        texts.append((row, f"{item.title} {cat.name} {cat.department} {' '.join(item.attrs.values())} "
-                           f"{item.source_id} {item.description[:_SEARCH_DESCRIPTION_CHARS]} "
-                           f"{category_token(cat.id)} {brand_token(item.brand)} {facets}"))
-        source_ids.append((row, item.source_id))
-        ids_digest.update(f"{item.source_id}\n".encode())
+        text = (f"{item.title} {cat.name} {cat.department} {' '.join(item.attrs.values())} {item.source_id} "
+                f"{item.description[:_SEARCH_DESCRIPTION_CHARS]} {category_token(cat.id)} {brand_token(item.brand)} "
+                f"{facets}")
+        staged.append((row, item.source_id, group_row, item.title, item.brand, cat.id, price_cents, rating,
+                       rating_count, ship_days, stock, json.dumps(item.attrs, separators=(",", ":"), sort_keys=True),
+                       text))
         report.imported += 1
-        if len(products) >= _BATCH_ROWS:
+        if len(staged) >= _BATCH_ROWS:
             flush()
     flush()
     if report.imported == 0:
         raise ImportFailed(f"no products imported ({report.summary()}): "
                            + ("the source has a header and no rows" if not report.refused else
                               "every row was refused:\n  " + "\n  ".join(report.refusals[:20])))
+    place(db)
     absent = [f for f in OPTIONAL_FIELDS if counts.stated[f] < report.imported]
     defaults = _defaults(db, counts, absent, report.imported)
     report.absent_fields, report.defaults = absent, defaults
@@ -247,7 +241,7 @@ def _fill(db: sqlite3.Connection, sources: Iterable[tuple[str, Iterator[FeedItem
                     for c in categories])
     return {"taxonomy": json.dumps(categories, separators=(",", ":"), sort_keys=True),
             "absent_fields": json.dumps(absent), "defaults": json.dumps(defaults, sort_keys=True),
-            "currency": checker.currency or "", "source_ids_sha256": ids_digest.hexdigest(),
+            "currency": checker.currency or "", "source_ids_sha256": source_ids_digest(db),
             "_names": {c["id"]: c["name"] for c in categories}}
 
 
