@@ -149,3 +149,24 @@ def test_a_catalog_too_small_for_an_environment_says_what_it_needs(tmp_path):
             generate("sub", 0, 1, catalog)
         with pytest.raises(CatalogError, match="cart-v2 needs a category whose products come in variants"):
             generate("cart", 0, 1, catalog)
+
+
+NO_FILTERS = dict(query="", brand=None, min_price_usd=None, max_price_usd=None, min_rating=None, max_ship_days=None,
+                  attributes={}, in_stock_only=False, limit=5)
+
+
+async def test_a_wrong_category_names_the_shops_own_categories(shops, tmp_path):
+    from verishop.mcp_server.episodes.hub import EpisodeHub
+    from verishop.mcp_server.errors import ShopError
+    from verishop.mcp_server.shop.catalog import search_catalog
+
+    hub = EpisodeHub(shops["merchant-tsv"], tmp_path / "runs")
+    try:
+        with CatalogReader(shops["merchant-tsv"]) as catalog:
+            episode = await hub.open(generate("pd", 2, 1, catalog))
+        with pytest.raises(ShopError, match="unknown category 'chargers'; valid categories: shop_bottled_ink, "):
+            await search_catalog(episode, category_id="chargers", **NO_FILTERS)
+        found = await search_catalog(episode, category_id="shop_teapots", **NO_FILTERS)
+        assert found.results and all(r.category_id == "shop_teapots" for r in found.results)
+    finally:
+        await hub.aclose()

@@ -79,6 +79,8 @@ class CatalogReader:
         # opens, and sorted searches on it rank every match instead of walking an index.
         self.schema_version = int(self.meta.get("schema_version", 1))
         self.taxonomy = self._taxonomy()
+        self.category_ids = tuple(sorted(c.id for c in self.taxonomy))
+        self.category_id_set = frozenset(self.category_ids)
         self.shop_policy = self.meta.get("policy")  # the imported shop's policy file, as JSON
         self.absent_fields: frozenset[str] = frozenset(json.loads(self.meta.get("absent_fields", "[]")))
 
