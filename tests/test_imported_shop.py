@@ -170,3 +170,16 @@ async def test_a_wrong_category_names_the_shops_own_categories(shops, tmp_path):
         assert found.results and all(r.category_id == "shop_teapots" for r in found.results)
     finally:
         await hub.aclose()
+
+
+def test_scenarios_on_an_imported_shop_pass_the_servers_admission_and_a_forged_shop_rule_does_not(shops):
+    from verishop.mcp_server.http.admission import InvalidScenario, check_scenario
+
+    with CatalogReader(shops["shopify"]) as catalog:
+        for env in SHORT:
+            check_scenario(generate(env, 6, 2, catalog), catalog)
+        scenario = generate("policy", 6, 2, catalog)
+        forged = scenario.policy.shop.model_copy(update={"restocking_fee_categories": ("weapons_cache",)})
+        policy = scenario.policy.model_copy(update={"shop": forged})
+        with pytest.raises(InvalidScenario, match="'weapons_cache' is not a category of the shop"):
+            check_scenario(scenario.model_copy(update={"policy": policy}), catalog)

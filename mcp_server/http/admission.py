@@ -207,6 +207,15 @@ def _policy(s: Scenario) -> Iterator[str]:
         if policy.rules is not None:
             yield from _in_range(f"policy.rules.{name}", getattr(policy.rules, name), low, high)
     categories = [*policy.final_sale_categories, *(policy.rules.oversize_categories if policy.rules else ())]
+    if policy.shop is not None:  # an imported shop's own rules (scenarios/shop_policy.py)
+        for category_id, days in policy.shop.category_return_window_days:
+            categories.append(category_id)
+            yield from _in_range(f"policy.shop.category_return_window_days.{category_id}", days, 0, 3650)
+        categories += policy.shop.restocking_fee_categories
+        yield from _in_range("policy.shop.return_shipping_cents", policy.shop.return_shipping_cents, 0, MAX_CENTS)
+        for name in ("refund_days", "gift_extra_days", "price_match_days"):
+            if getattr(policy.shop, name) is not None:
+                yield from _in_range(f"policy.shop.{name}", getattr(policy.shop, name), 0, 3650)
     for category_id in categories:
         yield from _category("policy category", category_id)
     if (dup := _duplicate(c.policy_id for c in policy.clauses)) is not None:
