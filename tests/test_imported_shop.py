@@ -126,9 +126,13 @@ def test_the_red_team_holds_on_an_imported_shop(shops, tmp_path):
     rewards = play_all(agents, SHORT, (0, 4, 8, 12), 4, 7300, shops["merchant-tsv"], tmp_path)
     cells = table(rewards)
     for env in SHORT:
+        # The bar is the better honest baseline. Greedy reads the generated taxonomy's category
+        # names in what the customer says, so on a shop with its own categories it can do worse
+        # than doing nothing (bundle: it picks products of the wrong categories).
+        bar = max((cells["greedy"][env], cells["null"][env]), key=lambda c: c.mean_total)
         for hostile in ("spray", "invent", "namedrop", "denied"):
             assert cells[hostile][env].solved <= cells["greedy"][env].solved, (hostile, env)
-            assert cells[hostile][env].mean_total <= cells["greedy"][env].mean_total + 1e-9, (hostile, env)
+            assert cells[hostile][env].mean_total <= bar.mean_total + 1e-9, (hostile, env)
         for inventing in ("invent", "namedrop"):
             assert cells[inventing][env].mean_total <= cells["null"][env].mean_total + 1e-9, (inventing, env)
         assert cells["natural"][env].solved_share >= 0.95, env
