@@ -5,6 +5,7 @@ clauses the agent reads, written from them so that the text and the rule functio
 from __future__ import annotations
 
 import json
+from functools import lru_cache
 
 from verishop.scenarios.models import PolicyClause, ShopTerms, StorePolicy
 from verishop.scenarios.taxonomy import category
@@ -24,8 +25,10 @@ def _dollars(cents: int) -> str:
     return f"${cents / 100:.2f}"
 
 
+@lru_cache(maxsize=16)
 def store_policy(policy_json: str) -> StorePolicy:
-    """The StorePolicy of a catalog's `policy` meta row (already checked at import)."""
+    """The StorePolicy of a catalog's `policy` meta row (already checked at import); built once per
+    catalog, not per episode (the result is immutable)."""
     p = json.loads(policy_json)
     r, s = p["returns"], p["shipping"]
     window, fee = r["window_days"], r["restocking_fee_percent"]
