@@ -187,3 +187,12 @@ def test_scenarios_on_an_imported_shop_pass_the_servers_admission_and_a_forged_s
         policy = scenario.policy.model_copy(update={"shop": forged})
         with pytest.raises(InvalidScenario, match="'weapons_cache' is not a category of the shop"):
             check_scenario(scenario.model_copy(update={"policy": policy}), catalog)
+
+
+def test_an_imported_catalog_without_a_policy_file_runs_every_environment_on_the_generated_policy(tmp_path):
+    run_import([SHOP / "shopify.csv"], tmp_path / "shop.db")
+    with CatalogReader(tmp_path / "shop.db") as catalog:
+        for env in SHORT:
+            for d in (0, 6, 12):
+                scenario = generate(env, d, 40 + d, catalog)
+                assert scenario.policy.shop is None and scenario.policy.final_sale_categories == ("socks", "pillows")

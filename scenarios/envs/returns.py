@@ -194,13 +194,14 @@ def _distractor(kind: str, newer: bool, rng: random.Random, catalog: CatalogRead
                   else _day_between(rng, first, before, taken))
         product = _same_kind(rng, catalog, target, differ_on=described_attribute(target.category_id))
     elif kind == "final_sale":  # socks or pillows, which cannot be returned
-        if not policy.final_sale_categories:  # an imported shop may have none
+        final_sale = set(policy.final_sale_categories) & catalog.category_id_set
+        if not final_sale:  # an imported shop may have none (or none of the generated policy's)
             return None
         first = today - timedelta(days=10) - transit
         placed = (_day_between(rng, max(after, first), today - timedelta(days=1) - transit, taken) if newer
                   else _day_between(rng, first - timedelta(days=60), min(before, today - timedelta(days=1) - transit),
                                     taken))
-        product = catalog.random_product(rng, allow=set(policy.final_sale_categories), in_stock=False)
+        product = catalog.random_product(rng, allow=final_sale, in_stock=False)
     else:  # any other order of the household
         placed = (_day_between(rng, after, today, taken) if newer
                   else _day_between(rng, today - timedelta(days=119), before, taken))
