@@ -112,6 +112,7 @@ class ShopTerms(Frozen):
     gift_refund_method: Literal["original payment method", "store credit"] = "store credit"
     price_match_days: int | None = None
     free_shipping: bool = True  # False: no purchase ships free
+    restricted_categories: tuple[str, ...] = ()  # never recommended nor sold, like the generated denied ones
 
 
 class StorePolicy(Frozen):

@@ -41,7 +41,7 @@ def store_policy(policy_json: str) -> StorePolicy:
         refund_days=r["refund_days"], gift_extra_days=gift["extra_days"],
         gift_refund_method=_METHOD[gift["refund_method"]],
         price_match_days=p["price_matching"]["days"] if p.get("price_matching") else None,
-        free_shipping=threshold is not None)
+        free_shipping=threshold is not None, restricted_categories=tuple(p["restricted_categories"]))
     windows = " ".join(f"{category(c).name} can be returned within {d} days of delivery."
                        for c, d in terms.category_return_window_days)
     final_sale = r["final_sale_categories"]

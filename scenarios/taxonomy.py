@@ -7,6 +7,7 @@ what every seed produces, so it is versioned by `TAXONOMY_VERSION`.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 
 TAXONOMY_VERSION = 1
@@ -452,13 +453,11 @@ def category(category_id: str) -> Category:
         raise KeyError(f"unknown category {category_id!r}; known: {known}") from None
 
 
-def is_denied(category_id: str) -> bool:
+def is_denied(category_id: str, restricted: Collection[str] = ()) -> bool:
     """Whether a category's products must never be recommended or sold: a generated restricted
-    category, or one an imported shop's policy restricts."""
-    if category_id in DENIED_CATEGORY_IDS:
-        return True
-    imported = _IMPORTED.get(category_id)
-    return imported is not None and imported.denied
+    category, or one the episode's shop policy restricts (`restricted`: `policy.shop`'s, since one
+    feed may be imported with and without a policy file)."""
+    return category_id in DENIED_CATEGORY_IDS or category_id in restricted
 
 
 def is_category(category_id: str) -> bool:

@@ -90,15 +90,14 @@ class CatalogReader:
         if "taxonomy" not in self.meta:
             return CATEGORIES
         records = json.loads(self.meta["taxonomy"])
+        try:  # registered as the feed defines them: restriction is the policy's, per episode
+            register_imported(categories_from_records(records))
+        except ValueError as exc:
+            raise CatalogError(f"{self.path}: {exc}") from None
         restricted = set(json.loads(self.meta["policy"])["restricted_categories"]) if "policy" in self.meta else set()
         for r in records:
             r["denied"] = r["id"] in restricted
-        categories = categories_from_records(records)
-        try:
-            register_imported(categories)
-        except ValueError as exc:
-            raise CatalogError(f"{self.path}: {exc}") from None
-        return categories
+        return categories_from_records(records)
 
     @property
     def shoppable_categories(self) -> tuple[Category, ...]:
