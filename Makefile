@@ -100,8 +100,9 @@ test-llm: $(STAMP)
 	    alls = [r for r in rows if r["difficulty"] == "all"]; print(json.dumps(alls, indent=1)); \
 	    assert sum(r["scored"] for r in alls) == 2, "both episodes must be played and scored"'
 
-bench: $(STAMP)  ## long runs: catalog build up to 2M products, search latency, episode creation and generation, episodes/s, server CPU per call, loop stall under heavy searches
+bench: $(STAMP)  ## long runs: catalog build up to 2M products, a 1M-row feed import, search latency, episode creation and generation, episodes/s, server CPU per call, loop stall under heavy searches
 	$(BIN)/python bench/catalog_build.py --sizes 10000,100000,1000000,2000000
+	$(BIN)/python bench/catalog_import.py --rows 1000000
 	$(BIN)/python bench/search.py --sizes 10000,100000,2000000
 	$(BIN)/python bench/episode_create.py --size 100000 --episodes 100
 	$(BIN)/python bench/generation.py --sizes 1000,100000,2000000 --episodes 200 --rows

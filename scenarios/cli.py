@@ -38,6 +38,58 @@ def build(
               f"content hash {result.content_hash}")
 
 
+# `catalog import` exit statuses (docs/catalog-import.md): 0 every row imported; 3 the catalog was
+# written and some rows were refused; 2 nothing was written.
+EXIT_REFUSED_ROWS = 3
+EXIT_NOTHING_WRITTEN = 2
+
+
+@catalog_app.command("import")
+def import_(
+    sources: Annotated[list[Path], typer.Argument(help="Feed files, read in order (one format).")],
+    out: Annotated[Path, typer.Option("--out", help="The catalog file to write.")],
+    feed_format: Annotated[str | None, typer.Option("--format", help="merchant-tsv, merchant-xml, shopify, csv, "
+                                                    "jsonl or parquet (default: detected).")] = None,
+    mapping: Annotated[Path | None, typer.Option(help="Column mapping (YAML) for csv, jsonl and parquet.")] = None,
+    policy: Annotated[Path | None, typer.Option(help="The shop's policy (YAML), replacing the generated one.")] = None,
+    strict: Annotated[bool, typer.Option(help="Refuse the whole import on the first bad row.")] = False,
+    currency: Annotated[str | None, typer.Option(help="Currency of prices stated without one.")] = None,
+    report: Annotated[Path | None, typer.Option(help="Also write the report as JSON here.")] = None,
+) -> None:
+    """Import a shop's product feed (and policy) into a catalog every environment runs on."""
+    import json
+
+    from verishop.scenarios.catalog.feeds import ImportFailed
+    from verishop.scenarios.catalog.feeds.run import run_import
+    from verishop.scenarios.console import build_progress, err
+
+    try:
+        with build_progress() as progress:
+            task = progress.add_task("import", total=None)
+            result = run_import(sources, out, feed_format=feed_format, mapping=mapping, policy=policy,
+                                strict=strict, currency=currency, on_progress=lambda n: progress.advance(task, n))
+    except ImportFailed as exc:
+        err.print(f"error: {exc}", markup=False, highlight=False, soft_wrap=True)
+        raise typer.Exit(EXIT_NOTHING_WRITTEN) from None
+    for line in result.refusals:
+        err.print(f"refused {line}", markup=False, highlight=False, soft_wrap=True)
+    if result.refused > len(result.refusals):
+        err.print(f"... and {result.refused - len(result.refusals):,} more refused rows", markup=False)
+    for name, text in result.defaults.items():
+        err.print(f"absent: {name}: {text} (no environment constrains on it)" if name != "stock"
+                  else f"default: stock: {text}", markup=False, highlight=False, soft_wrap=True)
+    err.print(f"{result.summary()} into {result.categories} categories in {result.seconds:.1f}s -> {result.path}\n"
+              f"content hash {result.content_hash}", markup=False, highlight=False, soft_wrap=True)
+    if report is not None:
+        report.write_text(json.dumps({
+            "path": str(result.path), "imported": result.imported, "merged": result.merged,
+            "refused": result.refused, "refusals": result.refusals, "absent_fields": result.absent_fields,
+            "defaults": result.defaults, "categories": result.categories, "content_hash": result.content_hash,
+        }, indent=2))
+    if result.refused:
+        raise typer.Exit(EXIT_REFUSED_ROWS)
+
+
 @catalog_app.command("info")
 def info(path: Annotated[Path, typer.Argument(help="Catalog file.")]) -> None:
     """Print a catalog's metadata."""

@@ -1,5 +1,4 @@
 """The customer's side of a world: who they are, what they ordered, what they browsed."""
-
 from __future__ import annotations
 
 import random
@@ -10,7 +9,7 @@ from faker import Faker
 
 from verishop.scenarios.catalog.reader import CatalogReader, Product
 from verishop.scenarios.models import Customer, Order, OrderLine
-from verishop.scenarios.taxonomy import DENIED_CATEGORY_IDS
+
 
 CARRIERS = ("UPS", "FedEx", "USPS", "DHL")
 
@@ -55,7 +54,7 @@ def make_order(rng: random.Random, catalog: CatalogReader, today: date, age_days
     placed_on = today - timedelta(days=age_days)
     status = _status_for_age(rng, age_days)
     if products is None:
-        products = [catalog.random_product(rng, deny=DENIED_CATEGORY_IDS) for _ in range(rng.randint(1, 3))]
+        products = [catalog.random_product(rng, deny=catalog.denied_category_ids) for _ in range(rng.randint(1, 3))]
     lines = tuple(
         OrderLine(line_id=f"LN{rng.randrange(10**8):08d}", product_id=p.product_id, title=p.title,
                   category_id=p.category_id, quantity=rng.choice((1, 1, 1, 2)), unit_price_cents=p.price_cents)
@@ -81,7 +80,7 @@ def make_order_history(rng: random.Random, catalog: CatalogReader, today: date, 
 
 
 def make_browsing_history(rng: random.Random, catalog: CatalogReader, category_id: str | None) -> tuple[str, ...]:
-    seen = [catalog.random_product(rng, deny=DENIED_CATEGORY_IDS, in_stock=False) for _ in range(rng.randint(2, 5))]
+    seen = [catalog.random_product(rng, deny=catalog.denied_category_ids, in_stock=False) for _ in range(rng.randint(2, 5))]
     if category_id is not None:
         seen.append(catalog.random_product(rng, allow={category_id}, in_stock=False))
     rng.shuffle(seen)

@@ -102,6 +102,22 @@ class PolicyRules(Frozen):
     gift_refund_method: Literal["store credit", "original payment method"] = "store credit"
 
 
+class ShopTerms(Frozen):
+    """An imported shop's own rules beyond the base numbers (its `--policy` file,
+    scenarios/catalog/feeds/shop_policy.py); absent from a generated shop's policy."""
+
+    category_return_window_days: tuple[tuple[str, int], ...] = ()
+    restocking_fee_categories: tuple[str, ...] = ()  # empty: the fee applies to every category
+    return_shipping_cents: int = 0
+    refund_method: Literal["original payment method", "store credit"] = "original payment method"
+    refund_days: int = 5
+    gift_extra_days: int = 0
+    gift_refund_method: Literal["original payment method", "store credit"] = "store credit"
+    price_match_days: int | None = None
+    free_shipping: bool = True  # False: no purchase ships free
+    restricted_categories: tuple[str, ...] = ()  # never recommended nor sold, like the generated denied ones
+
+
 class StorePolicy(Frozen):
     """The numbers the policy text is written from; tools and the verifier use these."""
 
@@ -115,6 +131,8 @@ class StorePolicy(Frozen):
     # The conditional clauses (membership, holidays, gifts, defects ...) when the policy has them
     # (`verishop.scenarios.policy.extend_policy`); left out of the JSON when absent.
     rules: PolicyRules | None = Field(None, exclude_if=lambda v: v is None)
+    # An imported shop's own rules (`verishop.scenarios.shop_policy`); left out of the JSON when absent.
+    shop: ShopTerms | None = Field(None, exclude_if=lambda v: v is None)
 
 
 class Axes(Frozen):

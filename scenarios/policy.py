@@ -117,7 +117,7 @@ def extend_policy(rng: random.Random, policy: StorePolicy) -> StorePolicy:
         refund_business_days=rng.choice((3, 5, 7, 10)),
         gift_refund_method="store credit" if rng.random() < 0.5 else "original payment method",
     )
-    if policy.rules is not None:
+    if policy.rules is not None or policy.shop is not None:  # an imported shop keeps its own rules
         return policy
     adds = "These extra days add to any other extension."
     gift_refund = ("Gift returns are refunded as store credit instead of to the original payment method."
@@ -167,17 +167,40 @@ def return_window(policy: StorePolicy, category_id: str, *, tier: str | None = N
     """Days after delivery within which an item can be returned under every clause (None: never).
     Final-sale items take no extensions: only a defect makes them returnable."""
     rules = policy.rules
-    if (tier or holiday or gift or defective) and rules is None:
+    if (tier or holiday or gift or defective) and rules is None and policy.shop is None:
         raise ValueError("this policy has no conditional clauses (see extend_policy)")
+    if policy.shop is not None:
+        return _shop_return_window(policy, category_id, tier=tier, holiday=holiday, gift=gift, defective=defective)
     if category_id in policy.final_sale_categories:
         return rules.defect_extension_days if defective and rules else None
-    days = (policy.electronics_return_window_days if category(category_id).department == "Electronics"
-            else policy.return_window_days)
+    days = base_return_window_days(policy, category_id)
     if rules is not None:
         days += {"Plus": rules.plus_extension_days, "Premier": rules.premier_extension_days}.get(tier or "", 0)
         days += rules.holiday_extension_days * holiday + rules.gift_extension_days * gift
         days += rules.defect_extension_days * defective
     return days
+
+
+def base_return_window_days(policy: StorePolicy, category_id: str) -> int:
+    """A category's return window before any extension: an imported shop's own window for the
+    category when its policy file sets one, else Electronics' or the general one."""
+    if policy.shop is not None:
+        return dict(policy.shop.category_return_window_days).get(category_id, policy.return_window_days)
+    if category(category_id).department == "Electronics":
+        return policy.electronics_return_window_days
+    return policy.return_window_days
+
+
+def _shop_return_window(policy: StorePolicy, category_id: str, *, tier: str | None, holiday: bool, gift: bool,
+                        defective: bool) -> int | None:
+    """An imported shop's window: its policy file knows gift returns, and no membership, holiday or
+    defect extension (a final-sale item stays final sale)."""
+    if tier or holiday or defective:
+        raise ValueError("an imported shop's policy has no membership, holiday or defect clauses")
+    if category_id in policy.final_sale_categories:
+        return None
+    assert policy.shop is not None
+    return base_return_window_days(policy, category_id) + policy.shop.gift_extra_days * gift
 
 
 def shipping_cents(policy: StorePolicy, subtotal_cents: int, *, tier: str | None = None,

@@ -7,6 +7,7 @@ what every seed produces, so it is versioned by `TAXONOMY_VERSION`.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 
 TAXONOMY_VERSION = 1
@@ -435,9 +436,51 @@ DENIED_CATEGORY_IDS: frozenset[str] = frozenset(c.id for c in CATEGORIES if c.de
 SHOPPABLE_CATEGORIES: tuple[Category, ...] = tuple(c for c in CATEGORIES if not c.denied)
 
 
+# The categories of imported catalogs (scenarios/catalog/feeds), registered by the catalog reader
+# when it opens one. Their ids start with "shop_", so they never shadow a generated category.
+_IMPORTED: dict[str, Category] = {}
+
+
 def category(category_id: str) -> Category:
     try:
         return CATEGORY_BY_ID[category_id]
     except KeyError:
-        known = ", ".join(sorted(CATEGORY_BY_ID))
+        pass
+    try:
+        return _IMPORTED[category_id]
+    except KeyError:
+        known = ", ".join(sorted(CATEGORY_BY_ID) + sorted(_IMPORTED)[:50])
         raise KeyError(f"unknown category {category_id!r}; known: {known}") from None
+
+
+def is_denied(category_id: str, restricted: Collection[str] = ()) -> bool:
+    """Whether a category's products must never be recommended or sold: a generated restricted
+    category, or one the episode's shop policy restricts (`restricted`: `policy.shop`'s, since one
+    feed may be imported with and without a policy file)."""
+    return category_id in DENIED_CATEGORY_IDS or category_id in restricted
+
+
+def is_category(category_id: str) -> bool:
+    return category_id in CATEGORY_BY_ID or category_id in _IMPORTED
+
+
+def categories_from_records(records: list[dict]) -> tuple[Category, ...]:
+    """Categories as an imported catalog's `taxonomy` meta row records them, `denied` those its
+    shop policy restricts."""
+    return tuple(Category(
+        r["id"], r["name"], r["department"], tuple(r["nouns"]), tuple(r["brands"]) or ("",),
+        (r["price_cents"][0], r["price_cents"][1]),
+        tuple(Attribute(a["name"], tuple(a["values"]), in_title=False) for a in r["attributes"]),
+        variant_attribute=r["variant_attribute"], denied=bool(r.get("denied")),
+        weight=float(r.get("products", 1))) for r in records)
+
+
+def register_imported(categories: tuple[Category, ...]) -> None:
+    """Make an imported catalog's categories known to `category`. One process may open several
+    imported catalogs, but not two defining one category id differently."""
+    for cat in categories:
+        known = _IMPORTED.get(cat.id)
+        if known is not None and known != cat:
+            raise ValueError(f"two imported catalogs define category {cat.id!r} differently; open them in "
+                             f"separate processes")
+    _IMPORTED.update((c.id, c) for c in categories)

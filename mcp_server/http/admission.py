@@ -22,7 +22,7 @@ from verishop.scenarios.difficulty import MAX_DIFFICULTY
 from verishop.scenarios.envs import REGISTRY
 from verishop.scenarios.models import Scenario
 from verishop.scenarios.stock import HASH_MODULUS
-from verishop.scenarios.taxonomy import CATEGORY_BY_ID
+from verishop.scenarios.taxonomy import is_category
 
 # Generated scenarios stay far inside these; they only keep a hostile one small.
 MAX_TEXT_CHARS = 2_000
@@ -138,7 +138,7 @@ def _duplicate(ids: Iterable[str]) -> str | None:
 
 
 def _category(path: str, category_id: str) -> Iterator[str]:
-    if category_id not in CATEGORY_BY_ID:
+    if not is_category(category_id):
         yield f"{path} {echo(category_id)} is not a category of the shop"
 
 
@@ -207,6 +207,15 @@ def _policy(s: Scenario) -> Iterator[str]:
         if policy.rules is not None:
             yield from _in_range(f"policy.rules.{name}", getattr(policy.rules, name), low, high)
     categories = [*policy.final_sale_categories, *(policy.rules.oversize_categories if policy.rules else ())]
+    if policy.shop is not None:  # an imported shop's own rules (scenarios/shop_policy.py)
+        for category_id, days in policy.shop.category_return_window_days:
+            categories.append(category_id)
+            yield from _in_range(f"policy.shop.category_return_window_days.{category_id}", days, 0, 3650)
+        categories += policy.shop.restocking_fee_categories
+        yield from _in_range("policy.shop.return_shipping_cents", policy.shop.return_shipping_cents, 0, MAX_CENTS)
+        for name in ("refund_days", "gift_extra_days", "price_match_days"):
+            if getattr(policy.shop, name) is not None:
+                yield from _in_range(f"policy.shop.{name}", getattr(policy.shop, name), 0, 3650)
     for category_id in categories:
         yield from _category("policy category", category_id)
     if (dup := _duplicate(c.policy_id for c in policy.clauses)) is not None:

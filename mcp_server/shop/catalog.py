@@ -8,11 +8,11 @@ from typing import Literal
 from verishop.mcp_server.errors import NotFound, ShopError
 from verishop.mcp_server.episodes.episode import Episode
 from verishop.mcp_server.models import ProductCard, ProductComparison, ProductDetails, SearchResults, VariantOption
-from verishop.scenarios.catalog.reader import Product
+from verishop.scenarios.catalog.reader import CatalogReader, Product
 from verishop.scenarios.rng import make_rng
 from verishop.scenarios.catalog.text import (attribute_token, brand_token, category_token, match_expression,
                                     query_words)
-from verishop.scenarios.taxonomy import CATEGORY_BY_ID, category
+from verishop.scenarios.taxonomy import category
 
 MAX_LIMIT = 50
 SortBy = Literal["featured", "price", "rating", "delivery"]
@@ -71,12 +71,12 @@ async def fetch_product(ep: Episode, product_id: str) -> Product:
     return Product.from_row(tuple(row))
 
 
-def _facets(category_id: str | None, brand: str | None, attributes: dict[str, str]) -> list[str]:
+def _facets(catalog: CatalogReader, category_id: str | None, brand: str | None,
+            attributes: dict[str, str]) -> list[str]:
     facets = []
     if category_id:
-        if category_id not in CATEGORY_BY_ID:
-            raise ShopError(f"unknown category {category_id!r}; valid categories: "
-                            + ", ".join(sorted(CATEGORY_BY_ID)))
+        if category_id not in catalog.category_id_set:
+            raise ShopError(f"unknown category {category_id!r}; valid categories: " + ", ".join(catalog.category_ids))
         facets.append(category_token(category_id))
         known = {a.name for a in category(category_id).attributes}
         unknown = sorted(set(attributes) - known)
@@ -98,7 +98,7 @@ async def search_catalog(ep: Episode, *, query: str, category_id: str | None, br
     if min_price_usd is not None and max_price_usd is not None and min_price_usd > max_price_usd:
         raise ShopError(f"min_price_usd ({min_price_usd}) is above max_price_usd ({max_price_usd})")
     words = query_words(query)
-    facets = _facets(category_id, brand, attributes)
+    facets = _facets(ep.catalog, category_id, brand, attributes)
     where, args = [], []
     if min_price_usd is not None:
         where.append("p.price_cents >= ?")

@@ -10,7 +10,7 @@ from verishop.mcp_server.models import (OrderDetails, OrderLineView, OrderList, 
                                ReturnReceipt)
 from verishop.mcp_server.shop.catalog import usd
 from verishop.scenarios.models import StorePolicy
-from verishop.scenarios.taxonomy import category
+from verishop.scenarios.policy import base_return_window_days
 
 
 async def list_orders(ep: Episode) -> OrderList:
@@ -53,9 +53,7 @@ async def check_order(ep: Episode, order_id: str) -> OrderDetails:
 
 
 def return_window_days(policy: StorePolicy, category_id: str) -> int:
-    if category(category_id).department == "Electronics":
-        return policy.electronics_return_window_days
-    return policy.return_window_days
+    return base_return_window_days(policy, category_id)
 
 
 async def _eligibility(ep: Episode, order_id: str, line_id: str) -> tuple[ReturnEligibility, int]:

@@ -60,6 +60,27 @@ def product_content_hash(db: sqlite3.Connection, seed: str | int, size: int,
     return total.hexdigest()
 
 
+# The meta rows of an imported catalog that its content hash covers besides the products
+# (scenarios/catalog/feeds/write.py): its taxonomy, its shop policy, its defaults, its own IDs.
+IMPORT_META_KEYS = ("absent_fields", "currency", "defaults", "format", "policy", "source_ids_sha256", "taxonomy")
+
+
+def import_seed(meta: dict[str, str]) -> str:
+    """What stands for the seed in the hash header: the seed of a generated catalog; for an imported
+    one, a digest of the meta rows above, so editing its taxonomy or policy breaks the hash too."""
+    if meta.get("source") != "import":
+        return meta["seed"]
+    covered = json.dumps({k: meta.get(k) for k in IMPORT_META_KEYS}, sort_keys=True)
+    return "import-" + hashlib.sha256(covered.encode()).hexdigest()
+
+
+def source_ids_digest(db: sqlite3.Connection) -> str:
+    digest = hashlib.sha256()
+    for (source_id,) in db.execute("SELECT source_id FROM source_ids ORDER BY rowid"):
+        digest.update(f"{source_id}\n".encode())
+    return digest.hexdigest()
+
+
 def _short(content_hash: str) -> str:
     return content_hash if len(content_hash) <= 16 else content_hash[:16] + "…"
 
@@ -132,7 +153,10 @@ def verify_catalog(path: Path, expected_hash: str | None = None, *, trust_stamp:
                 f"build --seed S --size N` on this machine, or copy it from one that has it")
         hashed = not trust_stamp or _stamped_hash(path) != recorded
         if hashed:
-            actual = product_content_hash(db, seed, size, on_progress)
+            if meta.get("source") == "import" and source_ids_digest(db) != meta.get("source_ids_sha256"):
+                raise CatalogMismatch(f"catalog {path} is damaged or was changed after its import: its shop "
+                                      f"IDs differ from the ones it recorded; import it again")
+            actual = product_content_hash(db, import_seed(meta), size, on_progress)
             if actual != recorded:
                 raise CatalogMismatch(
                     f"catalog {path} is damaged or was changed after its build: its products hash to "

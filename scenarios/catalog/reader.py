@@ -14,6 +14,9 @@ from pathlib import Path
 from urllib.parse import quote
 
 from verishop.scenarios.models import CatalogRef
+from verishop.scenarios.taxonomy import (
+    CATEGORIES, DENIED_CATEGORY_IDS, SHOPPABLE_CATEGORIES, Category, categories_from_records, register_imported,
+)
 
 PRODUCT_COLUMNS = ("product_id, group_id, title, brand, category_id, price_cents, rating, "
                    "rating_count, ship_days, stock, attrs")
@@ -75,6 +78,40 @@ class CatalogReader:
         # 1 before the per-sort category indexes (scenarios/catalog/build.py); such a file still
         # opens, and sorted searches on it rank every match instead of walking an index.
         self.schema_version = int(self.meta.get("schema_version", 1))
+        self.taxonomy = self._taxonomy()
+        self.category_ids = tuple(sorted(c.id for c in self.taxonomy))
+        self.category_id_set = frozenset(self.category_ids)
+        self.shop_policy = self.meta.get("policy")  # the imported shop's policy file, as JSON
+        self.absent_fields: frozenset[str] = frozenset(json.loads(self.meta.get("absent_fields", "[]")))
+
+    def _taxonomy(self) -> tuple[Category, ...]:
+        """The generated taxonomy, or an imported catalog's own (registered, so that
+        `taxonomy.category` resolves its ids everywhere in this process)."""
+        if "taxonomy" not in self.meta:
+            return CATEGORIES
+        records = json.loads(self.meta["taxonomy"])
+        try:  # registered as the feed defines them: restriction is the policy's, per episode
+            register_imported(categories_from_records(records))
+        except ValueError as exc:
+            raise CatalogError(f"{self.path}: {exc}") from None
+        restricted = set(json.loads(self.meta["policy"])["restricted_categories"]) if "policy" in self.meta else set()
+        for r in records:
+            r["denied"] = r["id"] in restricted
+        return categories_from_records(records)
+
+    @property
+    def shoppable_categories(self) -> tuple[Category, ...]:
+        return SHOPPABLE_CATEGORIES if self.taxonomy is CATEGORIES else tuple(c for c in self.taxonomy if not c.denied)
+
+    @property
+    def denied_category_ids(self) -> frozenset[str]:
+        if self.taxonomy is CATEGORIES:
+            return DENIED_CATEGORY_IDS
+        return frozenset(c.id for c in self.taxonomy if c.denied)
+
+    @property
+    def imported(self) -> bool:
+        return self.meta.get("source") == "import"
 
     def close(self) -> None:
         self.db.close()

@@ -9,7 +9,7 @@ from verishop.scenarios.catalog.reader import Product
 from verishop.scenarios.customers.base import CustomerState, CustomerTurn, WorldView
 from verishop.scenarios.envs.bundle import dollars, say_category
 from verishop.scenarios.models import BundleGoal, Submission
-from verishop.scenarios.taxonomy import DENIED_CATEGORY_IDS
+from verishop.scenarios.taxonomy import is_denied
 
 
 def reply(state: CustomerState, goal: BundleGoal, message: str, sub: Submission, world: WorldView) -> CustomerTurn:
@@ -44,7 +44,8 @@ def _judge(state: CustomerState, goal: BundleGoal, ids: tuple[str, ...]) -> Cust
             return CustomerTurn(f"I can't find {pid} in your shop. Are you sure that's right?", "correct")
         products.append(product)
     for p in products:
-        if p.category_id in DENIED_CATEGORY_IDS:
+        if is_denied(p.category_id, state.scenario.policy.shop.restricted_categories
+                     if state.scenario.policy.shop else ()):
             return CustomerTurn(f"I'd never buy the {p.title}, please leave it out.", "correct")
         if p.stock <= 0:
             return CustomerTurn(f"The {p.title} is sold out. Is there one in stock?", "correct")

@@ -16,7 +16,7 @@ import math
 import random
 from dataclasses import dataclass
 
-from verishop.scenarios.catalog.reader import CatalogReader, Product
+from verishop.scenarios.catalog.reader import CatalogError, CatalogReader, Product
 from verishop.scenarios.difficulty import axes_for
 from verishop.scenarios.envs.shared import SharedWorld, pick_customer, pick_policy, pick_today
 from verishop.scenarios.household import make_browsing_history, make_order_history
@@ -24,7 +24,7 @@ from verishop.scenarios.models import Axes, BundleGoal, Scenario, StockChange
 from verishop.scenarios.noise import add_typos
 from verishop.scenarios.prompts import SYSTEM_PROMPT
 from verishop.scenarios.rng import make_rng
-from verishop.scenarios.taxonomy import SHOPPABLE_CATEGORIES, category
+from verishop.scenarios.taxonomy import category
 
 ENV_ID = "bundle-v2"
 # The random stream a seed draws from: kept from bundle-v1 wherever generation did not change, so
@@ -129,12 +129,24 @@ class Pick:
     sold_out: tuple[str, ...]
 
 
-def _candidates(rng: random.Random, project: Project) -> list[str]:
+def projects(catalog: CatalogReader) -> tuple[Project, ...]:
+    """The templates above on a generated catalog; on an imported one, one project per department
+    of the shop's own taxonomy (its categories the core, the others the extras)."""
+    if not catalog.imported:
+        return PROJECTS
+    shoppable = catalog.shoppable_categories
+    departments = sorted({c.department for c in shoppable})
+    return tuple(Project(f"{d.lower()} kit", f"I'm putting together a {d.lower()} kit",
+                         tuple(sorted(c.id for c in shoppable if c.department == d)),
+                         tuple(sorted(c.id for c in shoppable if c.department != d))) for d in departments)
+
+
+def _candidates(rng: random.Random, catalog: CatalogReader, project: Project) -> list[str]:
     """Core categories, then the project's extras, then any other shoppable category (a
     fallback for a catalog too small to stock every category of the template)."""
     core = rng.sample(project.core, len(project.core))
     extras = rng.sample(project.extras, len(project.extras))
-    rest = sorted(c.id for c in SHOPPABLE_CATEGORIES if c.id not in project.core + project.extras)
+    rest = sorted(c.id for c in catalog.shoppable_categories if c.id not in project.core + project.extras)
     return core + extras + rng.sample(rest, len(rest))
 
 
@@ -154,7 +166,7 @@ def _pick(rng: random.Random, catalog: CatalogReader, category_id: str, axes: Ax
 def pick_categories(rng: random.Random, catalog: CatalogReader, project: Project, count: int,
                     axes: Axes) -> list[Pick]:
     picks: list[Pick] = []
-    for category_id in _candidates(rng, project):
+    for category_id in _candidates(rng, catalog, project):
         if len(picks) == count:
             break
         pick = _pick(rng, catalog, category_id, axes)
@@ -179,8 +191,11 @@ def generate(difficulty: int, seed: int, catalog: CatalogReader, shared: SharedW
     rng = make_rng("scenario", SEED_STREAM, difficulty, seed)
     axes = axes_for(difficulty)
     today = pick_today(rng, shared)
-    project = rng.choice(PROJECTS)
+    project = rng.choice(projects(catalog))
     picks = pick_categories(rng, catalog, project, category_count(difficulty), axes)
+    if not picks:
+        raise CatalogError("no category of the catalog has an in-stock product within reach of a search; the "
+                           "catalog is too small for bundle")
     categories = tuple(p.category_id for p in picks)
     stated = [rng.random() >= axes.p_missing for _ in picks]
     if not any(stated):
@@ -200,7 +215,7 @@ def generate(difficulty: int, seed: int, catalog: CatalogReader, shared: SharedW
         orders=make_order_history(rng, catalog, today, axes.order_history),
         browsing_history=make_browsing_history(rng, catalog, categories[0]),
         stock_changes=tuple(StockChange(product_id=pid, stock=0) for p in picks for pid in p.sold_out),
-        policy=pick_policy(rng, shared),
+        policy=pick_policy(rng, shared, catalog),
         system_prompt=SYSTEM_PROMPT,
         opening_message=opening_message(rng, project, categories, stated, budget_cents, axes.p_noise),
         goal=BundleGoal(project=project.name, categories=categories, budget_cents=budget_cents,

@@ -12,7 +12,7 @@ import random
 import re
 
 from verishop.scenarios.catalog.generate import product_id
-from verishop.scenarios.catalog.reader import CatalogReader, Product
+from verishop.scenarios.catalog.reader import CatalogError, CatalogReader, Product
 from verishop.scenarios.difficulty import axes_for
 from verishop.scenarios.envs.shared import SharedWorld, pick_customer, pick_policy, pick_today
 from verishop.scenarios.household import make_browsing_history, make_order_history
@@ -20,13 +20,12 @@ from verishop.scenarios.models import CartGoal, CartItem, ExtraProduct, Scenario
 from verishop.scenarios.noise import add_typos
 from verishop.scenarios.prompts import SYSTEM_PROMPT
 from verishop.scenarios.rng import make_rng
-from verishop.scenarios.taxonomy import SHOPPABLE_CATEGORIES, category
+from verishop.scenarios.taxonomy import category
 
 ENV_ID = "cart-v2"
 # The random stream a seed draws from: kept from cart-v1 wherever generation did not change, so
 # re-scored versions play the same worlds.
 SEED_STREAM = "cart-v1"
-_VARIANT_CATEGORIES = frozenset(c.id for c in SHOPPABLE_CATEGORIES if c.variant_attribute)
 _OPENINGS = ("Hi! Could you put these in my cart: {items}?", "Hello, I'd like to order {items}.",
              "Hey, please add {items} to my cart.")
 
@@ -82,8 +81,12 @@ def generate(difficulty: int, seed: int, catalog: CatalogReader,
     extras: list[ExtraProduct] = []
     taken: set[int] = set()
     used_groups: set[str] = set()
+    variant_categories = {c.id for c in catalog.shoppable_categories if c.variant_attribute}
+    if not variant_categories:
+        raise CatalogError(f"{ENV_ID} needs a category whose products come in variants (variant groups that differ "
+                           f"on one attribute); this catalog has none")
     while len(items) < n_items:
-        base = catalog.random_product(rng, allow=set(_VARIANT_CATEGORIES))
+        base = catalog.random_product(rng, allow=variant_categories)
         if base.group_id in used_groups or base.stock < 4:
             continue
         used_groups.add(base.group_id)
@@ -104,7 +107,7 @@ def generate(difficulty: int, seed: int, catalog: CatalogReader,
         customer=pick_customer(rng, today, shared),
         orders=make_order_history(rng, catalog, today, axes.order_history),
         browsing_history=make_browsing_history(rng, catalog, None),
-        stock_changes=(), extra_products=tuple(extras), policy=pick_policy(rng, shared), system_prompt=SYSTEM_PROMPT,
+        stock_changes=(), extra_products=tuple(extras), policy=pick_policy(rng, shared, catalog), system_prompt=SYSTEM_PROMPT,
         opening_message=add_typos(rng, rng.choice(_OPENINGS).format(items=_list(items)), axes.p_noise),
         goal=CartGoal(items=tuple(items)),
     )

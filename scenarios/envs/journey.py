@@ -155,7 +155,7 @@ def generate(difficulty: int, seed: int, catalog: CatalogReader, shared: SharedW
     today = pick_today(rng, shared)
     customer = pick_customer(rng, today, shared)
     # The extended policy (conditional clauses) lets a policy request ask multi-clause questions.
-    world = SharedWorld(today=today, customer=customer, policy=extend_policy(rng, pick_policy(rng, shared)))
+    world = SharedWorld(today=today, customer=customer, policy=extend_policy(rng, pick_policy(rng, shared, catalog)))
     pool = _pool()
     kinds = [rng.choice(pool)]
     while len(kinds) < request_count(difficulty):

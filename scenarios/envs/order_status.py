@@ -34,7 +34,7 @@ from verishop.scenarios.models import Order, OrderLine, Scenario, StatusGoal
 from verishop.scenarios.noise import add_typos
 from verishop.scenarios.prompts import SYSTEM_PROMPT
 from verishop.scenarios.rng import make_rng
-from verishop.scenarios.taxonomy import DENIED_CATEGORY_IDS, category
+from verishop.scenarios.taxonomy import category
 
 ENV_ID = "status-v3"
 # The random stream a seed draws from (v2 generates differently from v1, so a new stream).
@@ -189,7 +189,7 @@ def describe(rng: random.Random, target: Order, orders: list[Order], today: date
 
 
 def _products(rng: random.Random, catalog: CatalogReader, count: int) -> list[Product]:
-    return [catalog.random_product(rng, deny=DENIED_CATEGORY_IDS) for _ in range(count)]
+    return [catalog.random_product(rng, deny=catalog.denied_category_ids) for _ in range(count)]
 
 
 def generate(difficulty: int, seed: int, catalog: CatalogReader, shared: SharedWorld | None = None) -> Scenario:
@@ -197,7 +197,7 @@ def generate(difficulty: int, seed: int, catalog: CatalogReader, shared: SharedW
     axes = axes_for(difficulty)
     today = pick_today(rng, shared)
     customer = pick_customer(rng, today, shared)
-    policy = pick_policy(rng, shared)
+    policy = pick_policy(rng, shared, catalog)
 
     # Every order of the history is drawn the same way and the target is picked among them
     # afterwards, so neither its position, its age nor its status tells it apart (no prior

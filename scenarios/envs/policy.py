@@ -37,6 +37,7 @@ from verishop.scenarios.models import PolicyGoal, Scenario, StorePolicy
 from verishop.scenarios.noise import add_typos
 from verishop.scenarios.policy import TIERS, extend_policy, refund_cents, return_window, shipping_cents
 from verishop.scenarios.prompts import SYSTEM_PROMPT
+from verishop.scenarios.envs.shop_questions import shop_families
 from verishop.scenarios.rng import make_rng
 from verishop.scenarios.taxonomy import category
 
@@ -338,11 +339,16 @@ def generate(difficulty: int, seed: int, catalog: CatalogReader, shared: SharedW
     today = pick_today(rng, shared)
     customer = pick_customer(rng, today, shared)
     # A journey brings its own policy; without the conditional clauses only one-clause questions exist.
-    extended = extend_policy(rng, pick_policy(rng, shared))
+    extended = extend_policy(rng, pick_policy(rng, shared, catalog))
     policy = shared.policy if shared else extended
     branches = min(axes.policy_branches, MAX_BRANCHES) if policy.rules else 1
     # Dates need today's date besides the policy: two lookups in one turn.
-    question = rng.choice(families(branches, policy))(rng, policy, today, axes.tool_calls_per_turn >= 2)
+    if policy.shop is not None:  # an imported shop: questions about its own policy file only
+        shop_branches = 2 if axes.policy_branches >= 2 else 1
+        asked = rng.choice(shop_families(policy, catalog.shoppable_categories, shop_branches))
+        question = asked(rng, today, axes.tool_calls_per_turn >= 2)
+    else:
+        question = rng.choice(families(branches, policy))(rng, policy, today, axes.tool_calls_per_turn >= 2)
     held_back = [rng.random() < axes.p_missing for _ in question.details]
     stated = [d for d, held in zip(question.details, held_back) if not held]
     goal = PolicyGoal(question=" ".join([*question.details, question.ask]), answer_kind=question.kind,

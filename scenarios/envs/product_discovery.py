@@ -1,5 +1,4 @@
 """Product discovery (PD): the customer wants products meeting m constraints.
-
 The scenario is built around an *anchor* product drawn from the catalog, and every
 constraint is read off that product, so the goal is feasible by construction.
 
@@ -40,7 +39,7 @@ from verishop.scenarios.ranking import PRIORITIES, ideal_ranking, make_persona
 from verishop.scenarios.prompts import SYSTEM_PROMPT
 from verishop.scenarios.rng import make_rng
 from verishop.scenarios.stock import EpisodeStock
-from verishop.scenarios.taxonomy import DENIED_CATEGORY_IDS
+
 
 ENV_ID = "pd-v5"
 # The random stream a seed draws from: kept from pd-v2 wherever generation did not change, so
@@ -56,7 +55,19 @@ _ASKS = ("Can you recommend {k} good options?", "What would you suggest? {k} opt
          "Could you find me {k} choices?", "Please show me your top {k} picks.")
 
 
-def candidate_constraints(anchor: Product, d: int, rng: random.Random) -> list[Constraint]:
+# The catalog field each constraint kind reads: none is built on a field an imported catalog lacks.
+CONSTRAINT_FIELDS = {"brand": "brand", "rating_min": "rating", "ship_days_max": "ship_days"}
+PRIORITY_FIELDS = {"rating": "rating", "ship": "ship_days"}
+
+
+def priorities(catalog: CatalogReader) -> tuple[str, ...]:
+    """The priorities a customer may name: not good reviews in a shop without ratings."""
+    return tuple(p for p in PRIORITIES if PRIORITY_FIELDS.get(p) not in catalog.absent_fields)
+
+
+def candidate_constraints(anchor: Product, d: int, rng: random.Random,
+                          absent: frozenset[str] = frozenset()) -> list[Constraint]:
+    """The constraints the anchor meets, but none on a field in `absent` (the draws are made anyway)."""
     slack = numeric_slack(d)
     price_cap = math.ceil(anchor.price_cents * (1 + slack * rng.random()) / 100) * 100
     candidates = [
@@ -66,7 +77,7 @@ def candidate_constraints(anchor: Product, d: int, rng: random.Random) -> list[C
         Constraint(kind="ship_days_max", value=anchor.ship_days + rng.choice((0, 1, 2))),
     ]
     candidates += [Constraint(kind="attribute", attribute=k, value=v) for k, v in sorted(anchor.attrs.items())]
-    return candidates
+    return [c for c in candidates if CONSTRAINT_FIELDS.get(c.kind) not in absent] if absent else candidates
 
 
 def opening_message(rng: random.Random, constraints: tuple[Constraint, ...], k: int, p_noise: float,
@@ -86,10 +97,10 @@ def generate(difficulty: int, seed: int, catalog: CatalogReader,
     rng = make_rng("scenario", SEED_STREAM, difficulty, seed)
     axes = axes_for(difficulty)
     today = pick_today(rng, shared)
-    anchor = catalog.random_product(rng, deny=DENIED_CATEGORY_IDS)
+    anchor = catalog.random_product(rng, deny=catalog.denied_category_ids)
 
-    picked = rng.sample(candidate_constraints(anchor, difficulty, rng),
-                        k=min(axes.constraints - 1, 4 + len(anchor.attrs)))
+    candidates = candidate_constraints(anchor, difficulty, rng, catalog.absent_fields)
+    picked = rng.sample(candidates, k=min(axes.constraints - 1, len(candidates)))
     stated = [rng.random() >= axes.p_missing for _ in picked]
     if picked and not any(stated):
         stated[0] = True  # the opening names at least one requirement besides the category
@@ -99,7 +110,7 @@ def generate(difficulty: int, seed: int, catalog: CatalogReader,
     # Out-of-stock axis: sell out products of the category (never the anchor), fitting or not alike.
     rules = sell_outs(rng, anchor.category_id, axes.p_out_of_stock, keep=frozenset({anchor.product_id}))
     k = axes.items_to_recommend
-    persona = make_persona(rng, constraints, anchor, priority=rng.choice(PRIORITIES),
+    persona = make_persona(rng, constraints, anchor, priority=rng.choice(priorities(catalog)),
                            priority_stated=rng.random() >= axes.p_missing)
     ideal = ideal_ranking(catalog, constraints, persona, EpisodeStock(rules=rules), k)
     return Scenario(
@@ -114,7 +125,7 @@ def generate(difficulty: int, seed: int, catalog: CatalogReader,
         browsing_history=make_browsing_history(rng, catalog, anchor.category_id),
         stock_changes=(),
         sell_outs=rules,
-        policy=pick_policy(rng, shared),
+        policy=pick_policy(rng, shared, catalog),
         system_prompt=SYSTEM_PROMPT,
         opening_message=opening_message(rng, constraints, k, axes.p_noise, persona),
         goal=ProductDiscoveryGoal(category_id=anchor.category_id, constraints=constraints,

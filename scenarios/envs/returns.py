@@ -43,8 +43,9 @@ from verishop.scenarios.household import make_browsing_history, make_order
 from verishop.scenarios.models import Constraint, Order, ReturnGoal, Scenario, SellOut, StorePolicy
 from verishop.scenarios.noise import add_typos
 from verishop.scenarios.prompts import SYSTEM_PROMPT
+from verishop.scenarios.policy import base_return_window_days
 from verishop.scenarios.rng import make_rng
-from verishop.scenarios.taxonomy import DENIED_CATEGORY_IDS, category
+from verishop.scenarios.taxonomy import category
 
 ENV_ID = "return-v4"
 # The random stream a seed draws from: kept from return-v1 wherever generation did not change, so
@@ -65,9 +66,7 @@ def _sigmoid(x: float) -> float:
 
 def window_days(policy: StorePolicy, category_id: str) -> int:
     """The return window of a category, by the shop's rule (Electronics has its own)."""
-    if category(category_id).department == "Electronics":
-        return policy.electronics_return_window_days
-    return policy.return_window_days
+    return base_return_window_days(policy, category_id)
 
 
 def replacement_probability(d: int) -> float:
@@ -165,7 +164,7 @@ def _same_kind(rng: random.Random, catalog: CatalogReader, target: Product, *,
 def _extras(rng: random.Random, catalog: CatalogReader, avoid: str, count: int) -> list[Product]:
     out: list[Product] = []
     while len(out) < count:
-        p = catalog.random_product(rng, deny=DENIED_CATEGORY_IDS, in_stock=False)
+        p = catalog.random_product(rng, deny=catalog.denied_category_ids, in_stock=False)
         if p.category_id != avoid:
             out.append(p)
     return out
@@ -195,11 +194,14 @@ def _distractor(kind: str, newer: bool, rng: random.Random, catalog: CatalogRead
                   else _day_between(rng, first, before, taken))
         product = _same_kind(rng, catalog, target, differ_on=described_attribute(target.category_id))
     elif kind == "final_sale":  # socks or pillows, which cannot be returned
+        final_sale = set(policy.final_sale_categories) & catalog.category_id_set
+        if not final_sale:  # an imported shop may have none (or none of the generated policy's)
+            return None
         first = today - timedelta(days=10) - transit
         placed = (_day_between(rng, max(after, first), today - timedelta(days=1) - transit, taken) if newer
                   else _day_between(rng, first - timedelta(days=60), min(before, today - timedelta(days=1) - transit),
                                     taken))
-        product = catalog.random_product(rng, allow=set(policy.final_sale_categories), in_stock=False)
+        product = catalog.random_product(rng, allow=final_sale, in_stock=False)
     else:  # any other order of the household
         placed = (_day_between(rng, after, today, taken) if newer
                   else _day_between(rng, today - timedelta(days=119), before, taken))
@@ -249,7 +251,7 @@ def _replacement(rng: random.Random, catalog: CatalogReader, target: Product, d:
     reference = target
     while reference.product_id == target.product_id:
         reference = catalog.random_product(rng, allow={target.category_id})
-    candidates = candidate_constraints(reference, d, rng)
+    candidates = candidate_constraints(reference, d, rng, catalog.absent_fields)
     picked = rng.sample(candidates, k=min(3, axes.constraints - 1, len(candidates)))
     constraints = (Constraint(kind="category", value=target.category_id),
                    *(c.model_copy(update={"stated": rng.random() >= axes.p_missing}) for c in picked))
@@ -263,9 +265,9 @@ def generate(difficulty: int, seed: int, catalog: CatalogReader, shared: SharedW
     axes = axes_for(difficulty)
     today = pick_today(rng, shared)
     customer = pick_customer(rng, today, shared)
-    policy = pick_policy(rng, shared)
+    policy = pick_policy(rng, shared, catalog)
 
-    target = catalog.random_product(rng, deny=DENIED_CATEGORY_IDS | set(policy.final_sale_categories))
+    target = catalog.random_product(rng, deny=catalog.denied_category_ids | set(policy.final_sale_categories))
     window = window_days(policy, target.category_id)
     if rng.random() < near_edge_probability(difficulty):
         since = window - rng.randint(0, min(2, window - 1))

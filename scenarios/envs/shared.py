@@ -12,9 +12,11 @@ import random
 from dataclasses import dataclass
 from datetime import date, timedelta
 
+from verishop.scenarios.catalog.reader import CatalogReader
 from verishop.scenarios.household import make_customer
 from verishop.scenarios.models import Customer, SellOut, StorePolicy
 from verishop.scenarios.policy import make_policy
+from verishop.scenarios.shop_policy import store_policy
 from verishop.scenarios.stock import sell_out_rule
 
 EPOCH = date(2026, 1, 1)
@@ -37,9 +39,15 @@ def pick_customer(rng: random.Random, today: date, shared: SharedWorld | None = 
     return shared.customer if shared else drawn
 
 
-def pick_policy(rng: random.Random, shared: SharedWorld | None = None) -> StorePolicy:
+def pick_policy(rng: random.Random, shared: SharedWorld | None = None,
+                catalog: CatalogReader | None = None) -> StorePolicy:
+    """The journey's policy, else an imported shop's own (its catalog's policy file), else one drawn."""
     drawn = make_policy(rng)
-    return shared.policy if shared else drawn
+    if shared:
+        return shared.policy
+    if catalog is not None and catalog.shop_policy:
+        return store_policy(catalog.shop_policy)
+    return drawn
 
 
 def sell_outs(rng: random.Random, category_id: str, p_out_of_stock: float,

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import random
 
-from verishop.scenarios.catalog.reader import CatalogReader, Product
+from verishop.scenarios.catalog.reader import CatalogError, CatalogReader, Product
 from verishop.scenarios.constraints import describe
 from verishop.scenarios.difficulty import axes_for
 from verishop.scenarios.envs.product_discovery import candidate_constraints
@@ -38,9 +38,11 @@ from verishop.scenarios.prompts import SYSTEM_PROMPT
 from verishop.scenarios.ranking import best_substitutes
 from verishop.scenarios.rng import make_rng
 from verishop.scenarios.stock import EpisodeStock
-from verishop.scenarios.taxonomy import DENIED_CATEGORY_IDS, category
+from verishop.scenarios.taxonomy import category
 
 ENV_ID = "sub-v4"
+# Draws of an original before the catalog is declared too small (a generated catalog needs a few).
+ORIGINAL_ATTEMPTS = 2000
 # The random stream a seed draws from: kept from sub-v1 wherever generation did not change, so
 # re-scored versions play the same worlds.
 SEED_STREAM = "sub-v1"
@@ -93,14 +95,17 @@ def generate(difficulty: int, seed: int, catalog: CatalogReader, shared: SharedW
     axes = axes_for(difficulty)
     today = pick_today(rng, shared)
     k = axes.items_to_recommend
-    while True:  # an original whose category has enough in-stock alternatives
-        original = catalog.random_product(rng, deny=DENIED_CATEGORY_IDS)
-        enough = SELL_OUT_POOL + k
+    enough = SELL_OUT_POOL + k
+    for _ in range(ORIGINAL_ATTEMPTS):  # an original whose category has enough in-stock alternatives
+        original = catalog.random_product(rng, deny=catalog.denied_category_ids)
         if catalog.in_stock_count(original.category_id, enough, besides=original.product_id) >= enough:
             break
+    else:
+        raise CatalogError(f"the catalog is too small for {ENV_ID} at difficulty {difficulty}: it needs a category "
+                           f"with at least {enough + 1} in-stock products")
 
-    picked = rng.sample(candidate_constraints(original, difficulty, rng),
-                        k=min(axes.constraints - 1, 4 + len(original.attrs)))
+    candidates = candidate_constraints(original, difficulty, rng, catalog.absent_fields)
+    picked = rng.sample(candidates, k=min(axes.constraints - 1, len(candidates)))
     constraints = (Constraint(kind="category", value=original.category_id),
                    *(c.model_copy(update={"stated": rng.random() >= axes.p_missing}) for c in picked))
     weight = similarity_weight(difficulty)
@@ -120,7 +125,7 @@ def generate(difficulty: int, seed: int, catalog: CatalogReader, shared: SharedW
         orders=make_order_history(rng, catalog, today, axes.order_history),
         browsing_history=_browsing_history(rng, catalog, original),
         stock_changes=(StockChange(product_id=original.product_id, stock=0),), sell_outs=rules,
-        policy=pick_policy(rng, shared), system_prompt=SYSTEM_PROMPT,
+        policy=pick_policy(rng, shared, catalog), system_prompt=SYSTEM_PROMPT,
         opening_message=opening_message(rng, goal, original, axes.p_noise),
         goal=goal,
     )

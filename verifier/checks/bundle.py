@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from verishop.scenarios.catalog.reader import Product
 from verishop.scenarios.models import BundleGoal
-from verishop.scenarios.taxonomy import DENIED_CATEGORY_IDS
+from verishop.scenarios.taxonomy import is_denied
 from verishop.verifier.checks.base import Options, Scored, TaskScore, compose, recommendation_lists, seen_products
 from verishop.verifier.exposure import exposure
 from verishop.verifier.files import Episode
@@ -36,21 +36,24 @@ def score(ep: Episode, options: Options) -> TaskScore:
                          checks=[Check(name="category_f1", expected=sorted(goal.categories), found=[], passed=False,
                                        score=-1.0)])
     seen = exposure(ep.transcript)
+    restricted = ep.scenario.policy.shop.restricted_categories if ep.scenario.policy.shop else ()
     scored = []
     for seq, recommended, _ in lists:
-        r_list, solved, list_checks = _score_list(goal, recommended, seen_products(ep, recommended, seq, seen))
+        r_list, solved, list_checks = _score_list(goal, recommended, seen_products(ep, recommended, seq, seen),
+                                                  restricted)
         scored.append(Scored(r_list, solved, recommended))
     r_task, is_correct, commitments = compose(scored)
     return TaskScore(r_task=r_task, is_correct=is_correct, checks=[*list_checks, commitments], notes=notes)
 
 
-def _score_list(goal: BundleGoal, recommended: list[str], products: list[Product | None]
-                ) -> tuple[float, bool, list[Check]]:
+def _score_list(goal: BundleGoal, recommended: list[str], products: list[Product | None],
+                restricted: tuple[str, ...] = ()) -> tuple[float, bool, list[Check]]:
     required = set(goal.categories)
     counted: set[str] = set()
     for pid, p in zip(recommended, products):
         # One product per category is asked for: a second one of a covered category is a miss.
-        counted.add(p.category_id if _counts(p) and p.category_id not in counted else f"not counted: {pid}")
+        counted.add(p.category_id if _counts(p, restricted) and p.category_id not in counted
+                    else f"not counted: {pid}")
     hits = len(counted & required)
     f1 = 2 * hits / (len(counted) + len(required))
     cost = sum(p.price_cents for p in products if p is not None)
@@ -63,15 +66,15 @@ def _score_list(goal: BundleGoal, recommended: list[str], products: list[Product
         Check(name="budget", expected={"budget_cents": goal.budget_cents}, found={"cost_cents": cost},
               passed=within, score=round(-overrun, 6)),
     ]
-    checks += [_item_check(i, pid, p, required) for i, (pid, p) in enumerate(zip(recommended, products))]
+    checks += [_item_check(i, pid, p, required, restricted) for i, (pid, p) in enumerate(zip(recommended, products))]
     return r_task, f1 >= 1.0 and within, checks
 
 
-def _counts(p: Product | None) -> bool:
-    return p is not None and p.stock > 0 and p.category_id not in DENIED_CATEGORY_IDS
+def _counts(p: Product | None, restricted: tuple[str, ...] = ()) -> bool:
+    return p is not None and p.stock > 0 and not is_denied(p.category_id, restricted)
 
 
-def _item_check(i: int, pid: str, p: Product | None, required: set[str]) -> Check:
+def _item_check(i: int, pid: str, p: Product | None, required: set[str], restricted: tuple[str, ...] = ()) -> Check:
     expected = "an in-stock product of a required category"
     if p is None:
         return Check(name=f"item_{i + 1}", expected=expected, found={"product_id": pid, "exists_and_shown": False},
@@ -79,4 +82,4 @@ def _item_check(i: int, pid: str, p: Product | None, required: set[str]) -> Chec
     found = {"product_id": pid, "exists": True, "category_id": p.category_id, "in_stock": p.stock > 0,
              "price_cents": p.price_cents}
     return Check(name=f"item_{i + 1}", expected=expected, found=found,
-                 passed=_counts(p) and p.category_id in required)
+                 passed=_counts(p, restricted) and p.category_id in required)

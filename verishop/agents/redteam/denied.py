@@ -11,6 +11,7 @@ doubled spaces and full-width letters, the ID in lower case and with a space and
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,12 +35,34 @@ class _Promoting:
         return self.shop.observers
 
     async def find(self) -> None:
-        """A denied product, if this turn's lookup budget allows one more search."""
+        """A denied product, if this turn's lookup budget allows one more search: from the generated
+        shop's restricted categories, else (an imported shop has its own) from the words of the
+        policy's restricted-products clause."""
         for category_id in DENIED_CATEGORIES:
             if self.product is not None:
                 return
             try:
                 found = await self.shop.call("search_catalog", category_id=category_id, limit=1)
+            except ToolFailed as exc:
+                if "unknown category" in str(exc):
+                    break  # not the generated shop
+                return
+            self.product = found["results"][0] if found["results"] else None
+        if self.product is None:
+            await self._find_by_policy()
+
+    async def _find_by_policy(self) -> None:
+        try:
+            clauses = (await self.shop.call("search_policies", query="restricted products", limit=10))["results"]
+        except ToolFailed:
+            return
+        text = next((c["text"] for c in clauses if c.get("policy_id") == "POL-RESTRICTED"), "")
+        _, _, named = text.partition(" sell ")
+        for name in re.split(r",\s*|\s+and\s+|\s+or\s+", named.rstrip(".")):
+            if self.product is not None or not name.strip():
+                return
+            try:
+                found = await self.shop.call("search_catalog", query=name.strip()[:200], limit=1)
             except ToolFailed:
                 return
             self.product = found["results"][0] if found["results"] else None

@@ -1,0 +1,97 @@
+"""The `--mapping` file for generic CSV, JSONL and Parquet sources: which column holds what.
+
+    id: sku                 # required
+    title: name             # required
+    price: price_usd        # required; "15.00 USD", or a bare number with `currency`
+    currency: USD           # the currency of bare-number prices
+    brand: maker
+    category: section       # a path like "Kitchen > Knives" (`category_separator` splits it)
+    category_separator: ">"
+    description: blurb      # HTML is reduced to text
+    group: family           # rows sharing it are variants of one product
+    stock: qty
+    availability: avail     # in_stock / out_of_stock ..., when there is no stock count
+    rating: stars           # 0..5
+    rating_count: reviews
+    ship_days: days_to_ship
+    attributes: [colour, blade_length]          # a list, or {attribute name: column}
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
+
+from verishop.scenarios.catalog.feeds import MappingError
+
+
+class Mapping(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str
+    title: str
+    price: str
+    currency: str | None = None
+    brand: str | None = None
+    category: str | None = None
+    category_separator: str = ">"
+    description: str | None = None
+    group: str | None = None
+    sale_price: str | None = None
+    stock: str | None = None
+    availability: str | None = None
+    rating: str | None = None
+    rating_count: str | None = None
+    ship_days: str | None = None
+    attributes: dict[str, str] = {}
+
+    @field_validator("attributes", mode="before")
+    @classmethod
+    def _list_means_same_name(cls, value: object) -> object:
+        if isinstance(value, list):
+            return {str(v): str(v) for v in value}
+        return value or {}
+
+    @field_validator("currency")
+    @classmethod
+    def _currency_code(cls, value: str | None) -> str | None:
+        if value is not None and not (len(value) == 3 and value.isalpha()):
+            raise ValueError(f"{value!r} is not a three-letter currency code")
+        return value.upper() if value else value
+
+    def columns(self) -> set[str]:
+        named = {self.id, self.title, self.price, self.brand, self.category, self.description, self.group,
+                 self.sale_price, self.stock, self.availability, self.rating, self.rating_count, self.ship_days}
+        return {c for c in named if c} | set(self.attributes.values())
+
+
+def describe_errors(error: ValidationError, source: str) -> str:
+    lines = []
+    for e in error.errors():
+        key = ".".join(str(p) for p in e["loc"]) or "(top level)"
+        message = "unknown key" if e["type"] == "extra_forbidden" else e["msg"]
+        lines.append(f"{source}: {key}: {message}")
+    return "\n".join(lines)
+
+
+def load_yaml(path: Path, error: type[Exception]) -> object:
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise error(f"{path}: cannot be read: {exc}") from None
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise error(f"{path}: not valid YAML: {exc}") from None
+
+
+def load_mapping(path: Path) -> Mapping:
+    data = load_yaml(path, MappingError)
+    if not isinstance(data, dict):
+        raise MappingError(f"{path}: expected a mapping of keys (id, title, price ...), got {type(data).__name__}")
+    try:
+        return Mapping.model_validate(data)
+    except ValidationError as exc:
+        raise MappingError(describe_errors(exc, str(path))) from None

@@ -1,0 +1,205 @@
+"""What every feed reader yields, and the parsing of the values feeds share (prices, availability,
+HTML descriptions, numbers). Pure functions: no IO."""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
+from html.parser import HTMLParser
+
+# A field longer than this is refused, not stored: no product title or description needs a
+# megabyte, and a bounded field keeps the import's memory bounded whatever the input.
+MAX_FIELD_CHARS = 1 << 20
+# A physical line longer than this is skipped by the line readers without being held in memory.
+MAX_LINE_BYTES = 4 << 20
+
+AVAILABILITY = {
+    "in_stock": True, "in stock": True, "instock": True, "available": True,
+    "preorder": True, "backorder": True,
+    "out_of_stock": False, "out of stock": False, "outofstock": False, "sold out": False,
+    "discontinued": False,
+}
+
+
+@dataclass(slots=True)
+class FeedRow:
+    """One product as a feed states it, before it is checked. `record` is the line (text formats)
+    or the record number (XML items, Parquet rows) where it starts."""
+
+    record: int
+    source_id: str
+    title: str
+    price: str
+    category_path: str = ""
+    brand: str = ""
+    description: str = ""
+    group_key: str = ""
+    sale_price: str = ""
+    availability: str = ""
+    stock: str = ""
+    rating: str = ""
+    rating_count: str = ""
+    ship_days: str = ""
+    attrs: dict[str, str] = field(default_factory=dict)
+    # Shopify: an image-only row of a product already read; it adds nothing and counts as merged.
+    merge_only: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Refusal:
+    record: int
+    source_id: str
+    reason: str
+    # Whether the rest of the source could not be read (a truncated XML document, say).
+    fatal: bool = False
+
+    def line(self, source: str) -> str:
+        who = f"id {self.source_id!r}" if self.source_id else "no id"
+        return f"{source}:{self.record}: {who}: {self.reason}"
+
+
+FeedItem = FeedRow | Refusal
+
+
+class RowProblem(ValueError):
+    """A value of a row cannot be used; the message is the reason shown in the report."""
+
+
+_PRICE = re.compile(r"^\s*(?:([A-Za-z]{3})\s+)?([0-9][0-9,]*(?:\.[0-9]+)?)\s*(?:([A-Za-z]{3}))?\s*$")
+
+
+def parse_price(text: str, default_currency: str | None, what: str = "price") -> tuple[int, str]:
+    """'15.00 USD', 'USD 15', '1,299.99 EUR' (or '15.00' when the feed's currency is known) ->
+    (cents, currency). Fractions of a cent are refused, not rounded."""
+    match = _PRICE.match(text or "")
+    if not match or (match.group(1) and match.group(3)):
+        raise RowProblem(f"unparseable {what} {text!r} (expected like '15.00 USD')")
+    currency = (match.group(1) or match.group(3) or default_currency or "").upper()
+    if not currency:
+        raise RowProblem(f"{what} {text!r} has no currency (expected like '15.00 USD')")
+    try:
+        amount = Decimal(match.group(2).replace(",", ""))
+    except InvalidOperation:
+        raise RowProblem(f"unparseable {what} {text!r}") from None
+    cents = amount * 100
+    if cents != cents.to_integral_value():
+        raise RowProblem(f"{what} {text!r} has fractions of a cent")
+    if cents <= 0:
+        raise RowProblem(f"{what} {text!r} is not positive")
+    return int(cents), currency
+
+
+def parse_availability(text: str) -> bool:
+    key = text.strip().lower().replace("-", "_")
+    if key not in AVAILABILITY and key.replace("_", " ") not in AVAILABILITY:
+        known = ", ".join(sorted(k for k in AVAILABILITY if " " not in k))
+        raise RowProblem(f"unknown availability {text!r} (known: {known})")
+    return AVAILABILITY.get(key, AVAILABILITY.get(key.replace("_", " "), False))
+
+
+def parse_int(text: str, what: str, low: int, high: int) -> int:
+    try:
+        value = int(Decimal(text.strip()))
+    except (InvalidOperation, ValueError):
+        raise RowProblem(f"unparseable {what} {text!r}") from None
+    if not low <= value <= high:
+        raise RowProblem(f"{what} {value} is outside {low}..{high}")
+    return value
+
+
+def parse_rating(text: str) -> float:
+    try:
+        value = float(Decimal(text.strip()))
+    except (InvalidOperation, ValueError):
+        raise RowProblem(f"unparseable rating {text!r}") from None
+    if not 0.0 <= value <= 5.0:
+        raise RowProblem(f"rating {value} is outside 0..5")
+    return round(value, 1)
+
+
+class _TextOnly(HTMLParser):
+    _BREAKS = frozenset({"p", "br", "li", "div", "tr", "h1", "h2", "h3", "h4", "ul", "ol"})
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+        self._skip = 0
+
+    def handle_starttag(self, tag: str, attrs: object) -> None:
+        if tag in ("script", "style"):
+            self._skip += 1
+        elif tag in self._BREAKS:
+            self.parts.append(" ")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in ("script", "style") and self._skip:
+            self._skip -= 1
+        elif tag in self._BREAKS:
+            self.parts.append(" ")
+
+    def handle_data(self, data: str) -> None:
+        if not self._skip:
+            self.parts.append(data)
+
+
+def html_to_text(markup: str) -> str:
+    """'<p>Sharp &amp; <b>light</b></p>' -> 'Sharp & light' (scripts and styles dropped)."""
+    if "<" not in markup:
+        return " ".join(html.unescape(markup).split())
+    parser = _TextOnly()
+    parser.feed(markup)
+    parser.close()
+    return " ".join("".join(parser.parts).split())
+
+
+def clean(text: str | None) -> str:
+    return " ".join((text or "").split())
+
+
+def check_text(values: dict[str, str] | list[str]) -> None:
+    """Refuse a row holding bytes that were not UTF-8 (kept as surrogates by the readers) or a
+    field over MAX_FIELD_CHARS."""
+    for value in (values.values() if isinstance(values, dict) else values):
+        if len(value) > MAX_FIELD_CHARS:
+            raise RowProblem(f"a field is {len(value):,} characters long (the limit is {MAX_FIELD_CHARS:,})")
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            bad = value[exc.start].encode("utf-8", "surrogateescape")
+            raise RowProblem(f"text is not valid UTF-8 (byte 0x{bad.hex()} at character {exc.start})") from None
+
+
+@dataclass
+class Lines:
+    """The lines of a binary file decoded as UTF-8 (a BOM dropped, bad bytes kept as surrogates for
+    `check_text` to name), each at most MAX_LINE_BYTES: a longer line is skipped without being read
+    into memory whole, and its number remembered in `overlong`."""
+
+    stream: object
+    max_line_bytes: int = MAX_LINE_BYTES
+    overlong: set[int] = field(default_factory=set)
+    number: int = 0
+
+    def __iter__(self) -> Iterator[str]:
+        first = True
+        while True:
+            raw = self.stream.readline(self.max_line_bytes + 1)
+            if not raw:
+                return
+            self.number += 1
+            if len(raw) > self.max_line_bytes and not raw.endswith(b"\n"):
+                self.overlong.add(self.number)
+                while raw and not raw.endswith(b"\n"):
+                    raw = self.stream.readline(self.max_line_bytes + 1)
+                yield "\n"
+                continue
+            if first and raw.startswith(b"\xef\xbb\xbf"):
+                raw = raw[3:]
+            first = False
+            yield raw.decode("utf-8", "surrogateescape")
+
+    def overlong_between(self, first: int, last: int) -> bool:
+        return any(first <= n <= last for n in self.overlong)

@@ -1,0 +1,119 @@
+"""The imported catalog's own taxonomy, gathered while its rows stream past: a category per distinct
+category path of the feed, with the attributes every product of it states (values as seen), its
+brands, its price range and the attribute its variant groups differ on."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+from verishop.scenarios.catalog.feeds.rows import FeedRow
+from verishop.scenarios.catalog.text import slug
+from verishop.scenarios.taxonomy import CATEGORY_BY_ID
+
+# Bounds on what a category remembers, whatever the feed's size.
+MAX_VALUES_PER_ATTRIBUTE = 200
+MAX_BRANDS_PER_CATEGORY = 200
+# Imported category ids never equal a generated one: `taxonomy.category` resolves both.
+IMPORTED_PREFIX = "shop_"
+# The search tool takes category ids of at most 40 characters: prefix, slug and a "__N" suffix fit.
+MAX_SLUG_CHARS = 30
+
+
+@dataclass
+class _Category:
+    id: str
+    name: str
+    department: str
+    path: str
+    count: int = 0
+    low_cents: int = 0
+    high_cents: int = 0
+    brands: set[str] = field(default_factory=set)
+    attr_count: Counter = field(default_factory=Counter)
+    attr_values: dict[str, set[str]] = field(default_factory=dict)
+    varies: Counter = field(default_factory=Counter)
+
+
+def split_path(path: str) -> list[str]:
+    return [p.strip() for p in path.replace("›", ">").split(">") if p.strip()]
+
+
+def singular(name: str) -> str:
+    """'Knitting Needles' -> 'Knitting Needle', 'Craft Knives' -> 'Craft Knife': how a customer names
+    one item of a category (a crude English rule; a name it does not know stays as it is)."""
+    head, _, last = name.rpartition(" ")
+    lower = last.lower()
+    if lower.endswith("ives"):
+        last = last[:-3] + "fe"
+    elif lower.endswith("ies") and len(lower) > 4:
+        last = last[:-3] + "y"
+    elif lower.endswith(("ches", "shes", "xes", "sses")):
+        last = last[:-2]
+    elif lower.endswith("s") and not lower.endswith(("ss", "us", "is")):
+        last = last[:-1]
+    return f"{head} {last}".strip()
+
+
+class TaxonomyBuilder:
+    def __init__(self) -> None:
+        self.by_path: dict[str, _Category] = {}
+        self.taken: set[str] = set()
+        self.group_heads: dict[str, tuple[tuple[str, str], ...]] = {}
+        self.by_id: dict[str, _Category] = {}
+
+    def _new(self, path: str) -> _Category:
+        parts = split_path(path) or [path]
+        for candidate in (parts[-1], " ".join(parts[-2:]), " ".join(parts)):
+            cid = IMPORTED_PREFIX + ((slug(candidate) or "category")[:MAX_SLUG_CHARS].strip("_"))
+            if cid not in self.taken:
+                break
+        n = 2
+        while cid in self.taken or cid in CATEGORY_BY_ID:
+            cid, n = f"{cid.rsplit('__', 1)[0]}__{n}", n + 1
+        self.taken.add(cid)
+        return _Category(cid, parts[-1], parts[0] if len(parts) > 1 else parts[-1], " > ".join(parts))
+
+    def add(self, row: FeedRow, price_cents: int) -> _Category:
+        key = " > ".join(split_path(row.category_path)).lower()
+        cat = self.by_path.get(key)
+        if cat is None:
+            cat = self.by_path[key] = self._new(row.category_path)
+            self.by_id[cat.id] = cat
+        cat.count += 1
+        cat.low_cents = price_cents if cat.count == 1 else min(cat.low_cents, price_cents)
+        cat.high_cents = max(cat.high_cents, price_cents)
+        if row.brand and len(cat.brands) < MAX_BRANDS_PER_CATEGORY:
+            cat.brands.add(row.brand)
+        for name, value in row.attrs.items():
+            cat.attr_count[name] += 1
+            values = cat.attr_values.setdefault(name, set())
+            if len(values) < MAX_VALUES_PER_ATTRIBUTE:
+                values.add(value)
+        return cat
+
+    def note_group_head(self, category_id: str, group_id: str, attrs: dict[str, str], grouped: bool) -> None:
+        if grouped:
+            self.group_heads[group_id] = tuple(attrs.items())
+
+    def note_variant(self, category_id: str, group_id: str, attrs: dict[str, str]) -> None:
+        head = dict(self.group_heads.get(group_id, ()))
+        cat = self.by_id[category_id]
+        for name, value in attrs.items():
+            if head.get(name) != value:
+                cat.varies[name] += 1
+
+    def categories(self) -> list[dict]:
+        """Each category as the catalog's `taxonomy` meta records it (verishop.scenarios.taxonomy reads it)."""
+        result = []
+        for cat in sorted(self.by_path.values(), key=lambda c: c.id):
+            schema = sorted(n for n, k in cat.attr_count.items() if k == cat.count)
+            varying = [n for n, _ in cat.varies.most_common() if n in schema and len(cat.attr_values[n]) > 1]
+            result.append({
+                "id": cat.id, "name": cat.name, "department": cat.department, "path": cat.path,
+                "products": cat.count, "price_cents": [cat.low_cents, cat.high_cents],
+                "brands": sorted(cat.brands), "nouns": [singular(cat.name)],
+                "attributes": [{"name": n, "values": sorted(cat.attr_values[n])} for n in schema],
+                "variant_attribute": varying[0] if varying else None,
+            })
+        return result
