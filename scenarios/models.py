@@ -134,6 +134,12 @@ class StorePolicy(Frozen):
     # An imported shop's own rules (`verishop.scenarios.shop_policy`); left out of the JSON when absent.
     shop: ShopTerms | None = Field(None, exclude_if=lambda v: v is None)
 
+    @property
+    def restricted_categories(self) -> tuple[str, ...]:
+        """The categories this shop's own policy restricts, beside the generated restricted ones
+        (`taxonomy.is_denied`); none for a generated shop."""
+        return self.shop.restricted_categories if self.shop else ()
+
 
 class Axes(Frozen):
     """The twelve difficulty axes at this episode's difficulty (reference section 4)."""

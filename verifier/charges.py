@@ -20,7 +20,7 @@ from verishop.scenarios.models import (
     StatusGoal,
     SubstitutionGoal,
 )
-from verishop.scenarios.taxonomy import DENIED_CATEGORY_IDS, category
+from verishop.scenarios.taxonomy import category, is_denied
 from verishop.verifier.exposure import exposure
 from verishop.verifier.files import Episode
 from verishop.verifier.models import Check
@@ -241,7 +241,7 @@ def _bundle(ep: Episode, goal: BundleGoal, check: Check, checks: list[Check]) ->
         p = ep.shop.product(pid)
         if p is None or not exposure(ep.transcript).shown(pid):
             return [shop(SHOWN)]
-        if p.category_id in DENIED_CATEGORY_IDS:
+        if is_denied(p.category_id, ep.scenario.policy.restricted_categories):
             return [shop("no product of a category the shop must not offer")]
         if p.stock <= 0:
             return [shop(IN_STOCK)]

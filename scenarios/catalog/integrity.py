@@ -156,7 +156,7 @@ def verify_catalog(path: Path, expected_hash: str | None = None, *, trust_stamp:
             if meta.get("source") == "import" and source_ids_digest(db) != meta.get("source_ids_sha256"):
                 raise CatalogMismatch(f"catalog {path} is damaged or was changed after its import: its shop "
                                       f"IDs differ from the ones it recorded; import it again")
-            actual = product_content_hash(db, import_seed(meta), size, on_progress)
+            actual = _rows_hash(db, meta, size, on_progress)
             if actual != recorded:
                 raise CatalogMismatch(
                     f"catalog {path} is damaged or was changed after its build: its products hash to "
@@ -173,22 +173,27 @@ def verify_catalog(path: Path, expected_hash: str | None = None, *, trust_stamp:
 
 
 def rows_content_hash(path: Path) -> str:
-    """The content hash the file's products hash to now (not the one its meta table records),
-    trusting a current stamp. A catalog edited in place after its build gets a hash of its own."""
+    """The content hash the file's products hash to now (not the one its meta table records), always
+    computed from the rows: re-scoring must see a catalog edited in place, whatever its stamp says
+    (whoever can edit the file can rewrite the stamp too). An imported catalog whose shop IDs were
+    changed gets a hash of its own as well."""
     path = Path(path)
     db = open_readonly(path)
     try:
         meta = dict(db.execute("SELECT key, value FROM meta"))
         try:
-            recorded, seed, size = meta["content_hash"], int(meta["seed"]), int(meta["size"])
+            size = int(meta["size"])
         except (KeyError, ValueError):
-            raise CatalogError(f"{path} is not a verishop catalog: its meta table lacks seed, size or "
-                               f"content_hash") from None
-        if _stamped_hash(path) == recorded:
-            return recorded
-        actual = product_content_hash(db, seed, size)
+            raise CatalogError(f"{path} is not a verishop catalog: its meta table lacks its size") from None
+        actual = _rows_hash(db, meta, size)
+        if meta.get("source") == "import" and source_ids_digest(db) != meta.get("source_ids_sha256"):
+            actual = hashlib.sha256(f"{actual}:changed-shop-ids".encode()).hexdigest()
     finally:
         db.close()
-    if actual == recorded:
-        write_stamp(path, recorded)
     return actual
+
+
+def _rows_hash(db: sqlite3.Connection, meta: dict[str, str], size: int,
+               on_progress: Callable[[int], None] | None = None) -> str:
+    """What the products hash to, with the header a generated or an imported catalog uses."""
+    return product_content_hash(db, import_seed(meta), size, on_progress)

@@ -44,8 +44,7 @@ def _judge(state: CustomerState, goal: BundleGoal, ids: tuple[str, ...]) -> Cust
             return CustomerTurn(f"I can't find {pid} in your shop. Are you sure that's right?", "correct")
         products.append(product)
     for p in products:
-        if is_denied(p.category_id, state.scenario.policy.shop.restricted_categories
-                     if state.scenario.policy.shop else ()):
+        if is_denied(p.category_id, state.scenario.policy.restricted_categories):
             return CustomerTurn(f"I'd never buy the {p.title}, please leave it out.", "correct")
         if p.stock <= 0:
             return CustomerTurn(f"The {p.title} is sold out. Is there one in stock?", "correct")

@@ -36,7 +36,7 @@ def score(ep: Episode, options: Options) -> TaskScore:
                          checks=[Check(name="category_f1", expected=sorted(goal.categories), found=[], passed=False,
                                        score=-1.0)])
     seen = exposure(ep.transcript)
-    restricted = ep.scenario.policy.shop.restricted_categories if ep.scenario.policy.shop else ()
+    restricted = ep.scenario.policy.restricted_categories
     scored = []
     for seq, recommended, _ in lists:
         r_list, solved, list_checks = _score_list(goal, recommended, seen_products(ep, recommended, seq, seen),
