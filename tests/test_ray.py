@@ -212,7 +212,7 @@ def on(node_id: str) -> NodeAffinitySchedulingStrategy:
 
 def scored_on_disk(runs_dir: Path) -> Counter[str]:
     """Episodes the curriculum must count per environment, from every node's reward.json files:
-    the ground truth (scored, chosen by the curriculum and played: docs/curriculum-update.md)."""
+    the ground truth (scored, chosen by the curriculum and played: docs/training.md (the curriculum learns only from its own episodes))."""
     counts: Counter[str] = Counter()
     for reward_file in runs_dir.glob(f"node-*/{EPISODES_DIR}/*/reward.json"):
         reward = json.loads(reward_file.read_text())
