@@ -91,7 +91,7 @@ def test_the_wheel_declares_the_command_version_and_extras(built):
     assert "verishop = verishop.cli:main" in entry_points
     assert f"\nVersion: {VERSION}\n" in metadata
     extras = {line.split(": ", 1)[1] for line in metadata.splitlines() if line.startswith("Provides-Extra: ")}
-    assert {"report", "gym", "train", "ray", "adapters", "dev"} <= extras
+    assert {"report", "gym", "train", "trl", "ray", "adapters", "dev"} <= extras
 
 
 def test_the_sdist_carries_the_sources_changelog_examples_and_tests(built):

@@ -143,11 +143,11 @@ def test_the_openai_agents_sdk_installs_beside_verishop_and_its_example_plays(in
     _eval(installed, "agents_sdk_agent.py", "runs-sdk")
 
 
-@pytest.mark.parametrize("extra", ["gym", "train", "ray", "adapters"])
+@pytest.mark.parametrize("extra", ["gym", "train", "trl", "ray", "adapters"])
 def test_the_heavy_extras_resolve_from_the_wheel(installed, wheel, extra):
     done = installed.run(installed.bin("pip"), "install", "--dry-run", "--ignore-installed", "--quiet", "--report", "-",
                          f"{wheel}[{extra}]", timeout_s=INSTALL_TIMEOUT_S)
     would_install = {item["metadata"]["name"].lower() for item in json.loads(done.stdout)["install"]}
-    expected = {"gym": {"gymnasium"}, "train": {"trl", "datasets"}, "ray": {"ray"},
+    expected = {"gym": {"gymnasium"}, "train": {"trl", "datasets"}, "trl": {"trl", "datasets"}, "ray": {"ray"},
                 "adapters": {"gymnasium", "trl", "transformers", "torch", "openai-agents"}}[extra]
     assert expected <= would_install, sorted(would_install)
