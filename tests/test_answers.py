@@ -133,7 +133,7 @@ def _never_another_value(got: object, expected: object) -> bool:
     return _same(got, expected)
 
 
-@settings(max_examples=400, deadline=None, derandomize=True)
+@settings(max_examples=400, deadline=None, derandomize=True, database=None)
 @given(st.data())
 def test_no_yes_no_phrasing_is_ever_read_as_the_opposite_when_wrapped(data: st.DataObject) -> None:
     question, text, expected = data.draw(st.sampled_from([r for r in YES_NO if r[1]]))
@@ -141,7 +141,7 @@ def test_no_yes_no_phrasing_is_ever_read_as_the_opposite_when_wrapped(data: st.D
     assert _never_another_value(read_yes_no(wrapped, question=question), expected), wrapped
 
 
-@settings(max_examples=400, deadline=None, derandomize=True)
+@settings(max_examples=400, deadline=None, derandomize=True, database=None)
 @given(st.data())
 def test_no_number_phrasing_is_ever_read_as_another_number_when_wrapped(data: st.DataObject) -> None:
     question, given_figures, text, expected = data.draw(st.sampled_from([r for r in NUMBERS if r[2]]))
@@ -149,7 +149,7 @@ def test_no_number_phrasing_is_ever_read_as_another_number_when_wrapped(data: st
     assert _never_another_value(read_number(wrapped, given=given_figures, question=question), expected), wrapped
 
 
-@settings(max_examples=400, deadline=None, derandomize=True)
+@settings(max_examples=400, deadline=None, derandomize=True, database=None)
 @given(st.data())
 def test_no_status_or_refund_phrasing_is_ever_read_as_another_value_when_wrapped(data: st.DataObject) -> None:
     text, expected = data.draw(st.sampled_from([r for r in STATUS if r[0]]))
