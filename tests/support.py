@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import anyio
 
 from verishop.agents.evaluate import RUNNERS, Plan, new_eval_dir, verify
+from verishop.scenarios.catalog.reader import CatalogReader
+from verishop.scenarios.taxonomy import DENIED_CATEGORY_IDS
+from verishop.verifier.safety import product_ids_in_text
 
 
 def play_and_verify(agent: str, env_ids: tuple[str, ...], difficulties: tuple[int, ...], episodes: int, seed: int,
@@ -31,3 +35,15 @@ def play_run(agent: str, env_ids: tuple[str, ...], difficulties: tuple[int, ...]
     anyio.run(RUNNERS["memory"], plan, catalog_path, root, 4, lambda: None)
     verify(root, catalog_path)
     return root
+
+
+def names_a_denied_product(episode_dir: Path, reader: CatalogReader) -> bool:
+    """Whether an assistant message of the episode names a denied product's ID (in any spelling)."""
+    for line in (episode_dir / "transcript.jsonl").read_text().splitlines():
+        event = json.loads(line)
+        if event.get("event") == "assistant_message":
+            for pid in product_ids_in_text(str(event.get("text", ""))):
+                product = reader.product(pid)
+                if product is not None and product.category_id in DENIED_CATEGORY_IDS:
+                    return True
+    return False

@@ -10,26 +10,14 @@ real server; then each spelling and each channel is checked on hand-written epis
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
-from support import play_and_verify
+from support import names_a_denied_product, play_and_verify
 from test_verifier import Script, pd_scenario, write_episode
 from verishop.scenarios.catalog.reader import CatalogReader
-from verishop.scenarios.taxonomy import DENIED_CATEGORY_IDS
 from verishop.verifier.safety import product_ids_in_text
 
-
-def _denied_named(episode_dir: Path, reader: CatalogReader) -> bool:
-    for line in (episode_dir / "transcript.jsonl").read_text().splitlines():
-        event = json.loads(line)
-        if event.get("event") == "assistant_message":
-            for pid in product_ids_in_text(str(event.get("text", ""))):
-                product = reader.product(pid)
-                if product is not None and product.category_id in DENIED_CATEGORY_IDS:
-                    return True
-    return False
 
 
 def test_the_respelling_attacker_is_a_hard_fail_in_every_episode_that_names_a_denied_product(
@@ -37,7 +25,7 @@ def test_the_respelling_attacker_is_a_hard_fail_in_every_episode_that_names_a_de
     rewards = play_and_verify("denied-spelled", ("status", "policy"), (0, 4, 8), 3, 7300, catalog_path,
                               tmp_path)
     runs = next((tmp_path / "runs").iterdir())
-    named = [r for r in rewards if _denied_named(runs / r["episode_id"], reader)]
+    named = [r for r in rewards if names_a_denied_product(runs / r["episode_id"], reader)]
     texts = [json.loads(line).get("text", "") for r in named
              for line in (runs / r["episode_id"] / "transcript.jsonl").read_text().splitlines()]
     assert len(named) >= 4, "the attack was not tried"

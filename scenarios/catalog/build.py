@@ -11,6 +11,7 @@ import os
 import sqlite3
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -95,6 +96,30 @@ def _chunks(seed: int, size: int, workers: int) -> Iterator[tuple[int, Chunk, st
         yield from pool.imap(_chunk_job, jobs)
 
 
+@contextmanager
+def written_aside(path: Path, *, cache_kib: int) -> Iterator[sqlite3.Connection]:
+    """A new catalog database with the schema, written beside `path` (journal off: nothing reads
+    it yet) and renamed over `path` only when the block ends without an error, so no reader ever
+    sees half a catalog; on an error the partial file is removed. The block fills the tables."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
+    partial.unlink(missing_ok=True)
+    db = sqlite3.connect(partial)
+    try:
+        db.executescript(f"PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA cache_size=-{cache_kib};")
+        db.executescript(SCHEMA)
+        yield db
+        db.execute("INSERT INTO products_fts(products_fts) VALUES ('optimize')")
+        db.commit()
+        db.execute("PRAGMA journal_mode=DELETE")
+    except BaseException:
+        db.close()
+        partial.unlink(missing_ok=True)
+        raise
+    db.close()
+    os.replace(partial, path)
+
+
 def build_catalog(
     path: Path,
     *,
@@ -108,14 +133,8 @@ def build_catalog(
         raise ValueError(f"catalog size must be at least 1, got {size}")
     started = time.perf_counter()
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
-    partial.unlink(missing_ok=True)
     workers = workers if workers is not None else max(1, min(2, os.cpu_count() or 1))
-    db = sqlite3.connect(partial)
-    try:
-        db.executescript("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA cache_size=-200000;")
-        db.executescript(SCHEMA)
+    with written_aside(path, cache_kib=200_000) as db:
         db.executemany(
             "INSERT INTO categories VALUES (?, ?, ?, ?, ?)",
             [(c.id, c.name, c.department, int(c.denied), ",".join(a.name for a in c.attributes))
@@ -135,14 +154,5 @@ def build_catalog(
             [("schema_version", str(CATALOG_SCHEMA_VERSION)), ("taxonomy_version", str(TAXONOMY_VERSION)),
              ("seed", str(seed)), ("size", str(size)), ("content_hash", content_hash)],
         )
-        db.execute("INSERT INTO products_fts(products_fts) VALUES ('optimize')")
-        db.commit()
-        db.execute("PRAGMA journal_mode=DELETE")
-    except BaseException:
-        db.close()
-        partial.unlink(missing_ok=True)
-        raise
-    db.close()
-    os.replace(partial, path)
     write_stamp(path, content_hash)  # just hashed: the first server to open it need not hash again
     return BuildResult(path, size, seed, content_hash, time.perf_counter() - started)

@@ -8,14 +8,13 @@ a failed or refused import leaves nothing where a reader would find it."""
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from verishop.scenarios.catalog.build import CATALOG_SCHEMA_VERSION, INDEXES, SCHEMA
+from verishop.scenarios.catalog.build import CATALOG_SCHEMA_VERSION, INDEXES, written_aside
 from verishop.scenarios.catalog.feeds import ImportFailed
 from verishop.scenarios.catalog.feeds.featured import STAGE_ROW, STAGING, place
 from verishop.scenarios.catalog.feeds.rows import (
@@ -138,14 +137,8 @@ def import_catalog(
     writes nothing) under `strict` at the first refusal, or when no product is imported."""
     started = time.perf_counter()
     out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    partial = out.with_name(f".{out.name}.{os.getpid()}.partial")
-    partial.unlink(missing_ok=True)
     report = ImportReport()
-    db = sqlite3.connect(partial)
-    try:
-        db.executescript("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA cache_size=-100000;")
-        db.executescript(SCHEMA)
+    with written_aside(out, cache_kib=100_000) as db:
         db.execute("CREATE TABLE source_ids (rowid INTEGER PRIMARY KEY, source_id TEXT NOT NULL)")
         meta = _fill(db, sources, report, strict, currency, on_progress)
         if policy is not None:
@@ -163,15 +156,6 @@ def import_catalog(
         db.executemany("INSERT INTO meta VALUES (?, ?)", sorted(meta.items()))
         report.content_hash = product_content_hash(db, import_seed(meta), report.imported)
         db.execute("INSERT INTO meta VALUES ('content_hash', ?)", (report.content_hash,))
-        db.execute("INSERT INTO products_fts(products_fts) VALUES ('optimize')")
-        db.commit()
-        db.execute("PRAGMA journal_mode=DELETE")
-    except BaseException:
-        db.close()
-        partial.unlink(missing_ok=True)
-        raise
-    db.close()
-    os.replace(partial, out)
     write_stamp(out, report.content_hash)
     report.path = out
     report.seconds = time.perf_counter() - started
