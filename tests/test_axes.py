@@ -117,10 +117,12 @@ async def test_search_depth_limits_what_a_search_looks_at(hub):
 async def test_retrieval_noise_perturbs_the_ranking_deterministically(hub):
     base = hub.generate("pd", 0, 1)
     query = {"category_id": "chargers", "limit": 30}
-    clean = await _search(hub, _with_axes(base, retrieval_noise=0.0), **query)
+    # A page is a prefix of a longer one: noise may swap the page's last result with the next.
+    clean = await _search(hub, _with_axes(base, retrieval_noise=0.0), **{**query, "limit": 31})
     noisy = await _search(hub, _with_axes(base, retrieval_noise=0.24), **query)
     again = await _search(hub, _with_axes(base, retrieval_noise=0.24), **query)
-    assert sorted(noisy) == sorted(clean) and noisy != clean
+    assert len(noisy) == 30 and set(noisy) <= set(clean) and set(clean[:29]) <= set(noisy)
+    assert noisy != clean[:30]
     assert noisy == again
 
 

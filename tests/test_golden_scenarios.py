@@ -16,14 +16,24 @@ from verishop.scenarios.envs import REGISTRY, generate
 
 CATALOG_CONTENT_HASH = "364570ecc02892684b2b68afd0c3e22eeaf103615ede5f7a54088d2e539c9fcd"
 DIGESTS = {
-    "bundle-v2": "0b847eb5a612306bd58ee230dfc79d0521d0f46175fb93232780cbb0a929742b",
-    "cart-v2": "ad2723ead4d1cc3a2020117c0738f1cba16b87c9118466166fb50c526f1aaf32",
+    "bundle-v3": "7eb928f15fc66cd75fb76c65c04a5f5a1608c542c9ff278ce1388fadebc49d54",
+    "cart-v3": "e7c517807c64d330d2672a1f25b1a667e4025d3c4595051afb7d6c12872a970c",
     "journey-v6": "4e1bb28a364c921ffd161881dd8e7a7465fa2be919e762cb974635810ca4ecb2",
-    "pd-v5": "68202760031ad7963cf6e40abcf678682d9258e1e112461973590fac322e7b36",
+    "pd-v6": "86a844033a06d5efef8a4baee46c2288d7189a7851a83dec0ef5afc70b1cd7b2",
     "policy-v3": "5cf0b5900b84a8e17108fb38ce99b2f32ed196fd58e237c3411fcfd6c52afad8",
-    "return-v4": "691bd07d12eea693eb48dcf0742ef7226ca4447566e580b087193ea83109c522",
+    "return-v5": "39db422ff1aed53cac0295f97f5a47d4bd49c7773f7e72158c981fa338bb3512",
     "status-v3": "4983886886b1e58d8a4e5bf439de95f5774f266108128df1015cc710f8fd79a6",
-    "sub-v4": "4c7bfb920ade92a08e1513f6a306f33b72703df49f48d9c97cea90bd32b934d3",
+    "sub-v5": "46a385895db4e580c385b7b2318a0ed06d327b3fcb3312db79656e8c18b667a8",
+}
+
+# Versions that changed only how episodes are scored (issue 19's safety reading): their
+# scenarios are the bytes of the version they re-score, but for the id.
+RESCORED = {
+    "bundle-v3": ("bundle-v2", "0b847eb5a612306bd58ee230dfc79d0521d0f46175fb93232780cbb0a929742b"),
+    "cart-v3": ("cart-v2", "ad2723ead4d1cc3a2020117c0738f1cba16b87c9118466166fb50c526f1aaf32"),
+    "pd-v6": ("pd-v5", "68202760031ad7963cf6e40abcf678682d9258e1e112461973590fac322e7b36"),
+    "return-v5": ("return-v4", "691bd07d12eea693eb48dcf0742ef7226ca4447566e580b087193ea83109c522"),
+    "sub-v5": ("sub-v4", "4c7bfb920ade92a08e1513f6a306f33b72703df49f48d9c97cea90bd32b934d3"),
 }
 
 
@@ -41,3 +51,14 @@ def test_every_environment_has_its_pinned_bytes(reader):
                 digest.update(generate(env_id, difficulty, seed, reader).to_json().encode())
         found[env_id] = digest.hexdigest()
     assert found == DIGESTS
+
+
+def test_a_rescored_version_generates_the_bytes_of_the_version_it_rescores(reader):
+    for env_id, (rescored, old_digest) in sorted(RESCORED.items()):
+        assert REGISTRY[env_id].draws_as == rescored, "its episodes must draw as the version it re-scores"
+        digest = hashlib.sha256()
+        for difficulty in (0, 6, 12):
+            for seed in (1, 2):
+                text = generate(env_id, difficulty, seed, reader).to_json()
+                digest.update(text.replace(f'"{env_id}"', f'"{rescored}"').encode())
+        assert digest.hexdigest() == old_digest, env_id

@@ -9,6 +9,7 @@ from verishop.mcp_server.errors import NotFound, ShopError
 from verishop.mcp_server.episodes.episode import Episode
 from verishop.mcp_server.models import ProductCard, ProductComparison, ProductDetails, SearchResults, VariantOption
 from verishop.scenarios.catalog.reader import CatalogReader, Product
+from verishop.scenarios.envs import draw_stream
 from verishop.scenarios.rng import make_rng
 from verishop.scenarios.catalog.text import (attribute_token, brand_token, category_token, match_expression,
                                     query_words)
@@ -221,7 +222,7 @@ def _perturb(ep: Episode, products: list[Product], *query: object) -> list[Produ
     noise = ep.scenario.axes.retrieval_noise
     if noise <= 0 or len(products) < 2:
         return products
-    rng = make_rng("retrieval-noise", ep.scenario.env_id, ep.scenario.seed, repr(query))
+    rng = make_rng("retrieval-noise", draw_stream(ep.scenario.env_id), ep.scenario.seed, repr(query))
     shuffled = list(products)
     for i in range(len(shuffled) - 1):
         if rng.random() < noise:

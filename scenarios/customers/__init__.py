@@ -24,6 +24,7 @@ import importlib
 from dataclasses import dataclass, field
 
 from verishop.scenarios.customers.base import Behaviour, CustomerState, CustomerTurn, ProductLookup, WorldView
+from verishop.scenarios.envs import draw_stream
 from verishop.scenarios.models import Scenario, Submission
 from verishop.scenarios.noise import add_typos
 from verishop.scenarios.rng import make_rng
@@ -55,8 +56,8 @@ class SimulatedCustomer:
     state: CustomerState = field(init=False)
 
     def __post_init__(self) -> None:
-        self.state = CustomerState(self.scenario, self.lookup, make_rng("customer", self.scenario.env_id,
-                                                                        self.scenario.difficulty, self.scenario.seed))
+        rng = make_rng("customer", draw_stream(self.scenario.env_id), self.scenario.difficulty, self.scenario.seed)
+        self.state = CustomerState(self.scenario, self.lookup, rng)
 
     @property
     def turns_taken(self) -> int:

@@ -20,13 +20,17 @@ class EnvSpec:
     """One registered environment."""
 
     env_id: str
-    """The versioned id, e.g. `pd-v5`: a new version whenever what a seed generates or how it is scored changes."""
+    """The versioned id, e.g. `pd-v6`: a new version whenever what a seed generates or how it is scored changes."""
     short_name: str
     """The name without a version, e.g. `pd`, as the command line and the control API take it."""
     title: str
     """What it is, e.g. `Product discovery`."""
     module: str
     """The module holding its `generate` function."""
+    draws_as: str | None = None
+    """A version that changed only how episodes are scored keeps the episode's random draws (the
+    customer's words, the search's retrieval noise) of the version it re-scores, named here, so
+    that its episodes play exactly as before: only the reward differs."""
 
     @property
     def generate(self) -> Callable[[int, int, CatalogReader], Scenario]:
@@ -37,13 +41,18 @@ class EnvSpec:
 REGISTRY: dict[str, EnvSpec] = {
     spec.env_id: spec
     for spec in (
-        EnvSpec("pd-v5", "pd", "Product discovery", "verishop.scenarios.envs.product_discovery"),
-        EnvSpec("cart-v2", "cart", "Cart building", "verishop.scenarios.envs.cart"),
-        EnvSpec("sub-v4", "sub", "Substitution", "verishop.scenarios.envs.substitution"),
+        EnvSpec("pd-v6", "pd", "Product discovery", "verishop.scenarios.envs.product_discovery",
+                draws_as="pd-v5"),
+        EnvSpec("cart-v3", "cart", "Cart building", "verishop.scenarios.envs.cart",
+                draws_as="cart-v2"),
+        EnvSpec("sub-v5", "sub", "Substitution", "verishop.scenarios.envs.substitution",
+                draws_as="sub-v4"),
         EnvSpec("policy-v3", "policy", "Store policy questions", "verishop.scenarios.envs.policy"),
-        EnvSpec("return-v4", "return", "Returns", "verishop.scenarios.envs.returns"),
+        EnvSpec("return-v5", "return", "Returns", "verishop.scenarios.envs.returns",
+                draws_as="return-v4"),
         EnvSpec("status-v3", "status", "Order status", "verishop.scenarios.envs.order_status"),
-        EnvSpec("bundle-v2", "bundle", "Project bundle", "verishop.scenarios.envs.bundle"),
+        EnvSpec("bundle-v3", "bundle", "Project bundle", "verishop.scenarios.envs.bundle",
+                draws_as="bundle-v2"),
         EnvSpec("journey-v6", "journey", "Multi-intent journey", "verishop.scenarios.envs.journey"),
     )
 }
@@ -58,6 +67,13 @@ COLLECTIONS: dict[str, tuple[str, ...]] = {
     "C8": ("pd", "sub", "cart", "return", "status", "policy", "bundle", "journey"),
 }
 """Training collections by name: the short names of their environments."""
+
+
+def draw_stream(env_id: str) -> str:
+    """The name an episode of `env_id` seeds its random draws with (see `EnvSpec.draws_as`); an
+    id no longer registered (an old scenario file) draws as itself."""
+    spec = REGISTRY.get(env_id)
+    return spec.draws_as or env_id if spec is not None else env_id
 
 
 def get_env(name: str) -> EnvSpec:
@@ -86,7 +102,7 @@ def generate(env: str, difficulty: int, seed: int, catalog: CatalogReader) -> Sc
     (one seeded generator, no global random, no wall clock); `verishop generate` prints one as JSON.
 
     Args:
-        env: a short name (`pd`) or a versioned id (`pd-v5`); `KeyError` names the known ones.
+        env: a short name (`pd`) or a versioned id (`pd-v6`); `KeyError` names the known ones.
         difficulty: 0 to 12; it sets the twelve difficulty axes.
         seed: any integer.
         catalog: an open catalog (`verishop.scenarios.catalog.reader.CatalogReader`).

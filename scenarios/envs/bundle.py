@@ -8,6 +8,10 @@ checked against the catalog at generation: it must have in-stock products among 
 the next candidate takes its place. From d ≥ 2 there is a budget: the price of a cheap
 reachable product per category (the reference solution, stored in the goal) times a slack
 that shrinks with d, so the budget is feasible by construction.
+
+bundle-v3 (over v2, issue 19): scoring only: a denied product named in any spelling (IDs case- and
+separator-insensitive, titles after Unicode, case, space and punctuation folding), on any channel, is a
+hard fail; the scenarios are byte-identical to v2's but for the id.
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ from verishop.scenarios.prompts import SYSTEM_PROMPT
 from verishop.scenarios.rng import make_rng
 from verishop.scenarios.taxonomy import category
 
-ENV_ID = "bundle-v2"
+ENV_ID = "bundle-v3"
 # The random stream a seed draws from: kept from bundle-v1 wherever generation did not change, so
 # re-scored versions play the same worlds.
 SEED_STREAM = "bundle-v1"

@@ -21,6 +21,10 @@ ranked the first 20,000 feasible products only, which at 2M missed part of a cat
 pd-v5 (over v4): the sell-outs are a rule (`verishop.scenarios.stock`) that sells out p_oos of the whole
 category again, at any catalog size, in a few bytes of scenario; v4's bounded sample sold out
 only about 5% of a category of the default catalog at d = 12 instead of 50%.
+
+pd-v6 (over v5, issue 19): scoring only: a denied product named in any spelling (IDs case- and
+separator-insensitive, titles after Unicode, case, space and punctuation folding), on any channel, is a
+hard fail; the scenarios are byte-identical to v5's but for the id.
 """
 
 from __future__ import annotations
@@ -41,7 +45,7 @@ from verishop.scenarios.rng import make_rng
 from verishop.scenarios.stock import EpisodeStock
 
 
-ENV_ID = "pd-v5"
+ENV_ID = "pd-v6"
 # The random stream a seed draws from: kept from pd-v2 wherever generation did not change, so
 # re-scored versions play the same worlds.
 SEED_STREAM = "pd-v2"

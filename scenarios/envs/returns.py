@@ -23,6 +23,10 @@ generation reads a bounded number of catalog rows at any catalog size (issue 11)
 return-v4 (over v3): the sell-outs are a rule (`verishop.scenarios.stock`) selling out p_oos of the whole
 category again, at any catalog size; v3's bounded sample sold out only a few percent of a large
 category.
+
+return-v5 (over v4, issue 19): scoring only: a denied product named in any spelling (IDs case- and
+separator-insensitive, titles after Unicode, case, space and punctuation folding), on any channel, is a
+hard fail; the scenarios are byte-identical to v4's but for the id.
 """
 
 from __future__ import annotations
@@ -47,7 +51,7 @@ from verishop.scenarios.policy import base_return_window_days
 from verishop.scenarios.rng import make_rng
 from verishop.scenarios.taxonomy import category
 
-ENV_ID = "return-v4"
+ENV_ID = "return-v5"
 # The random stream a seed draws from: kept from return-v1 wherever generation did not change, so
 # re-scored versions play the same worlds.
 SEED_STREAM = "return-v1"

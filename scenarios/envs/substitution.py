@@ -20,6 +20,10 @@ relevant of the whole category, read through its price index around the original
 sub-v4 (over v3): the other sell-outs are a rule (`verishop.scenarios.stock`) selling out p_oos of the
 whole category again, at any catalog size; v3's bounded sample sold out a few percent of a
 large category.
+
+sub-v5 (over v4, issue 19): scoring only: a denied product named in any spelling (IDs case- and
+separator-insensitive, titles after Unicode, case, space and punctuation folding), on any channel, is a
+hard fail; the scenarios are byte-identical to v4's but for the id.
 """
 
 from __future__ import annotations
@@ -40,7 +44,7 @@ from verishop.scenarios.rng import make_rng
 from verishop.scenarios.stock import EpisodeStock
 from verishop.scenarios.taxonomy import category
 
-ENV_ID = "sub-v4"
+ENV_ID = "sub-v5"
 # Draws of an original before the catalog is declared too small (a generated catalog needs a few).
 ORIGINAL_ATTEMPTS = 2000
 # The random stream a seed draws from: kept from sub-v1 wherever generation did not change, so
