@@ -22,7 +22,8 @@ from verishop import __version__
 from verishop.mcp_server.episodes.episode import Episode
 from verishop.mcp_server.errors import ShopError
 from verishop.mcp_server.episodes.hub import EpisodeHub
-from verishop.mcp_server.schema import AttributeFilters, ToolSet, attribute_map
+from verishop.mcp_server.inprocess import ShopServer
+from verishop.mcp_server.schema import AttributeFilters, ShopTool, ToolSet, attribute_map
 from verishop.mcp_server.models import (BrowsingHistory, Cart, Conversation, CurrentDate, CustomerReply, OrderDetails,
                                OrderList, PolicyResults, ProductComparison, ProductDetails, ReturnEligibility, ReturnReceipt,
                                SearchResults)
@@ -87,9 +88,10 @@ async def _run(ctx: Context, name: str, arguments: dict[str, Any], body: Callabl
     return result
 
 
-def create_server(hub: EpisodeHub, *, instructions: str = INSTRUCTIONS, episode_id: str | None = None) -> MCPServer:
+def create_server(hub: EpisodeHub, *, instructions: str = INSTRUCTIONS, episode_id: str | None = None) -> ShopServer:
     """An MCP server over `hub` (owned by the caller, it outlives the server). Calls go to the
-    episode named by the `x-episode-id` header, else `episode_id`, else the hub's default."""
+    episode named by the `x-episode-id` header, else `episode_id`, else the hub's default. In this
+    process, talk to it with `verishop.mcp_server.inprocess.InProcessClient`."""
     state = ServerState(hub, episode_id)
 
     @asynccontextmanager
@@ -102,8 +104,9 @@ def create_server(hub: EpisodeHub, *, instructions: str = INSTRUCTIONS, episode_
     _register_order_tools(tools)
     _register_info_tools(tools)
     _register_conversation(tools, state)
-    mcp = MCPServer("verishop", title="Verishop shop", version=__version__, instructions=instructions,
-                    lifespan=lifespan, log_level="WARNING", tools=tools.tools)
+    mcp = ShopServer("verishop", title="Verishop shop", version=__version__, instructions=instructions,
+                     lifespan=lifespan, log_level="WARNING", tools=tools.tools)
+    mcp.typed_tool_names = frozenset(tool.name for tool in tools.tools if isinstance(tool, ShopTool))
     _register_prompt(mcp, state)
     return mcp
 
