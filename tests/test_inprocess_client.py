@@ -155,3 +155,16 @@ async def test_a_typed_tool_returning_another_model_than_it_declares_is_an_error
         result = await client.call_tool("get_current_date", {})
     assert result.is_error
     assert result.content[0].text == "Error executing tool get_current_date: its result is not the CurrentDate it declares"
+
+
+async def test_servers_built_in_one_process_share_their_tools_yet_each_serves_its_own_episode(hub):
+    episodes = [await hub.open(hub.generate(env, 3, 5)) for env in ("pd", "status")]
+    servers = [create_server(hub, episode_id=episode.episode_id) for episode in episodes]
+    for episode, server in zip(episodes, servers):
+        async with InProcessClient(server) as client:
+            conversation = (await client.call_tool("get_conversation", {})).structured_content
+            prompt = await client.get_prompt("shop_assistant")
+        opening = episode.scenario.opening_message
+        assert conversation["messages"][0]["text"] == opening
+        assert prompt.messages[0].content.text.endswith(f"The customer says:\n{opening}")
+    assert episodes[0].scenario.opening_message != episodes[1].scenario.opening_message
