@@ -112,6 +112,7 @@ bench: $(STAMP)  ## long runs: catalog build up to 2M products, a 1M-row feed im
 	$(BIN)/python bench/create_burst.py --size 2000000 --clients 64 --rounds 3
 	$(BIN)/python bench/server_cpu.py --size 100000 --calls 2000
 	$(BIN)/python bench/small_shop.py --sizes 1000,10000,100000 --rounds 3
+	$(BIN)/python bench/eval_memory.py --size 1000 --episodes 80
 	$(BIN)/python bench/loop_stall.py --size 2000000 --light 16 --heavy 16 --calls 200
 	$(BIN)/python bench/verify.py --episodes 300
 	$(BIN)/python bench/load.py --concurrency 1,16,64,256
