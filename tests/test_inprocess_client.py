@@ -168,3 +168,24 @@ async def test_servers_built_in_one_process_share_their_tools_yet_each_serves_it
         assert conversation["messages"][0]["text"] == opening
         assert prompt.messages[0].content.text.endswith(f"The customer says:\n{opening}")
     assert episodes[0].scenario.opening_message != episodes[1].scenario.opening_message
+
+
+@pytest.mark.filterwarnings("ignore:Pydantic serializer warnings")  # the wrong value is the point
+async def test_what_the_shop_s_own_client_skips_is_the_output_schema_check_of_its_own_typed_tools():
+    """A model built without validation (`model_construct`) can break its own schema: the SDK's
+    client catches that, and the shop's own client, which trusts the server's typed results, lets
+    it through. This is the one check it leaves out; the shop's tools build their models validated."""
+
+    async def get_current_date() -> models.CurrentDate:
+        """Today's date."""
+        return models.CurrentDate.model_construct(today=20260814, weekday="Friday")
+
+    tool = ShopTool.from_function(get_current_date)
+    server = ShopServer("unvalidated", tools=[tool])
+    server.typed_tool_names = frozenset({tool.name})
+    async with Client(server) as client:
+        with pytest.raises(RuntimeError, match="Invalid structured content returned by tool get_current_date"):
+            await client.call_tool("get_current_date", {})
+    async with InProcessClient(server) as client:
+        result = await client.call_tool("get_current_date", {})
+    assert not result.is_error and result.structured_content == {"today": 20260814, "weekday": "Friday"}
