@@ -15,7 +15,7 @@ timing anything and names it. The contract, entry by entry:
 |---|---|---|
 | `make_env` | `make_env(catalog_size, seed)` | build (or load) the product-discovery environment over a catalog of `catalog_size` products; called once per size, not timed; returns an object with Gymnasium's `reset(seed=...)` and `step(action)` |
 | `search_action` | `search_action(arguments)` | the `env.step` action for one catalog search tool call; `arguments` are verishop's `search_catalog` arguments (query, category_id, brand, price bounds, min_rating, max_ship_days, attributes, in_stock_only, limit, sort_by): map what the peer's search accepts |
-| `answer_action` | `answer_action(observation)` | the `env.step` action that recommends products taken from `observation` (what the search step returned) and ends the episode; that step's reward is the peer's verification |
+| `answer_action` | `answer_action(observation)` | the `env.step` action that recommends products taken from `observation` (the search step's observation: the first item of the tuple `step` returns) and ends the episode; that step's reward is the peer's verification |
 | `search_direct` | `search_direct(env, arguments)` | the peer's search function itself, as its search tool calls it, without `env.step` |
 | `llm` | (replaced) | dotted names of every function through which the peer calls an LLM (comma-separated with `--peer-entry llm=a.b:f,a.c:g`); each is replaced by `stub_llm` for the run and restored after |
 
