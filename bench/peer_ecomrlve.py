@@ -17,7 +17,7 @@ timing anything and names it. The contract, entry by entry:
 | `search_action` | `search_action(arguments)` | the `env.step` action for one catalog search tool call; `arguments` are verishop's `search_catalog` arguments (query, category_id, brand, price bounds, min_rating, max_ship_days, attributes, in_stock_only, limit, sort_by): map what the peer's search accepts |
 | `answer_action` | `answer_action(observation)` | the `env.step` action that recommends products taken from `observation` (the search step's observation: the first item of the tuple `step` returns) and ends the episode; that step's reward is the peer's verification |
 | `search_direct` | `search_direct(env, arguments)` | the peer's search function itself, as its search tool calls it, without `env.step` |
-| `llm` | (replaced) | dotted names of every function through which the peer calls an LLM (comma-separated with `--peer-entry llm=a.b:f,a.c:g`); each is replaced by `stub_llm` for the run and restored after |
+| `llm` | (replaced) | dotted names of every function through which the peer calls an LLM (comma-separated with `--peer-entry llm=a.b:f,a.c:g`); each is replaced by the stub (`StubLLM`) for the run and restored after; name the attribute where the caller looks it up (`ecomrlve.env:chat` if `env.py` did `from .llm import chat`) |
 
 The job (the same as verishop's in `small_shop.py`): creation is `env.reset(seed=...)`; the search
 step is `env.step(search_action(arguments))` on a fresh episode; the scripted episode is reset,
