@@ -100,7 +100,7 @@ test-llm: $(STAMP)
 	    alls = [r for r in rows if r["difficulty"] == "all"]; print(json.dumps(alls, indent=1)); \
 	    assert sum(r["scored"] for r in alls) == 2, "both episodes must be played and scored"'
 
-bench: $(STAMP)  ## long runs: catalog build up to 2M products, a 1M-row feed import, search latency, episode creation and generation, episodes/s, server CPU per call, loop stall under heavy searches
+bench: $(STAMP)  ## long runs: catalog build up to 2M products, a 1M-row feed import, search latency, episode creation and generation, episodes/s, server CPU per call, small shops against the peer, loop stall under heavy searches
 	$(BIN)/python bench/catalog_build.py --sizes 10000,100000,1000000,2000000
 	$(BIN)/python bench/catalog_import.py --rows 1000000
 	$(BIN)/python bench/search.py --sizes 10000,100000,2000000
@@ -111,6 +111,8 @@ bench: $(STAMP)  ## long runs: catalog build up to 2M products, a 1M-row feed im
 	$(BIN)/python bench/episodes_per_s.py --sizes 1000,100000,2000000 --episodes 200 --http-clients 16
 	$(BIN)/python bench/create_burst.py --size 2000000 --clients 64 --rounds 3
 	$(BIN)/python bench/server_cpu.py --size 100000 --calls 2000
+	$(BIN)/python bench/small_shop.py --sizes 1000,10000,100000 --rounds 3
+	$(BIN)/python bench/eval_memory.py --size 1000 --episodes 80
 	$(BIN)/python bench/loop_stall.py --size 2000000 --light 16 --heavy 16 --calls 200
 	$(BIN)/python bench/verify.py --episodes 300
 	$(BIN)/python bench/load.py --concurrency 1,16,64,256

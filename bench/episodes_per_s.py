@@ -24,6 +24,7 @@ from _common import DEFAULT_CACHE, cached_catalog, console, now, parse_sizes, pr
 from load import Tally, jobs, play, run_http
 
 from verishop.mcp_server.episodes.hub import EpisodeHub
+from verishop.mcp_server.inprocess import InProcessClient
 from verishop.mcp_server.tools import create_server
 from verishop.scenarios.models import Scenario
 
@@ -33,13 +34,11 @@ WARMUP = 8
 
 async def in_process(catalog: Path, runs: Path, count: int, pregenerated: bool) -> tuple[float, Tally]:
     """Wall seconds for `count` episodes played one after another, and their tally."""
-    from mcp import Client
-
     hub, tally = EpisodeHub(catalog, runs), Tally()
     work = jobs(WARMUP + count)
     scenarios: list[Scenario | None] = [hub.generate(*job) if pregenerated else None for job in work]
     try:
-        async with Client(create_server(hub)) as client:
+        async with InProcessClient(create_server(hub)) as client:
             started = 0.0
             for i, (job, scenario) in enumerate(zip(work, scenarios)):
                 if i == WARMUP:

@@ -4,8 +4,9 @@ MCP transport measured in the same run (the baseline; the ratio is printed).
 
 Per concurrency level N, max(N, --min-episodes) episodes are played with at most N in flight
 (at N = 256 all 256 are open at once). Both transports use a new MCP client per episode, as
-an RL worker would (its first call of each tool also lists the tools and compiles the result
-schema's validator). The in-process transport has no headers, so it builds one MCP server per
+an RL worker would (over HTTP, its first call of each tool also lists the tools and compiles the
+result schema's validator; in process, the shop's own `InProcessClient` trusts its own server's typed
+results). The in-process transport has no headers, so it builds one MCP server per
 episode (as `verishop eval --transport memory` does); that cost is reported and the episode
 rate is also given without it. Reported: episodes/s, tool calls/s, p50/p99 tool-call
 latency seen by the client, errors, and the server's RSS and open files after each level (flat
@@ -85,9 +86,8 @@ async def drive(count: int, concurrency: int, one: Callable[[str, int, int], Awa
 
 
 async def run_memory(catalog: Path, runs: Path, count: int, concurrency: int) -> tuple[float, Tally]:
-    from mcp import Client
-
     from verishop.mcp_server.episodes.hub import EpisodeHub
+    from verishop.mcp_server.inprocess import InProcessClient
     from verishop.mcp_server.tools import create_server
 
     hub, tally = EpisodeHub(catalog, runs), Tally()
@@ -98,7 +98,7 @@ async def run_memory(catalog: Path, runs: Path, count: int, concurrency: int) ->
             started = now()
             server = create_server(hub, episode_id=episode.episode_id)  # no headers in memory: one per episode
             tally.server_build_s += now() - started
-            async with Client(server) as client:
+            async with InProcessClient(server) as client:
                 await play(episode.scenario, client, tally)
         finally:
             if episode.episode_id in hub.episodes:

@@ -29,6 +29,7 @@ from _common import DEFAULT_CACHE, cached_catalog, console, now, print_table, wr
 from mcp import Client
 
 from verishop.mcp_server.episodes.hub import EpisodeHub
+from verishop.mcp_server.inprocess import InProcessClient
 from verishop.mcp_server.tools import create_server
 from verishop.scenarios.models import CartGoal, ProductDiscoveryGoal, Scenario
 from verishop.verifier.runner import Settings, Verifier, verify_many
@@ -72,7 +73,7 @@ async def make_episodes(catalog: Path, runs: Path, count: int) -> list[Path]:
         for i in range(count):
             scenario = hub.generate("pd" if i % 2 == 0 else "cart", rng.randint(0, 12), rng.randrange(10**9))
             episode = await hub.open(scenario)
-            async with Client(create_server(hub, episode_id=episode.episode_id)) as client:
+            async with InProcessClient(create_server(hub, episode_id=episode.episode_id)) as client:
                 await play(client, scenario, rng.randrange(3))
             if episode.episode_id in hub.episodes:
                 await hub.close(episode.episode_id, "bench")

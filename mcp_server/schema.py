@@ -8,9 +8,11 @@ docstring dedented (`inspect.cleandoc`: a docstring's indentation is noise in ev
 attribute filters travel as a list of `{name, value}` objects. The older mapping form
 (`{"connector": "USB-C"}`) is still accepted at the schema's edge, unadvertised.
 
-Results: a tool returns its own pydantic model; its text block is that model's JSON without
-indentation (clients that pass text to the model pay for every space), and it is not validated
-again against the schema it was built from. Argument errors name the field and the rule
+Results: a tool returns its own pydantic model, dumped once; its text block is that dump's JSON
+without indentation (clients that pass text to the model pay for every space), and it is not
+validated again against the schema it was built from (a result of any other type takes the SDK's
+validating path). The shop's own in-process client skips the same re-check on its side
+(`verishop.mcp_server.inprocess`). Argument errors name the field and the rule
 ("max_price_usd: Input should be greater than or equal to 0"), without pydantic's banner,
 input echo and documentation URL.
 """
@@ -25,6 +27,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.tools import Tool
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
+from pydantic_core import to_json
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -98,10 +101,24 @@ class ShopTool(Tool):
             if isinstance(exc.__cause__, ValidationError):
                 raise ToolError(f"Error executing tool {self.name}: {short_validation_error(exc.__cause__)}") from None
             raise
-        if not convert_result or not isinstance(result, BaseModel):
-            return self.fn_metadata.convert_result(result) if convert_result else result
-        return CallToolResult(content=[TextContent(type="text", text=result.model_dump_json())],
-                              structured_content=result.model_dump(mode="json", by_alias=True))
+        if not convert_result:
+            return result
+        if type(result) is self.fn_metadata.output_model and isinstance(result, BaseModel):
+            return compact_result(result)
+        try:  # not the declared model: the SDK's conversion validates it
+            return self.fn_metadata.convert_result(result)
+        except ValidationError:
+            # A bug of ours, not the agent's: logged in full by the SDK, one line for the client.
+            raise RuntimeError(f"Error executing tool {self.name}: its result is not the "
+                               f"{getattr(self.fn_metadata.output_model, '__name__', 'model')} it declares") from None
+
+
+def compact_result(model: BaseModel) -> CallToolResult:
+    """A tool's model as a result, serialised once: the structured content is the model's JSON dump,
+    and the text block is that same dump as compact JSON."""
+    structured = model.model_dump(mode="json", by_alias=True)
+    return CallToolResult(content=[TextContent(type="text", text=to_json(structured).decode())],
+                          structured_content=structured)
 
 
 class ToolSet:

@@ -10,11 +10,14 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from functools import cache
 from typing import Annotated, Any, TypeVar
 
 from mcp import MCPError
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.prompts import Prompt
+from mcp.server.mcpserver.tools import Tool
 from mcp.types import INVALID_PARAMS, ToolAnnotations
 from pydantic import BaseModel, Field
 
@@ -22,7 +25,8 @@ from verishop import __version__
 from verishop.mcp_server.episodes.episode import Episode
 from verishop.mcp_server.errors import ShopError
 from verishop.mcp_server.episodes.hub import EpisodeHub
-from verishop.mcp_server.schema import AttributeFilters, ToolSet, attribute_map
+from verishop.mcp_server.inprocess import ShopServer
+from verishop.mcp_server.schema import AttributeFilters, ShopTool, ToolSet, attribute_map
 from verishop.mcp_server.models import (BrowsingHistory, Cart, Conversation, CurrentDate, CustomerReply, OrderDetails,
                                OrderList, PolicyResults, ProductComparison, ProductDetails, ReturnEligibility, ReturnReceipt,
                                SearchResults)
@@ -87,25 +91,37 @@ async def _run(ctx: Context, name: str, arguments: dict[str, Any], body: Callabl
     return result
 
 
-def create_server(hub: EpisodeHub, *, instructions: str = INSTRUCTIONS, episode_id: str | None = None) -> MCPServer:
+def create_server(hub: EpisodeHub, *, instructions: str = INSTRUCTIONS, episode_id: str | None = None) -> ShopServer:
     """An MCP server over `hub` (owned by the caller, it outlives the server). Calls go to the
-    episode named by the `x-episode-id` header, else `episode_id`, else the hub's default."""
+    episode named by the `x-episode-id` header, else `episode_id`, else the hub's default. In this
+    process, talk to it with `verishop.mcp_server.inprocess.InProcessClient`."""
     state = ServerState(hub, episode_id)
 
     @asynccontextmanager
     async def lifespan(_: MCPServer) -> AsyncIterator[ServerState]:
         yield state
 
+    tools, prompt = _shop_tools(), _shop_prompt()
+    mcp = ShopServer("verishop", title="Verishop shop", version=__version__, instructions=instructions,
+                     lifespan=lifespan, log_level="WARNING", tools=list(tools))
+    mcp.typed_tool_names = frozenset(tool.name for tool in tools if isinstance(tool, ShopTool))
+    mcp.add_prompt(prompt)
+    return mcp
+
+
+@cache
+def _shop_tools() -> tuple[Tool, ...]:
+    """The shop's tools, built once per process and shared by every server: building them (argument
+    models, schemas) costs tens of milliseconds, and a tool holds nothing of a server's own, since
+    it finds its episode through the request's lifespan state. `verishop eval --transport memory`
+    builds a server per episode."""
     tools = ToolSet()
     _register_catalog_tools(tools)
     _register_cart_tools(tools)
     _register_order_tools(tools)
     _register_info_tools(tools)
-    _register_conversation(tools, state)
-    mcp = MCPServer("verishop", title="Verishop shop", version=__version__, instructions=instructions,
-                    lifespan=lifespan, log_level="WARNING", tools=tools.tools)
-    _register_prompt(mcp, state)
-    return mcp
+    _register_conversation(tools)
+    return tuple(tools.tools)
 
 
 def _register_catalog_tools(tools: ToolSet) -> None:
@@ -252,7 +268,7 @@ def _register_info_tools(tools: ToolSet) -> None:
         return await _run(ctx, "get_current_date", {}, info.get_current_date)
 
 
-def _register_conversation(tools: ToolSet, state: ServerState) -> None:
+def _register_conversation(tools: ToolSet) -> None:
     @tools(READ_ONLY)
     async def get_conversation(ctx: Context) -> Conversation:
         """The conversation so far (the customer's opening message first), the turns used and
@@ -304,11 +320,17 @@ def _register_conversation(tools: ToolSet, state: ServerState) -> None:
         return await _run(ctx, "respond_to_customer", args, body)
 
 
-def _register_prompt(mcp: MCPServer, state: ServerState) -> None:
-    @mcp.prompt(name="shop_assistant", description="The assistant's role and the customer's opening message.")
+@cache
+def _shop_prompt() -> Prompt:
+    """The assistant's prompt, built once per process like the tools."""
+
     async def shop_assistant(ctx: Context) -> str:
+        state: ServerState = ctx.request_context.lifespan_context
         try:
             episode = await state.episode(ctx)
         except ShopError as exc:
             raise MCPError(INVALID_PARAMS, str(exc)) from None
         return f"{episode.scenario.system_prompt}\nThe customer says:\n{episode.scenario.opening_message}"
+
+    return Prompt.from_function(shop_assistant, name="shop_assistant",
+                                description="The assistant's role and the customer's opening message.")

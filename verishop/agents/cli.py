@@ -65,9 +65,8 @@ def _agent(name: str, scenario: Scenario):
 
 
 async def _play_memory(catalog: Path, runs: Path) -> None:
-    from mcp import Client
-
     from verishop.mcp_server.episodes.hub import EpisodeHub
+    from verishop.mcp_server.inprocess import InProcessClient
     from verishop.mcp_server.tools import create_server
 
     hub = EpisodeHub(catalog, runs)
@@ -77,7 +76,7 @@ async def _play_memory(catalog: Path, runs: Path) -> None:
             scenario = hub.generate(env, difficulty, seed)
             episode = await hub.open(scenario, default=True)
             _header(scenario, agent_name, episode.directory)
-            async with Client(create_server(hub)) as client:
+            async with InProcessClient(create_server(hub)) as client:
                 await _agent(agent_name, scenario).play(_session(client))
             if episode.episode_id in hub.episodes:
                 await hub.close(episode.episode_id, "agent_stopped")

@@ -111,9 +111,8 @@ def failures(run_root: Path) -> list[dict[str, Any]]:
 
 
 async def run_memory(plan: Plan, catalog: Path, runs: Path, concurrency: int, advance: Callable[[], None]) -> None:
-    from mcp import Client
-
     from verishop.mcp_server.episodes.hub import EpisodeHub
+    from verishop.mcp_server.inprocess import InProcessClient
     from verishop.mcp_server.tools import create_server
 
     hub = EpisodeHub(catalog, runs)
@@ -126,7 +125,7 @@ async def run_memory(plan: Plan, catalog: Path, runs: Path, concurrency: int, ad
                 scenario = hub.generate(env, difficulty, seed)
                 episode = await hub.open(scenario)
                 try:
-                    async with Client(create_server(hub, episode_id=episode.episode_id)) as client:
+                    async with InProcessClient(create_server(hub, episode_id=episode.episode_id)) as client:
                         await _play(plan, scenario, client, episode_id=episode.episode_id)
                 finally:
                     if episode.episode_id in hub.episodes:
