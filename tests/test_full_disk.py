@@ -65,7 +65,7 @@ async def test_a_write_whose_commit_fails_is_rolled_back_and_recorded_as_failed(
         async with Client(create_server(hub)) as client:
             found = (await client.call_tool("search_catalog", {"query": ""})).structured_content["results"]
             product_id = next(p["product_id"] for p in found if episode.product(p["product_id"]).stock >= 2)
-            filler = fill(small_disk)  # world.db's write-ahead log has no block to grow into
+            filler = fill(small_disk)  # the world store's write-ahead log has no block to grow into
             failed = await client.call_tool("add_to_cart", {"product_id": product_id, "quantity": 2})
             assert failed.is_error
             assert "disk" in failed.content[0].text and "not applied" in failed.content[0].text
@@ -77,7 +77,8 @@ async def test_a_write_whose_commit_fails_is_rolled_back_and_recorded_as_failed(
         adds = [e for e in calls if e["tool"] == "add_to_cart"]
         assert len(adds) == 2 and "result" not in adds[0] and "disk" in adds[0]["error"], adds
         assert view["lines"] == []  # what the agent sees next agrees with the answer and the transcript
-        with sqlite3.connect(episode.directory / "world.db") as db:
+        await hub.close(episode.episode_id, "closed_by_client")  # world.db is written at close
+        with sqlite3.connect(f"file:{episode.directory / 'world.db'}?mode=ro", uri=True) as db:
             assert db.execute("SELECT quantity FROM cart WHERE product_id = ?", (product_id,)).fetchall() == [(1,)]
     finally:
         await hub.aclose()
