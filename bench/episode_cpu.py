@@ -4,7 +4,9 @@ warm verifier, as `verishop eval` and the sidecar run it), in CPU time (`time.pr
 every thread of this process, so work moved to a worker thread still counts), medians.
 
 Episodes of all eight environments, round robin over difficulties 0-12, are generated, opened,
-closed and verified one after another on one hub. `--profile` runs cProfile over open, close and
+closed and verified one after another on one hub. After each, the same-run floor `files`: the
+folder, scenario.json and transcript.jsonl that the file contract makes every open create,
+written plainly (no server); `open beyond files` is open's median less theirs. `--profile` runs cProfile over open, close and
 verify at the first size and prints the functions that take the most time.
 
 `--prototypes` times the world's part of creation three ways on the same scenarios, the
@@ -56,7 +58,7 @@ def median_ms(samples_s: list[float]) -> float:
 
 async def measure(catalog: Path, runs: Path, count: int, profile: cProfile.Profile | None) -> dict[str, float]:
     hub = EpisodeHub(catalog, runs)
-    times: dict[str, list[float]] = {"generate": [], "open": [], "close": [], "verify": []}
+    times: dict[str, list[float]] = {"generate": [], "open": [], "close": [], "verify": [], "files": []}
     try:
         with Verifier() as verifier:
             for i, job in enumerate(jobs(WARMUP + count)):
@@ -74,6 +76,9 @@ async def measure(catalog: Path, runs: Path, count: int, profile: cProfile.Profi
                 verified = cpu()
                 if profile is not None:
                     profile.disable()
+                t_files = cpu()
+                plain_files(runs / f"plain-{i}", scenario_bytes=len(episode.scenario.to_json()))
+                files = cpu() - t_files
                 if reward.verdict != "scored":
                     raise SystemExit(f"{episode.directory}: {reward.verdict} {reward.reason} {reward.detail}")
                 if i >= WARMUP:
@@ -81,11 +86,23 @@ async def measure(catalog: Path, runs: Path, count: int, profile: cProfile.Profi
                     times["open"].append(opened - t_open)
                     times["close"].append(closed - opened)
                     times["verify"].append(verified - closed)
+                    times["files"].append(files)
     finally:
         await hub.aclose()
     result = {name: median_ms(values) for name, values in times.items()}
     result["creation"] = median_ms([g + o for g, o in zip(times["generate"], times["open"])])
+    result["open beyond files"] = round(result["open"] - result["files"], 3)
     return result
+
+
+def plain_files(folder: Path, scenario_bytes: int) -> None:
+    """What the file contract makes every open create, without the server: the episode's folder,
+    its scenario.json and its transcript (the disk's part of opening; it moves from minute to minute)."""
+    folder.mkdir()
+    with open(folder / "scenario.json", "xb") as file:
+        file.write(b"\0" * scenario_bytes)
+    with open(folder / "transcript.jsonl", "xb") as file:
+        file.write(b"\0" * 400)
 
 
 def prototypes(catalog: Path, tmp: Path, scenarios: list[Scenario]) -> dict[str, float]:
