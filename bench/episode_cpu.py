@@ -20,6 +20,7 @@ catalogs"):
 - store: the same rows inserted into one shared on-disk database per process (one transaction).
 
     python bench/episode_cpu.py --sizes 1000,10000,100000 --episodes 400 [--profile] [--prototypes]
+                                [--runs-parent /dev/shm]
 """
 
 from __future__ import annotations
@@ -156,10 +157,13 @@ async def main() -> None:
     parser.add_argument("--profile", action="store_true", help="cProfile open, close and verify at the first size")
     parser.add_argument("--prototypes", action="store_true", help="time the world's creation three ways")
     parser.add_argument("--cache-dir", type=Path, default=DEFAULT_CACHE)
+    parser.add_argument("--runs-parent", type=Path, default=None,
+                        help="where the runs folders go (default: the system's temp dir); /dev/shm takes the "
+                             "disk's weather out of the figures")
     args = parser.parse_args()
 
     rows, results = [], []
-    with tempfile.TemporaryDirectory(prefix="verishop-bench-cpu-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="verishop-bench-cpu-", dir=args.runs_parent) as tmp:
         for n, size in enumerate(parse_sizes(args.sizes)):
             catalog, _ = cached_catalog(args.cache_dir, size)
             profile = cProfile.Profile() if args.profile and n == 0 else None
