@@ -126,3 +126,32 @@ async def test_recovery_writes_each_world_of_a_store_left_without_its_process(ca
         assert fd is None  # still its process's
     finally:
         await other.aclose()
+
+
+def test_a_kept_verifier_reads_a_catalog_rebuilt_at_the_same_path(catalog_path: Path, tmp_path: Path) -> None:
+    """The in-process scorer keeps its verifier (and so its catalog) from episode to episode; a
+    catalog rebuilt or replaced at the same path is read anew, never from the old file."""
+    import shutil
+
+    from verishop.scenarios.catalog.build import build_catalog
+    from verishop.verifier.catalogs import CatalogCache
+
+    path = tmp_path / "catalog.db"
+    shutil.copyfile(catalog_path, path)
+    other = build_catalog(tmp_path / "other.db", size=300, seed=11, workers=1)
+    cache = CatalogCache()
+    try:
+        first = cache.open(path, cache_hash(catalog_path))
+        assert cache.open(path, cache_hash(catalog_path)) is first  # kept while the file is the same
+        (tmp_path / "other.db").replace(path)
+        second = cache.open(path, other.content_hash)
+        assert second is not first and second.size == 300
+    finally:
+        cache.close()
+
+
+def cache_hash(path: Path) -> str:
+    from verishop.scenarios.catalog.reader import CatalogReader
+
+    with CatalogReader(path) as reader:
+        return reader.meta["content_hash"]
