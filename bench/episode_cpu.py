@@ -4,7 +4,9 @@ warm verifier, as `verishop eval` and the sidecar run it), in CPU time (`time.pr
 every thread of this process, so work moved to a worker thread still counts), medians.
 
 Episodes of all eight environments, round robin over difficulties 0-12, are generated, opened,
-closed and verified one after another on one hub. After each, the same-run floor `files`: the
+closed and verified one after another on one hub; `load` is the verifier reading and checking the
+files alone, `verify, new verifier` scoring with a verifier made for the episode (what in-process
+scoring, `ShopClient.reward` without a sidecar, did before issue 24). After each, the same-run floor `files`: the
 folder, scenario.json and transcript.jsonl that the file contract makes every open create,
 written plainly (no server); `open beyond files` is open's median less theirs. `--profile` runs cProfile over open, close and
 verify at the first size and prints the functions that take the most time.
@@ -41,6 +43,7 @@ from _common import DEFAULT_CACHE, cached_catalog, console, parse_sizes, print_t
 from verishop.mcp_server.episodes.hub import EpisodeHub
 from verishop.scenarios.envs import REGISTRY
 from verishop.scenarios.models import Scenario
+from verishop.verifier.files import load_episode
 from verishop.verifier.runner import Verifier
 
 JOB_SEED = 24
@@ -59,7 +62,8 @@ def median_ms(samples_s: list[float]) -> float:
 
 async def measure(catalog: Path, runs: Path, count: int, profile: cProfile.Profile | None) -> dict[str, float]:
     hub = EpisodeHub(catalog, runs)
-    times: dict[str, list[float]] = {"generate": [], "open": [], "close": [], "verify": [], "files": []}
+    times: dict[str, list[float]] = {"generate": [], "open": [], "close": [], "verify": [], "load": [],
+                                     "verify, new verifier": [], "files": []}
     try:
         with Verifier() as verifier:
             for i, job in enumerate(jobs(WARMUP + count)):
@@ -77,6 +81,12 @@ async def measure(catalog: Path, runs: Path, count: int, profile: cProfile.Profi
                 verified = cpu()
                 if profile is not None:
                     profile.disable()
+                t_load = cpu()
+                load_episode(episode.directory, verifier.catalogs)
+                loaded = cpu()
+                with Verifier() as fresh:  # what in-process scoring did per episode before issue 24
+                    fresh.verify(episode.directory)
+                fresh_scored = cpu()
                 t_files = cpu()
                 plain_files(runs / f"plain-{i}", scenario_bytes=len(episode.scenario.to_json()))
                 files = cpu() - t_files
@@ -88,6 +98,8 @@ async def measure(catalog: Path, runs: Path, count: int, profile: cProfile.Profi
                     times["close"].append(closed - opened)
                     times["verify"].append(verified - closed)
                     times["files"].append(files)
+                    times["load"].append(loaded - t_load)
+                    times["verify, new verifier"].append(fresh_scored - loaded)
     finally:
         await hub.aclose()
     result = {name: median_ms(values) for name, values in times.items()}
