@@ -155,3 +155,31 @@ def cache_hash(path: Path) -> str:
 
     with CatalogReader(path) as reader:
         return reader.meta["content_hash"]
+
+
+async def test_the_verifier_reads_a_world_held_in_memory_and_a_large_one_by_path_alike(hub: EpisodeHub,
+                                                                                     tmp_path: Path) -> None:
+    """world.db is read once into memory; one over IN_MEMORY_WORLD_BYTES (only a hand-made file
+    is) is opened by path instead, never held in memory whole: the same world either way."""
+    import shutil
+
+    from verishop.verifier.world import IN_MEMORY_WORLD_BYTES, read_world
+
+    episode = await hub.open(hub.generate("cart", 2, 5), default=True)
+    async with Client(create_server(hub)) as client:
+        product_id = await add_first_in_stock(client)
+    await hub.close(episode.episode_id, "closed_by_client")
+    padded = tmp_path / episode.episode_id
+    shutil.copytree(episode.directory, padded)
+    db = sqlite3.connect(padded / "world.db")
+    db.execute("CREATE TABLE padding (blob BLOB)")
+    db.execute("INSERT INTO padding VALUES (zeroblob(?))", (IN_MEMORY_WORLD_BYTES + 1,))
+    db.commit()
+    db.close()
+    assert (padded / "world.db").stat().st_size > IN_MEMORY_WORLD_BYTES
+    assert not (padded / "world.db-wal").exists()
+
+    small, large = read_world(episode.directory, "world.db"), read_world(padded, "world.db")
+    assert small == large and small.cart == {product_id: 1}
+    with Verifier() as verifier:
+        assert verifier.score(padded).total == verifier.score(episode.directory).total
