@@ -72,10 +72,10 @@ async def test_a_kept_connection_gives_the_next_episode_a_world_of_its_own(hub: 
     async with Client(create_server(hub)) as client:
         await add_first_in_stock(client)
     await hub.close(first.episode_id, "closed_by_client")
-    assert len(hub.worlds._idle) == 1  # the first episode's connection, kept
+    assert hub.worlds.idle == 1  # the first episode's connection, kept
 
     second = await hub.open(hub.generate("pd", 3, 6), default=True)
-    assert hub.worlds._idle == []  # taken again
+    assert hub.worlds.idle == 0  # taken again
     async with second.db.execute("SELECT count(*) FROM cart") as cur:
         assert (await cur.fetchone())[0] == 0
     async with second.db.execute("SELECT value FROM meta WHERE key = 'episode_id'") as cur:

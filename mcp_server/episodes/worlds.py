@@ -45,6 +45,11 @@ class WorldPool:
         self._guard = threading.Lock()
         self._closed = False
 
+    @property
+    def idle(self) -> int:
+        """How many connections are kept for the next episodes."""
+        return len(self._idle)
+
     def take(self) -> sqlite3.Connection:
         """A connection whose main database is an empty world (every table, no rows)."""
         with self._guard:
