@@ -36,6 +36,8 @@ log = logging.getLogger(__name__)
 WORLD_FILE = "world.db"
 _STORE_NAME = re.compile(r"^\.worlds-[0-9a-f]{16}\.db(\.creating)?$")
 _SCHEMA = "CREATE TABLE IF NOT EXISTS worlds (episode_id TEXT PRIMARY KEY, image BLOB NOT NULL)"
+# WAL pages between checkpoints (SQLite's default is 1,000).
+CHECKPOINT_PAGES = 100
 
 
 class WorldStore:
@@ -111,10 +113,14 @@ def _make_store_once(runs_dir: Path) -> tuple[sqlite3.Connection, int, Path]:
         os.rename(making, path)
         db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
         try:
-            # WAL without a sync per commit, as each world file had: a kill -9 loses nothing
-            # committed (the page cache survives the process); a power cut is not covered.
+            # No sync at all: a kill -9 loses nothing committed (the page cache outlives the
+            # process); a power cut is not covered, as for every episode file (the server makes
+            # no fsync). A checkpoint that synced stalled its put on the event loop (up to 13 ms,
+            # p99 3.4 ms over 2,000 puts of 20 KiB on this disk); small unsynced ones every
+            # 100 pages keep the WAL under 0.5 MiB and the p99 at 0.4 ms.
             db.execute("PRAGMA journal_mode=WAL")
-            db.execute("PRAGMA synchronous=NORMAL")
+            db.execute("PRAGMA synchronous=OFF")
+            db.execute(f"PRAGMA wal_autocheckpoint={CHECKPOINT_PAGES}")
             db.execute(_SCHEMA)
         except BaseException:
             db.close()
