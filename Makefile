@@ -105,6 +105,7 @@ bench: $(STAMP)  ## long runs: catalog build up to 2M products, a 1M-row feed im
 	$(BIN)/python bench/catalog_import.py --rows 1000000
 	$(BIN)/python bench/search.py --sizes 10000,100000,2000000
 	$(BIN)/python bench/episode_create.py --size 100000 --episodes 100
+	$(BIN)/python bench/episode_cpu.py --sizes 1000,10000,100000 --episodes 300 --runs-parent /dev/shm
 	$(BIN)/python bench/generation.py --sizes 1000,100000,2000000 --episodes 200 --rows
 	$(BIN)/python bench/ranking_regions.py --sizes 1000,100000,2000000 --episodes 60
 	$(BIN)/python bench/ranking_equivalence.py --size 2000000 --seeds 200

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import tempfile
+import time
 from pathlib import Path
 
 import anyio
@@ -33,7 +34,8 @@ WARMUP = 8
 
 
 async def in_process(catalog: Path, runs: Path, count: int, pregenerated: bool) -> tuple[float, Tally]:
-    """Wall seconds for `count` episodes played one after another, and their tally."""
+    """Wall seconds for `count` episodes played one after another, and their tally (its `cpu_s`:
+    this process's CPU seconds over them, every thread included)."""
     hub, tally = EpisodeHub(catalog, runs), Tally()
     work = jobs(WARMUP + count)
     scenarios: list[Scenario | None] = [hub.generate(*job) if pregenerated else None for job in work]
@@ -42,11 +44,12 @@ async def in_process(catalog: Path, runs: Path, count: int, pregenerated: bool) 
             started = 0.0
             for i, (job, scenario) in enumerate(zip(work, scenarios)):
                 if i == WARMUP:
-                    started, tally = now(), Tally()
+                    started, tally, cpu_started = now(), Tally(), time.process_time()
                 episode = await hub.open(scenario or hub.generate(*job), default=True)
                 await play(episode.scenario, client, tally)
                 if episode.episode_id in hub.episodes:
                     await hub.close(episode.episode_id, "agent_stopped")
+            tally.cpu_s = time.process_time() - cpu_started
             return now() - started, tally
     finally:
         await hub.aclose()
@@ -87,10 +90,12 @@ async def main() -> None:
             full_s, full = await in_process(catalog, Path(tmp) / f"full-{size}", args.episodes, pregenerated=False)
             floor_s, floor = await in_process(catalog, Path(tmp) / f"floor-{size}", args.episodes, pregenerated=True)
             eps, floor_eps = full.episodes / full_s, floor.episodes / floor_s
+            cpu_ms, floor_cpu_ms = full.cpu_s * 1000 / full.episodes, floor.cpu_s * 1000 / floor.episodes
             results.append({"size": size, "transport": "in-process", "episodes": full.episodes, "errors": full.errors,
-                            "episodes_per_s": round(eps, 1), "floor_episodes_per_s": round(floor_eps, 1)})
+                            "episodes_per_s": round(eps, 1), "floor_episodes_per_s": round(floor_eps, 1),
+                            "cpu_ms_per_episode": round(cpu_ms, 2), "floor_cpu_ms_per_episode": round(floor_cpu_ms, 2)})
             rows.append([f"{size:,}", "in-process", full.episodes, full.errors, eps, floor_eps,
-                         f"{floor_eps / eps:.2f}x", TARGET_IN_PROCESS])
+                         f"{floor_eps / eps:.2f}x", cpu_ms, floor_cpu_ms, TARGET_IN_PROCESS])
         if args.http_size:
             catalog, _ = cached_catalog(args.cache_dir, args.http_size)
             wall_s, tally = await over_http(catalog, Path(tmp) / "http", args.http_episodes, args.http_clients)
@@ -98,11 +103,11 @@ async def main() -> None:
             results.append({"size": args.http_size, "transport": f"http, {args.http_clients} clients",
                             "episodes": tally.episodes, "errors": tally.errors, "episodes_per_s": round(eps, 1)})
             rows.append([f"{args.http_size:,}", f"HTTP, {args.http_clients} in flight", tally.episodes, tally.errors,
-                         eps, "", "", TARGET_HTTP])
+                         eps, "", "", "", "", TARGET_HTTP])
     print_table(f"Scripted (oracle) episodes per second, all eight environments ({WARMUP} warm-up episodes "
                 "not counted); floor: the same loop on scenarios generated beforehand",
                 ["products", "transport", "episodes", "errors", "episodes/s", "floor episodes/s",
-                 "floor / full", "target"], rows)
+                 "floor / full", "CPU ms/episode", "floor CPU ms/episode", "target"], rows)
     console.print("[dim]in-process: one hub, one MCP server, one in-memory client, episodes one after "
                   "another; HTTP: a `verishop serve` subprocess, this process as the client[/dim]")
     write_json("episodes_per_s", {"episodes": args.episodes, "results": results})

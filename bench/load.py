@@ -44,6 +44,7 @@ class Tally:
     episodes: int = 0
     errors: int = 0
     server_build_s: float = 0.0  # in-process only: an MCP server built per episode, blocking the loop
+    cpu_s: float = 0.0  # in-process only: the process's CPU seconds over the counted episodes
 
 
 class TimedClient:

@@ -69,7 +69,7 @@ def main() -> None:
     port = _free_port()
     with tempfile.TemporaryDirectory() as tmp:
         proc = subprocess.Popen([sys.executable, "-m", "verishop", "serve", "--transport", "http",
-                                 "--no-default-episode", "--port", str(port), "--catalog", str(catalog),
+                                 "--workers", "1", "--no-default-episode", "--port", str(port), "--catalog", str(catalog),
                                  "--runs-dir", str(Path(tmp) / "runs")],
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:

@@ -53,16 +53,26 @@ def create_world(path: Path, scenario: Scenario, *, episode_id: str, catalog_pat
     """Write a fresh world file for `scenario` at `path` (which must not exist).
 
     The world is built in memory from a prebuilt empty image and written with one write(): no
-    schema script, no journal and no fsync per episode. A world that never reached its first
-    tool call may be lost in a power cut; a started one is the server's connection's to keep
-    (WAL, each write committed after its transcript event, mcp_server/episode.py).
-    `scenario_sha256` saves hashing the scenario again when the caller has it; `catalog_identity`
-    is (the catalog file's identity, the machine) as the server verified it (catalog.integrity)."""
+    schema script, no journal and no fsync per episode. `scenario_sha256` saves hashing the
+    scenario again when the caller has it; `catalog_identity` is (the catalog file's identity,
+    the machine) as the server verified it (catalog.integrity)."""
     db = sqlite3.connect(":memory:", isolation_level=None)
     try:
         db.deserialize(empty_world_image())
-        db.execute("BEGIN")
-        db.executemany("INSERT INTO meta VALUES (?, ?)", [
+        seed_world(db, scenario, episode_id=episode_id, catalog_path=catalog_path,
+                   scenario_sha256=scenario_sha256, catalog_identity=catalog_identity)
+        write_world_image(path, db.serialize())
+    finally:
+        db.close()
+
+
+def seed_world(db: sqlite3.Connection, scenario: Scenario, *, episode_id: str, catalog_path: Path,
+               scenario_sha256: str | None = None, catalog_identity: tuple[str, str] | None = None) -> None:
+    """Insert `scenario`'s rows, in one transaction, into `db`, whose main database is a fresh
+    copy of `empty_world_image()` (autocommit connection)."""
+    db.execute("BEGIN")
+    try:
+        db.executemany("INSERT INTO main.meta VALUES (?, ?)", [
             ("world_schema_version", str(WORLD_SCHEMA_VERSION)),
             ("episode_id", episode_id),
             ("env_id", scenario.env_id),
@@ -72,33 +82,40 @@ def create_world(path: Path, scenario: Scenario, *, episode_id: str, catalog_pat
             *((("catalog_identity", catalog_identity[0]), ("catalog_machine", catalog_identity[1]))
               if catalog_identity else ()),
         ])
-        db.executemany("INSERT INTO orders VALUES (?, ?, ?, ?, ?, ?, ?)", [
+        db.executemany("INSERT INTO main.orders VALUES (?, ?, ?, ?, ?, ?, ?)", [
             (o.order_id, o.placed_on.isoformat(), o.status, o.carrier, o.tracking_number,
              o.eta.isoformat() if o.eta else None, o.delivered_on.isoformat() if o.delivered_on else None)
             for o in scenario.orders
         ])
-        db.executemany("INSERT INTO order_lines VALUES (?, ?, ?, ?, ?, ?, ?)", [
+        db.executemany("INSERT INTO main.order_lines VALUES (?, ?, ?, ?, ?, ?, ?)", [
             (line.line_id, o.order_id, line.product_id, line.title, line.category_id, line.quantity,
              line.unit_price_cents)
             for o in scenario.orders for line in o.lines
         ])
-        db.executemany("INSERT INTO extra_products VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", [
+        db.executemany("INSERT INTO main.extra_products VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", [
             (p.product_id, p.group_id, p.title, p.brand, p.category_id, p.price_cents, p.rating, p.rating_count,
              p.ship_days, p.stock, json.dumps(p.attrs, separators=(",", ":"), sort_keys=True))
             for p in scenario.extra_products
         ])
-        db.executemany("INSERT INTO stock_changes VALUES (?, ?)",
+        db.executemany("INSERT INTO main.stock_changes VALUES (?, ?)",
                        [(c.product_id, c.stock) for c in scenario.stock_changes])
         db.execute("COMMIT")
-        image = bytearray(db.serialize())
-    finally:
-        db.close()
+    except BaseException:
+        if db.in_transaction:
+            db.execute("ROLLBACK")
+        raise
+
+
+def write_world_image(path: Path, image: bytes, *, exclusive: bool = True) -> None:
+    """Write a serialized world to `path` in one write(): a new file, or (`exclusive=False`)
+    whatever file is there replaced by it."""
+    data = bytearray(image)
     # Header bytes 18 and 19 (file format write/read version) = 2 is what `PRAGMA
-    # journal_mode=WAL` writes (https://sqlite.org/fileformat2.html#database_header): every
-    # connection then opens the file in WAL mode, as before, without a journal change here.
-    image[18:20] = b"\x02\x02"
-    with open(path, "xb") as file:
-        file.write(image)
+    # journal_mode=WAL` writes (https://sqlite.org/fileformat2.html#database_header): a
+    # connection that opens the file to write (crash recovery) keeps it in WAL mode.
+    data[18:20] = b"\x02\x02"
+    with open(path, "xb" if exclusive else "wb") as file:
+        file.write(data)
 
 
 @functools.cache

@@ -18,6 +18,8 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from servers import Process, free_port, started
 
+from verishop.mcp_server.episodes.lifecycle import FILES_PER_EPISODE, RESERVED_FILES
+
 TOKEN = "s3cret-token-for-tests"
 PUBLIC = "https://shop.example.org/verishop"
 EXIT_DEADLINE_S = 60
@@ -213,7 +215,7 @@ def test_under_a_256_file_limit_the_server_refuses_what_it_cannot_hold(catalog_p
                  preexec_fn=limit_files) as server:
         with httpx2.Client(base_url=server.base, timeout=30) as http:
             most = http.get("/health").json()["max_episodes"]
-            assert most == (256 - 64) // 8
+            assert most == (256 - RESERVED_FILES) // FILES_PER_EPISODE == (256 - 64) // 6
             codes = [http.post("/episodes", json={"env": "pd", "difficulty": 1, "seed": s}).status_code
                      for s in range(most + 3)]
             assert codes == [201] * most + [503] * 3

@@ -1,6 +1,7 @@
 """A server killed with SIGKILL mid-episode loses nothing it already answered: the transcript
-is valid JSON Lines holding every answered call in order, and world.db opens read-only with
-the cart as the agent last saw it."""
+is valid JSON Lines holding every answered call in order, and once recovery has run (the next
+server's start, or the supervisor replacing a worker) world.db, written from the killed
+process's world store, opens read-only with the cart as the agent last saw it."""
 
 from __future__ import annotations
 
@@ -19,6 +20,8 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from servers import started
 
+from verishop.mcp_server.episodes.lifecycle import is_episode_id
+from verishop.mcp_server.episodes.recovery import recover
 from verishop.scenarios.catalog.reader import CatalogReader
 
 
@@ -74,6 +77,11 @@ async def test_sigkill_keeps_transcript_and_world(catalog_path: Path, tmp_path: 
     assert "error" in calls[3] and "P00000000" in calls[3]["error"]
     assert calls[-1]["result"]["lines"] == cart["lines"]
 
+    # An open episode's world is in its process's store until it closes; recovery writes it.
+    assert not (run_dir / "world.db").exists()
+    assert recover(run_dir.parent, is_episode_id).crashed == [ep["episode_id"]]
+    assert not [p.name for p in run_dir.parent.iterdir() if p.name.startswith(".worlds-")], "the store is removed"
+
     # The world, read-only, as a verifier would open it after the crash.
     db = sqlite3.connect(f"file:{run_dir / 'world.db'}?mode=ro", uri=True)
     try:
@@ -119,7 +127,8 @@ async def test_a_restart_closes_what_a_killed_server_left_open(catalog_path: Pat
             first.proc.send_signal(signal.SIGKILL)
             first.proc.wait(timeout=10)
         run_dir = Path(ep["run_dir"])
-        assert (run_dir / "world.db-wal").exists() and _events(run_dir)[-1]["event"] != "episode_closed"
+        # The killed server's world store holds the world; the live server's store is its own.
+        assert not (run_dir / "world.db").exists() and _events(run_dir)[-1]["event"] != "episode_closed"
 
         # A creation killed before the transcript existed: a folder with a scenario and half a world.
         interrupted = runs / ("ep_" + "ab" * 12)
@@ -197,6 +206,7 @@ async def _kill_mid_cart(catalog_path: Path, root: Path) -> tuple[int, int]:
                     server.proc.send_signal(signal.SIGKILL)
                     server.proc.wait(timeout=10)
     run_dir = Path(ep["run_dir"])
+    recover(run_dir.parent, is_episode_id)  # what the next server does at start
     events = [json.loads(line) for line in (run_dir / "transcript.jsonl").read_text().splitlines()]
     added = sum(1 for e in events if e["event"] == "tool_call" and e["tool"] == "add_to_cart" and "error" not in e)
     db = sqlite3.connect(f"file:{run_dir / 'world.db'}?mode=ro", uri=True)

@@ -20,7 +20,9 @@ from mcp import Client
 from servers import started
 
 from verishop.mcp_server.episodes.hub import EpisodeHub
+from verishop.mcp_server.episodes.recovery import lock_directory
 from verishop.mcp_server.tools import create_server
+from verishop.verifier.runner import Verifier
 
 TMPFS_SIZE = "4m"
 
@@ -65,7 +67,7 @@ async def test_a_write_whose_commit_fails_is_rolled_back_and_recorded_as_failed(
         async with Client(create_server(hub)) as client:
             found = (await client.call_tool("search_catalog", {"query": ""})).structured_content["results"]
             product_id = next(p["product_id"] for p in found if episode.product(p["product_id"]).stock >= 2)
-            filler = fill(small_disk)  # world.db's write-ahead log has no block to grow into
+            filler = fill(small_disk)  # the world store's write-ahead log has no block to grow into
             failed = await client.call_tool("add_to_cart", {"product_id": product_id, "quantity": 2})
             assert failed.is_error
             assert "disk" in failed.content[0].text and "not applied" in failed.content[0].text
@@ -77,8 +79,44 @@ async def test_a_write_whose_commit_fails_is_rolled_back_and_recorded_as_failed(
         adds = [e for e in calls if e["tool"] == "add_to_cart"]
         assert len(adds) == 2 and "result" not in adds[0] and "disk" in adds[0]["error"], adds
         assert view["lines"] == []  # what the agent sees next agrees with the answer and the transcript
-        with sqlite3.connect(episode.directory / "world.db") as db:
+        await hub.close(episode.episode_id, "closed_by_client")  # world.db is written at close
+        with sqlite3.connect(f"file:{episode.directory / 'world.db'}?mode=ro", uri=True) as db:
             assert db.execute("SELECT quantity FROM cart WHERE product_id = ?", (product_id,)).fetchall() == [(1,)]
+    finally:
+        await hub.aclose()
+
+
+async def test_a_world_the_full_disk_cannot_take_at_close_is_kept_and_written_once_it_can(catalog_path: Path,
+                                                                                           small_disk: Path) -> None:
+    """world.db is written at close: on a full disk it is not, the store keeps the world, and the
+    folder stays locked without a closing event (the verifier waits, no recovery closes it).
+    Once space returns, the next closing writes world.db and then the closing event."""
+    hub = EpisodeHub(catalog_path, small_disk / "runs")
+    try:
+        episode = await hub.open(hub.generate("cart", 2, 5), default=True)
+        async with Client(create_server(hub)) as client:
+            found = (await client.call_tool("search_catalog", {"category_id": "cookware", "in_stock_only": True}))
+            product_id = found.structured_content["results"][0]["product_id"]
+            assert not (await client.call_tool("add_to_cart", {"product_id": product_id})).is_error
+        filler = fill(small_disk)
+        await hub.close(episode.episode_id, "closed_by_client")
+        assert hub.closed[episode.episode_id] == "closed_by_client"
+        assert not (episode.directory / "world.db").exists()
+        assert events(episode.directory)[-1]["event"] != "episode_closed"
+        assert lock_directory(episode.directory) is None  # still this hub's: no recovery closes it
+        assert hub.store.get(episode.episode_id) is not None
+
+        filler.unlink()
+        later = await hub.open(hub.generate("pd", 1, 2))
+        await hub.close(later.episode_id, "closed_by_client")
+        closing = events(episode.directory)[-1]
+        assert (closing["event"], closing["reason"]) == ("episode_closed", "closed_by_client")
+        assert [e["seq"] for e in events(episode.directory)] == list(range(1, len(events(episode.directory)) + 1))
+        with sqlite3.connect(f"file:{episode.directory / 'world.db'}?mode=ro", uri=True) as db:
+            assert db.execute("SELECT product_id, quantity FROM cart").fetchall() == [(product_id, 1)]
+        assert hub.store.get(episode.episode_id) is None
+        with Verifier() as verifier:
+            assert verifier.score(episode.directory).verdict == "scored"
     finally:
         await hub.aclose()
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -25,6 +26,7 @@ from mcp.client.streamable_http import streamable_http_client
 from servers import Process, free_port, started
 
 from verishop.mcp_server.http.front import worker_url
+from verishop.verifier.runner import Verifier
 
 DEADLINE_S = 60.0
 POLL_S = 0.05
@@ -185,6 +187,12 @@ def test_a_killed_worker_is_replaced_and_only_its_episodes_close_as_crashed(cata
             doomed = [ep for ep in episodes if port(ep["mcp_url"]) == victim["port"]]
             spared = [ep for ep in episodes if port(ep["mcp_url"]) != victim["port"]]
             assert len(doomed) == len(spared) == 2
+            carted = {}  # an answered write in each doomed episode: in the worker's store, not yet in a file
+            for ep in doomed:
+                found = call_tool(ep["mcp_url"], "search_catalog", {"category_id": "cookware", "in_stock_only": True})
+                carted[ep["episode_id"]] = found["results"][0]["product_id"]
+                assert call_tool(ep["mcp_url"], "add_to_cart", {"product_id": carted[ep["episode_id"]]})["item_count"] == 1
+                assert not (Path(ep["run_dir"]) / "world.db").exists()
 
             os.kill(victim["pid"], signal.SIGKILL)
             for ep in doomed:
@@ -193,6 +201,15 @@ def test_a_killed_worker_is_replaced_and_only_its_episodes_close_as_crashed(cata
                     r.json()["status"] == "closed" and r.json())
                 assert shown["close_reason"] == "server_crashed"
                 assert last_event(ep["run_dir"])["reason"] == "server_crashed"
+                # Recovery wrote its world from the killed worker's store, the answered write in it.
+                world = sqlite3.connect(f"file:{Path(ep['run_dir']) / 'world.db'}?mode=ro", uri=True)
+                try:
+                    assert world.execute("SELECT product_id, quantity FROM cart").fetchall() == \
+                        [(carted[ep["episode_id"]], 1)]
+                finally:
+                    world.close()
+                with Verifier() as verifier:
+                    assert verifier.score(Path(ep["run_dir"])).verdict == "scored"
             for ep in spared:
                 assert http.get(f"/episodes/{ep['episode_id']}").json()["status"] == "open"
                 assert "results" in call_tool(ep["mcp_url"], "search_catalog", {"category_id": "cookware"})

@@ -8,7 +8,7 @@ import sqlite3
 import stat
 from pathlib import Path
 
-from verishop.scenarios.catalog.integrity import rows_content_hash
+from verishop.scenarios.catalog.integrity import catalog_identity, rows_content_hash
 from verishop.scenarios.catalog.reader import CatalogError, CatalogReader, Product
 from verishop.scenarios.stock import EpisodeStock
 from verishop.verifier.errors import Incomplete
@@ -24,10 +24,17 @@ class CatalogCache:
         # table says, so that re-scoring (`verify --compare`) sees a catalog edited in place.
         self.rehash = rehash
         self._hashes: dict[str, str] = {}
+        self._identities: dict[str, str | None] = {}  # the file each reader opened (integrity.catalog_identity)
 
     def open(self, path: Path, expected_hash: str) -> CatalogReader:
         key = str(path)
         reader = self._readers.get(key)
+        if reader is not None and self._identities.get(key) != _identity(path):
+            # Rebuilt or replaced at the same path since it was opened (a long-lived verifier:
+            # the sidecar, a trainer's): read the file that is there now.
+            reader.close()
+            del self._readers[key]
+            reader = None
         if reader is None:
             _check_catalog_file(path)
             try:
@@ -35,6 +42,8 @@ class CatalogCache:
             except (CatalogError, KeyError, ValueError) as exc:
                 raise Incomplete("catalog_missing", f"cannot open the catalog {key}: {exc}") from None
             self._readers[key] = reader
+            self._identities[key] = _identity(path)
+            self._hashes.pop(key, None)
         actual = reader.meta.get("content_hash")
         if actual != expected_hash:
             raise Incomplete("catalog_mismatch", f"the catalog {key} has content hash {actual}, "
@@ -57,6 +66,13 @@ class CatalogCache:
         for reader in self._readers.values():
             reader.close()
         self._readers.clear()
+
+
+def _identity(path: Path) -> str | None:
+    try:
+        return catalog_identity(path)
+    except OSError:
+        return None
 
 
 def _check_catalog_file(path: Path) -> None:

@@ -145,17 +145,20 @@ def _check_catalog_unchanged(world: World, catalog_path: Path) -> None:
 def is_final(directory: Path) -> bool:
     """Whether no server will write this episode folder any more, so it is due its verdict: the
     transcript ends with `episode_closed` (or is no regular file), or the folder holds what no
-    server leaves even mid-creation: a transcript beside an empty or missing scenario.json or
-    world.db (a server writes both in full before it creates the transcript)."""
+    server leaves even mid-creation: a transcript beside an empty or missing scenario.json (a
+    server writes it in full before it creates the transcript), or beside an empty world.db. An
+    open episode has no world.db yet: its server writes it at close, before the closing event."""
     if is_closed(directory / TRANSCRIPT_FILE):
         return True
     if not os.path.lexists(directory / TRANSCRIPT_FILE):
         return False
-    for name in (SCENARIO_FILE, WORLD_FILE):
+    for name, missing_is_final in ((SCENARIO_FILE, True), (WORLD_FILE, False)):
         try:
             st = os.lstat(directory / name)
         except FileNotFoundError:
-            return True
+            if missing_is_final:
+                return True
+            continue
         except OSError:
             return False
         if stat.S_ISREG(st.st_mode) and st.st_size == 0:

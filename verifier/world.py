@@ -1,9 +1,12 @@
 """Reading an episode's `world.db` read-only: the final cart, returns, per-episode stock and
 products, and where its catalog is.
 
-SQLite opens files by path, so world.db and its -wal and -shm companions are first checked
-through `verishop.verifier.safeio` (regular files, not links; under the cap). What remains is a race
-only someone who can write into the episode folder while it is being scored could run."""
+A closed episode's world.db is one self-contained file (its server writes it whole at close):
+it is read once, through the descriptor `verishop.verifier.safeio` checked (a regular file, not a
+link, under the cap), and its bytes are opened as an in-memory database. Nothing opens it by
+path again, so nobody can swap a link in between. Opened read-only by path, after the same
+checks, are a world.db with a -wal beside it (left by an older server that died before folding
+its WAL in, recovery not yet run: SQLite must apply the WAL) and one over IN_MEMORY_WORLD_BYTES."""
 
 from __future__ import annotations
 
@@ -15,8 +18,13 @@ from pathlib import Path
 from urllib.parse import quote
 
 from verishop.scenarios.catalog.reader import PRODUCT_COLUMNS, Product
-from verishop.verifier.errors import Incomplete
-from verishop.verifier.safeio import Limits, check_regular
+from verishop.verifier.errors import Incomplete, Unsafe
+from verishop.verifier.safeio import MiB, Limits, check_regular, read_regular
+
+# A world up to this size is read into memory in one read (real ones are about 20 KiB); a larger
+# one, which only a hand-made file can be, is opened by path so that its size never sits in
+# memory two or three times over.
+IN_MEMORY_WORLD_BYTES = 8 * MiB
 
 
 @dataclass(frozen=True)
@@ -32,21 +40,23 @@ def read_world(directory: Path, name: str, limits: Limits = Limits(), dir_fd: in
     """The world `directory/name`; `dir_fd`, if given, is that directory's descriptor."""
     path = Path(directory) / name
 
-    def checked(file_name: str, missing_ok: bool = False) -> bool:
-        where = file_name if dir_fd is not None else str(path.parent / file_name)
-        return check_regular(where, "world", limits.world_bytes, dir_fd, missing_ok=missing_ok)
+    def where(file_name: str) -> str:
+        return file_name if dir_fd is not None else str(path.parent / file_name)
 
-    checked(name)
-    # A closed episode's world never changes again, so it may be opened immutable (no locks,
-    # no -shm file); a leftover -wal means the server died before checkpointing, so read it
-    # the ordinary read-only way, which applies the WAL (and opens the -shm).
-    has_wal = checked(name + "-wal", missing_ok=True)
-    checked(name + "-shm", missing_ok=True)
-    immutable = "" if has_wal else "&immutable=1"
-    try:
-        db = sqlite3.connect(f"file:{quote(os.path.abspath(path))}?mode=ro{immutable}", uri=True)
-    except sqlite3.Error as exc:
-        raise Incomplete("world_corrupt", f"{path.name} cannot be opened: {exc}") from None
+    has_wal = check_regular(where(name + "-wal"), "world", limits.world_bytes, dir_fd, missing_ok=True)
+    check_regular(where(name + "-shm"), "world", limits.world_bytes, dir_fd, missing_ok=True)
+    db = None
+    if not has_wal:
+        try:
+            image = read_regular(where(name), "world", min(limits.world_bytes, IN_MEMORY_WORLD_BYTES), dir_fd)
+        except Unsafe as exc:
+            if exc.reason != "world_too_large" or limits.world_bytes <= IN_MEMORY_WORLD_BYTES:
+                raise
+        else:
+            db = _open_image(image, path.name)
+    if db is None:
+        check_regular(where(name), "world", limits.world_bytes, dir_fd)
+        db = _open_by_path(path, immutable=not has_wal)
     try:
         return World(
             meta=dict(db.execute("SELECT key, value FROM meta")),
@@ -60,3 +70,28 @@ def read_world(directory: Path, name: str, limits: Limits = Limits(), dir_fd: in
         raise Incomplete("world_corrupt", f"{path.name} is not a readable episode world: {exc}") from None
     finally:
         db.close()
+
+
+def _open_image(image: bytes, file_name: str) -> sqlite3.Connection:
+    if len(image) >= 100 and image[18:20] == b"\x02\x02":
+        # The header's WAL flag (https://sqlite.org/fileformat2.html#database_header): an
+        # in-memory database cannot be in WAL mode, and without a -wal file the bytes are the
+        # whole database, so it reads as the same database in rollback mode.
+        image = image[:18] + b"\x01\x01" + image[20:]
+    db = sqlite3.connect(":memory:")
+    try:
+        db.deserialize(image)
+    except sqlite3.Error as exc:
+        db.close()
+        raise Incomplete("world_corrupt", f"{file_name} cannot be opened: {exc}") from None
+    return db
+
+
+def _open_by_path(path: Path, *, immutable: bool) -> sqlite3.Connection:
+    # A closed episode's world never changes again, so without a -wal it may be opened
+    # immutable (no locks, no -shm file); with one, the ordinary read-only way applies the WAL.
+    try:
+        return sqlite3.connect(f"file:{quote(os.path.abspath(path))}?mode=ro{'&immutable=1' if immutable else ''}",
+                               uri=True)
+    except sqlite3.Error as exc:
+        raise Incomplete("world_corrupt", f"{path.name} cannot be opened: {exc}") from None

@@ -1,26 +1,37 @@
-"""One episode's connection to its world.db (the shared catalog attached as `cat`), awaited the
+"""One episode's connection to its world (the shared catalog attached as `cat`), awaited the
 way aiosqlite's is (`async with db.execute(...) as cur`, `await cur.fetchall()`), without a
 thread per connection.
+
+The world is an in-memory database on a kept connection (`mcp_server/episodes/worlds.py`); its
+durable copy is the process's store (`mcp_server/episodes/store.py`): `commit` puts the world
+there after each write, and `close` writes it to the episode's world.db, the verifier's file.
 
 An episode's statements take microseconds (a primary-key lookup, a cart row, a page of search
 results read through indexes): they run on the event loop's thread, which costs less than the
 hop to a connection thread and back that aiosqlite makes for every statement (and an episode
 then costs no thread at all). A statement that may read many catalog rows (a sorted search)
 passes `offload=True` and runs in anyio's worker threads, so one slow search never stalls the
-other episodes; so does closing, whose WAL checkpoint syncs to disk. A lock keeps the two from
-using the connection at once.
+other episodes. A lock keeps the two from using the connection at once.
 """
 
 from __future__ import annotations
 
+import contextlib
+import logging
+import os
 import sqlite3
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 
 import anyio
+
+from verishop.mcp_server.episodes.store import WORLD_FILE, WorldStore
+from verishop.scenarios.world_db import write_world_image
+
+log = logging.getLogger(__name__)
 
 
 class Rows:
@@ -61,16 +72,17 @@ class _Statement:
 
 
 class WorldConnection:
-    def __init__(self, path: Path, setup_script: str):
-        # check_same_thread=False: offloaded statements and close run in worker threads, one at
-        # a time with the loop's, under self._lock.
-        self._db: sqlite3.Connection | None = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    def __init__(self, db: sqlite3.Connection, *, episode_id: str, folder: Path, store: WorldStore,
+                 give_back: Callable[[sqlite3.Connection], None] = sqlite3.Connection.close):
+        """`db`: a connection whose main database holds the episode's world (seeded and
+        committed); it is put into `store` now, and handed to `give_back` at close."""
+        self._db: sqlite3.Connection | None = db
         self._lock = threading.Lock()
-        try:
-            self._db.executescript(setup_script)
-        except BaseException:
-            self._db.close()
-            raise
+        self.episode_id = episode_id
+        self.folder = folder
+        self._store = store
+        self._give_back = give_back
+        store.put(episode_id, db.serialize())
 
     @property
     def in_transaction(self) -> bool:
@@ -96,14 +108,49 @@ class WorldConnection:
         with self._lock:
             self._connection().executescript(script)
 
+    async def commit(self) -> None:
+        """COMMIT, then put the world into the store before anyone hears of the write. If either
+        fails (a full disk), the world is what it was before the transaction and the error is raised."""
+        with self._lock:
+            db = self._connection()
+            try:
+                db.execute("COMMIT")
+                self._store.put(self.episode_id, db.serialize())
+            except BaseException:
+                if db.in_transaction:
+                    db.execute("ROLLBACK")
+                else:  # committed in memory only: back to the copy the store holds
+                    saved = self._store.get(self.episode_id)
+                    if saved is not None:
+                        db.deserialize(saved)
+                raise
+
     async def close(self) -> None:
-        """Close (checkpointing the WAL into world.db) in a worker thread; safe to call twice."""
+        """Write the world to the episode's world.db, drop it from the store and give the
+        connection back; safe to call twice. If world.db cannot be written (a full disk) the
+        store keeps the world (`EpisodeHub` writes it later, or recovery does) and the error is
+        raised."""
         db, self._db = self._db, None
-        if db is not None:
-            def close() -> None:
-                with self._lock:
-                    db.close()
-            await anyio.to_thread.run_sync(close)
+        if db is None:
+            return
+        with self._lock:
+            try:
+                image = db.serialize()
+            finally:
+                self._give_back(db)
+        path = self.folder / WORLD_FILE
+        try:
+            # One write, no partial file and rename: nothing reads world.db before the closing
+            # event, written after it, and until the row is dropped the store holds the world.
+            write_world_image(path, image, exclusive=False)
+        except BaseException:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(path)
+            raise
+        try:
+            self._store.drop(self.episode_id)
+        except sqlite3.Error as exc:  # world.db is whole: a row left behind only makes recovery write it again
+            log.warning("episode %s: its world stays in the store after close (%s)", self.episode_id, exc)
 
     def _connection(self) -> sqlite3.Connection:
         if self._db is None:

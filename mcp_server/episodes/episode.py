@@ -152,11 +152,10 @@ class Episode:
         """COMMIT a write; if it fails (a full disk, an I/O error), roll back and replace the
         call's recorded result by the failure, so the answer, the transcript and world.db agree."""
         try:
-            await self.db.execute("COMMIT")
-        except sqlite3.Error as exc:
-            with anyio.CancelScope(shield=True):
-                if self.db.in_transaction:
-                    await self.db.execute("ROLLBACK")
+            # COMMIT, then the world is put into the process's store; on failure it is back to
+            # what it was before this call (mcp_server/episodes/connection.py).
+            await self.db.commit()
+        except (sqlite3.Error, OSError) as exc:
             why = ("the shop's disk is full" if is_disk_full(exc) else f"the shop could not save it ({type(exc).__name__})")
             error = f"{name} was not applied: {why}; nothing changed. Retry later"
             log.error("episode %s: %s rolled back at COMMIT: %s", self.episode_id, name, exc)
@@ -200,14 +199,22 @@ class Episode:
             self.close_reason = reason
 
     async def finalize(self, reason: str) -> None:
-        """Close for good: make world.db self-contained, write the closing event, release all."""
+        """Close for good: write world.db, then the closing event, release all. Raises OSError
+        if world.db cannot be written (the closing event is then not written either)."""
         self.mark_closed(reason)
         if self.db is None:
             return
         db, self.db = self.db, None  # type: ignore[assignment]
-        with anyio.CancelScope(shield=True):
-            # Closing the last connection checkpoints the WAL into world.db and deletes it,
-            # so the verifier finds one self-contained file.
-            await db.close()
+        try:
+            with anyio.CancelScope(shield=True):
+                # world.db is written from memory before the closing event: a verifier that sees
+                # the episode closed finds its world complete.
+                await db.close()
+        except OSError as exc:
+            # A full disk: the process's store keeps the world; the hub writes world.db and
+            # the closing event once it can (EpisodeHub.retire), or recovery does.
+            log.error("episode %s: world.db not written at close (%s); kept in the store", self.episode_id, exc)
+            self.transcript.close()
+            raise
         self.transcript.write("episode_closed", reason=self.close_reason, turns=self.turns_used)
         self.transcript.close()

@@ -7,11 +7,13 @@ the 2026 protocol is stateless.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
 import os
 import secrets
 import shutil
+import sqlite3
 import threading
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -22,36 +24,29 @@ from verishop.mcp_server.episodes.connection import WorldConnection
 from verishop.mcp_server.episodes.episode import Episode
 from verishop.mcp_server.errors import CatalogChanged, EpisodeClosed, NotFound, ShopError
 from verishop.mcp_server.episodes.lifecycle import TRIM_EVERY_CLOSINGS, ClosedEpisodes, give_memory_back, is_episode_id
-from verishop.mcp_server.episodes.recovery import Recovered, lock_directory, recover, release
+from verishop.mcp_server.episodes.recovery import Recovered, append_closing, lock_directory, recover, release
+from verishop.mcp_server.episodes.store import WorldStore, write_world_file
 from verishop.mcp_server.episodes.transcript import TRANSCRIPT_VERSION, Transcript
+from verishop.mcp_server.episodes.worlds import WorldPool
 from verishop.scenarios.catalog.integrity import catalog_identity, this_machine
-from verishop.scenarios.catalog.reader import CatalogReader, readonly_uri
+from verishop.scenarios.catalog.reader import CatalogReader
 from verishop.scenarios.envs import generate
 from verishop.scenarios.models import Scenario
-from verishop.scenarios.world_db import create_world
+from verishop.scenarios.world_db import seed_world
 
 
 logger = logging.getLogger(__name__)
-
-# Catalog products and the episode's own (synthesized) ones, with a rank for featured order.
-SHOP_PRODUCTS_VIEW = """
-CREATE TEMP VIEW shop_products AS
-SELECT rowid AS rank, product_id, group_id, title, brand, category_id, price_cents, rating, rating_count,
-       ship_days, stock, attrs FROM cat.products
-UNION ALL
-SELECT 1000000000000 + rowid, product_id, group_id, title, brand, category_id, price_cents, rating,
-       rating_count, ship_days, stock, attrs FROM main.extra_products
-"""
-
 
 # Catalog connections kept for generation between requests (a burst opens more, then closes them).
 IDLE_GENERATION_READERS = 4
 
 
-def write_atomically(path: Path, text: str) -> None:
-    partial = path.with_name(f".{path.name}.partial")
-    partial.write_text(text)
-    os.replace(partial, path)
+def write_new(path: Path, data: bytes) -> None:
+    """Write a file that must not exist yet. No partial file and rename: nothing reads an episode's
+    scenario.json before its transcript exists, which is made after it (a creation cut short
+    leaves no transcript, and recovery closes it as `creation_interrupted`)."""
+    with open(path, "xb") as file:
+        file.write(data)
 
 
 class EpisodeHub:
@@ -75,10 +70,12 @@ class EpisodeHub:
         self._readers_guard = threading.Lock()
         self._locks: dict[str, int | None] = {}  # episode id -> the fd locking its directory
         self._closings = 0
-        # Each world connection's setup; the URI is quoted as an SQL string literal.
-        catalog_uri = readonly_uri(self.catalog_path).replace("'", "''")
-        self._connection_setup = (f"PRAGMA synchronous=NORMAL; ATTACH DATABASE '{catalog_uri}' AS cat; "
-                                  f"{SHOP_PRODUCTS_VIEW};")
+        # Open worlds live in memory on kept connections, their durable copies in this process's
+        # store (mcp_server.episodes.worlds, mcp_server.episodes.store).
+        self.worlds = WorldPool(self.catalog_path)
+        self.store = WorldStore(self.runs_dir)
+        # Closed episodes whose world.db a full disk kept from being written: id -> (reason, turns).
+        self._unwritten: dict[str, tuple[str, int]] = {}
 
     def recover(self) -> Recovered:
         """Close the episodes a crashed server left open in this runs dir (mcp_server.recovery).
@@ -134,24 +131,26 @@ class EpisodeHub:
         making.mkdir(parents=True)
         lock = lock_directory(making)
         os.rename(making, directory)
-        db = None
+        world = db = None
         try:
-            text = scenario.to_json()  # serialised once: the file, its hash, the world's meta
-            scenario_sha256 = hashlib.sha256(text.encode()).hexdigest()
-            write_atomically(directory / "scenario.json", text)
-            world = directory / "world.db"
-            # Built in memory and written at once (a fraction of a millisecond): no thread hop.
-            create_world(world, scenario, episode_id=episode_id, catalog_path=self.catalog_path,
-                         catalog_identity=self.catalog_identity,
-                         scenario_sha256=scenario_sha256)
-            db = WorldConnection(world, self._connection_setup)
+            text = scenario.to_json().encode()  # serialised once: the file, its hash, the world's meta
+            scenario_sha256 = hashlib.sha256(text).hexdigest()
+            write_new(directory / "scenario.json", text)
+            world = self.worlds.take()
+            seed_world(world, scenario, episode_id=episode_id, catalog_path=self.catalog_path,
+                       catalog_identity=self.catalog_identity, scenario_sha256=scenario_sha256)
+            db = WorldConnection(world, episode_id=episode_id, folder=directory, store=self.store,
+                                 give_back=self.worlds.give_back)
             transcript = Transcript(directory / "transcript.jsonl")
         except BaseException:
             # Nothing half-made stays behind: no folder without a transcript for the verifier
             # or the sidecar to wait on (out of file descriptors, a disk full ...).
             with anyio.CancelScope(shield=True):
                 if db is not None:
-                    await db.close()
+                    with contextlib.suppress(Exception):
+                        self.store.drop(episode_id)
+                if world is not None:
+                    world.close()
                 await anyio.to_thread.run_sync(lambda: shutil.rmtree(directory, ignore_errors=True))
                 release(lock)
             raise
@@ -214,8 +213,15 @@ class EpisodeHub:
             self.closed[episode.episode_id] = episode.close_reason or reason
             try:
                 await episode.finalize(reason)
-            finally:
+            except OSError:
+                # world.db could not be written (a full disk; logged): the store keeps the
+                # world and the folder stays locked (so no recovery closes it meanwhile) until
+                # a later closing writes both (`_write_unwritten`).
+                self._unwritten[episode.episode_id] = (episode.close_reason or reason, episode.turns_used)
+            else:
                 release(self._locks.pop(episode.episode_id, None))
+        if self._unwritten:
+            self._write_unwritten()
         self._closings += 1
         if not self.episodes or self._closings % TRIM_EVERY_CLOSINGS == 0:
             give_memory_back()
@@ -226,8 +232,32 @@ class EpisodeHub:
         for episode in list(self.episodes.values()):
             await self.retire(episode, reason)  # not close(): one may retire meanwhile (idle reaper)
 
+    def _write_unwritten(self) -> None:
+        """Write world.db and the closing event of each episode whose closing could not (see
+        `retire`); those that still cannot wait for the next try."""
+        for episode_id, (reason, turns) in list(self._unwritten.items()):
+            directory = self.runs_dir / episode_id
+            try:
+                image = self.store.get(episode_id)
+                if image is not None:
+                    write_world_file(directory, image)
+                append_closing(directory / "transcript.jsonl", reason, turns=turns)
+            except (OSError, sqlite3.Error) as exc:
+                logger.warning("episode %s: world.db still not written (%s)", episode_id, exc)
+                continue
+            with contextlib.suppress(sqlite3.Error):
+                self.store.drop(episode_id)
+            del self._unwritten[episode_id]
+            release(self._locks.pop(episode_id, None))
+
     async def aclose(self, reason: str = "server_stopped") -> None:
         await self.close_all(reason)
+        # Worlds still unwritten stay in the store, which is then kept for the next start's recovery.
+        for episode_id in list(self._unwritten):
+            release(self._locks.pop(episode_id, None))
+        self._unwritten.clear()
+        self.store.close()
+        self.worlds.close()
         self.catalog.close()
         with self._readers_guard:
             readers, self._idle_readers = self._idle_readers, []

@@ -33,12 +33,12 @@ class ReapableHub(Protocol):
 
 IDLE_TIMEOUT_REASON = "idle_timeout"
 CLOSED_IN_MEMORY = 4096
-# Each open episode holds world.db, its -wal and -shm, the attached catalog and the transcript,
-# plus a socket per client: the usual soft limit of 1024 runs out near 150 episodes.
+# Each open episode holds its folder's lock, the transcript and its world's attached catalog (the
+# world itself is in memory), plus a socket per client.
 WANTED_OPEN_FILES = 65536
 # What `--max-episodes` defaults to: the open-file limit, less a reserve for the server itself,
-# divided among episodes at this many descriptors each (the five files above, two sockets, one spare).
-FILES_PER_EPISODE = 8
+# divided among episodes at this many descriptors each (the three files above, two sockets, one spare).
+FILES_PER_EPISODE = 6
 RESERVED_FILES = 64
 _EPISODE_ID = re.compile(r"^ep_[0-9a-f]{24}$")
 _TAIL_BYTES = 4096

@@ -8,10 +8,14 @@ process dies, kill -9 included, so at start an episode directory that can be loc
 owner. Several servers may share a runs dir (the stdio transport runs one per episode): a
 locked directory belongs to a live one and is left alone.
 
+An open episode's world lives in memory, its durable copy in its process's world store
+(`mcp_server/episodes/store.py`), locked the same way. Stores without a live owner are read
+first: each world they hold is written into its folder as world.db.
+
 For an ownerless directory:
-- a transcript without a closing event: its world's WAL is checkpointed (world.db becomes one
-  self-contained file again), a torn last line (the process died mid-write) is cut, and an
-  `episode_closed` event with reason `server_crashed` is appended;
+- a transcript without a closing event: a WAL left by an older server is checkpointed (world.db
+  becomes one self-contained file again), a torn last line (the process died mid-write) is cut,
+  and an `episode_closed` event with reason `server_crashed` is appended;
 - no transcript: the world's creation was interrupted. The transcript gets only an
   `episode_closed` event with reason `creation_interrupted`, so the verifier reports the
   episode instead of waiting for it, and the server names it on stderr.
@@ -26,6 +30,7 @@ import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from verishop.mcp_server.episodes.store import recover_stores
 from verishop.mcp_server.episodes.transcript import strict_json
 
 CRASHED = "server_crashed"
@@ -63,6 +68,7 @@ def recover(runs_dir: Path, is_episode_id) -> Recovered:
     found = Recovered()
     if not runs_dir.is_dir():
         return found
+    recover_stores(runs_dir, is_episode_id)
     for directory in sorted(runs_dir.iterdir()):
         if not is_episode_id(directory.name) or directory.is_symlink() or not directory.is_dir():
             continue
@@ -111,6 +117,11 @@ def _turns(transcript: Path) -> int:
             if b'"event":"assistant_message"' in line:
                 turns += 1
     return turns
+
+
+def append_closing(transcript: Path, reason: str, *, turns: int) -> None:
+    """Append an `episode_closed` event to a transcript whose writer has closed it."""
+    _append_closing(transcript, reason, last=_last_event(transcript), turns=turns)
 
 
 def _append_closing(transcript: Path, reason: str, *, last: dict, turns: int = 0) -> None:

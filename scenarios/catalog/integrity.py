@@ -21,6 +21,7 @@ verifier refuses an episode whose catalog was edited or swapped since (`catalog_
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -101,9 +102,11 @@ def catalog_identity(path: Path) -> str:
     return f"{st.st_dev}:{st.st_ino}:{st.st_size}:{st.st_mtime_ns}"
 
 
+@functools.cache
 def this_machine() -> str:
     """This machine since its last boot: a catalog identity means something only here (a copy of
-    the runs scored elsewhere is checked by content hash alone)."""
+    the runs scored elsewhere is checked by content hash alone). Read once per process: a
+    process lives within one boot (the verifier asked for it per episode)."""
     try:
         return Path("/proc/sys/kernel/random/boot_id").read_text().strip()
     except OSError:

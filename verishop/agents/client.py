@@ -27,6 +27,7 @@ The reward comes from the verifier sidecar (`GET /rewards/{id}`, polled until a 
 from __future__ import annotations
 
 import contextlib
+import threading
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
@@ -305,8 +306,15 @@ class ShopClient:
             await anyio.sleep(REWARD_POLL_INTERVAL_S)
 
 
+_scorers = threading.local()
+
+
 def _score_here(directory: Path) -> dict[str, Any]:
+    """Score the episode in this process, with one verifier per thread kept from episode to
+    episode: a new one opened its catalog again, a third of a verification's CPU at 1k products."""
     from verishop.verifier.runner import Verifier
 
-    with Verifier() as verifier:
-        return verifier.verify(directory).model_dump(mode="json")
+    verifier = getattr(_scorers, "verifier", None)
+    if verifier is None:
+        verifier = _scorers.verifier = Verifier()
+    return verifier.verify(directory).model_dump(mode="json")
