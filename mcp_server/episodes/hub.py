@@ -186,6 +186,10 @@ class EpisodeHub:
     async def default_episode_id(self) -> str | None:
         """The default episode's id; if it has closed, its successor is opened first (only when
         someone calls, so a client that leaves leaves no untouched episode behind)."""
+        # An open default is the common case, answered from memory: `closed` may read a transcript's
+        # tail from disk for an id it no longer holds in memory.
+        if self.default_id in self.episodes:
+            return self.default_id
         if self.default_id in self.closed and self.on_default_closed is not None and not self._stopping:
             async with self._renewing:
                 if self.default_id in self.closed and not self._stopping:
