@@ -62,3 +62,20 @@ def test_a_rescored_version_generates_the_bytes_of_the_version_it_rescores(reade
                 text = generate(env_id, difficulty, seed, reader).to_json()
                 digest.update(text.replace(f'"{env_id}"', f'"{rescored}"').encode())
         assert digest.hexdigest() == old_digest, env_id
+
+
+def test_random_draws_are_the_same_with_the_in_memory_index_and_without(reader, monkeypatch):
+    from verishop.scenarios.catalog import reader as reader_module
+    from verishop.scenarios.catalog.reader import CatalogReader
+
+    def scenarios(catalog: CatalogReader) -> list[str]:
+        return [generate(env, d, seed, catalog).to_json() for env in ("pd", "cart", "status", "journey")
+                for d in (0, 12) for seed in (3, 4)]
+
+    with CatalogReader(reader.path) as indexed:
+        with_index = scenarios(indexed)
+        assert indexed._category_and_stock_index() is not None
+    monkeypatch.setattr(reader_module, "DRAW_INDEX_MAX_PRODUCTS", 0)  # the path of catalogs over the limit
+    with CatalogReader(reader.path) as by_rows:
+        assert scenarios(by_rows) == with_index
+        assert by_rows._category_and_stock_index() is None
