@@ -79,6 +79,8 @@ class SlowLane:
             raise ValueError(f"the slow lane needs at least one thread, not {threads}")
         self.threads, self.nice = threads, nice
         self._native_ids: set[int] = set()
+        self._waiting = 0  # submitted, not started yet
+        self._waiting_lock = threading.Lock()
         self._executor = ThreadPoolExecutor(threads, thread_name_prefix=THREAD_NAME, initializer=self._start_thread)
 
     def _start_thread(self) -> None:
@@ -90,15 +92,31 @@ class SlowLane:
         """The OS ids of the lane's threads started so far (they start on demand)."""
         return frozenset(self._native_ids)
 
+    @property
+    def waiting(self) -> int:
+        """Statements submitted and not started yet (every thread busy)."""
+        return self._waiting
+
+    def _count_waiting(self, change: int) -> None:
+        with self._waiting_lock:
+            self._waiting += change
+
     async def run(self, work: Callable[[], T], interruption: Interruption | None = None) -> T:
         """`work()` in a lane thread. If the caller is cancelled, queued work is dropped and
         running work is interrupted through `interruption`; its result, if any, is dropped."""
-        future = self._executor.submit(work)
+        def start() -> T:
+            self._count_waiting(-1)
+            return work()
+
+        self._count_waiting(+1)
+        future = self._executor.submit(start)
         try:
             return await asyncio.wrap_future(future)
         except asyncio.CancelledError:
-            # wrap_future has already cancelled a queued `future`; a running one goes on.
-            if not future.cancelled() and interruption is not None:
+            # wrap_future has already cancelled `future` if it was still queued; a running one goes on.
+            if future.cancelled():
+                self._count_waiting(-1)
+            elif interruption is not None:
                 interruption.interrupt()
             raise
 
