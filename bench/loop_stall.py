@@ -12,6 +12,8 @@ loop would show the light p99 growing by about a heavy search's time; one that r
 the loop keeps it near the quiet figure, as long as the threads beside it leave the loop (and
 the clients) their share of the cores. The CPU each phase cost is printed per place (the
 server's event-loop thread, its other threads, this client process) to tell those apart.
+With --control the other episodes repeat the cheap call instead of searching: the ratio that
+twice the clients alone cost on this machine, the floor any server's figure sits on.
 
     python bench/loop_stall.py --size 2000000 --light 16 --heavy 16 --calls 200
 """
@@ -114,15 +116,17 @@ async def light_phase(sessions: list[Session], calls: int) -> list[float]:
 
 
 async def loaded_phase(light: list[Session], heavy: list[Session], calls: int,
-                       queries: list[dict]) -> tuple[list[float], list[float]]:
-    """The light sessions' samples, and the heavy searches' own, run until the light ones finish."""
+                       queries: list[dict], control: bool) -> tuple[list[float], list[float]]:
+    """The light sessions' samples, and the heavy searches' own (or, with `control`, the cheap
+    calls the other sessions make instead), run until the light ones finish."""
     heavy_samples: list[float] = []
     light_done = anyio.Event()
 
     async def hammer(index: int, session: Session) -> None:
         i = index
         while not light_done.is_set():
-            heavy_samples.append(await session.call("search_catalog", queries[i % len(queries)]))
+            call = ("get_current_date", {}) if control else ("search_catalog", queries[i % len(queries)])
+            heavy_samples.append(await session.call(*call))
             i += 1
 
     async with anyio.create_task_group() as tg:
@@ -140,8 +144,12 @@ async def main() -> None:
     parser.add_argument("--heavy", type=int, default=16, help="episodes running the heaviest searches")
     parser.add_argument("--calls", type=int, default=200, help="cheap calls per light episode and phase")
     parser.add_argument("--heavy-queries", type=int, default=8, help="how many of the slowest queries to repeat")
+    parser.add_argument("--control", action="store_true",
+                        help="the other episodes make the cheap call instead of searching (same-run floor)")
     parser.add_argument("--cache-dir", type=Path, default=DEFAULT_CACHE)
     args = parser.parse_args()
+    loaded_label = (f"{args.heavy} episodes making the same call" if args.control
+                    else f"{args.heavy} episodes searching")
     catalog, _ = cached_catalog(args.cache_dir, args.size)
     with CatalogReader(catalog) as reader:
         scenario = generate("pd", 3, 1, reader)
@@ -175,7 +183,7 @@ async def main() -> None:
                     load_before = os.getloadavg()[0]
                     quiet, quiet_cpu = await measured(clock, light_phase(light, args.calls))
                     (loaded, heavy_samples), loaded_cpu = await measured(
-                        clock, loaded_phase(light, heavy, args.calls, queries))
+                        clock, loaded_phase(light, heavy, args.calls, queries, args.control))
                     load_after = os.getloadavg()[0]
         finally:
             server.terminate()
@@ -184,13 +192,14 @@ async def main() -> None:
     quiet_p99, loaded_p99 = percentile(quiet, 99), percentile(loaded, 99)
     ratio = loaded_p99 / quiet_p99
     rows = [["get_current_date, no other load", *summary_ms(quiet).values()],
-            [f"get_current_date, {args.heavy} episodes searching", *summary_ms(loaded).values()],
-            ["the heavy searches themselves", *summary_ms(heavy_samples).values()]]
+            [f"get_current_date, {loaded_label}", *summary_ms(loaded).values()],
+            ["the other episodes' calls" if args.control else "the heavy searches themselves",
+             *summary_ms(heavy_samples).values()]]
     print_table(f"Loop stall: {args.light} light episodes, {args.heavy} heavy ones, {args.size:,} products, one "
                 f"server process", ["calls", "n", "p50 ms", "p95 ms", "p99 ms", "max ms", "mean ms"], rows)
     print_table("CPU seconds per phase", ["phase", "wall s", "server event loop", "server other threads",
                                           "client process"],
-                [["no other load", *quiet_cpu], [f"{args.heavy} episodes searching", *loaded_cpu]])
+                [["no other load", *quiet_cpu], [loaded_label, *loaded_cpu]])
     console.print(f"slowest query alone (warm): {timed[0][0] * 1000:.1f} ms; repeated: {args.heavy_queries} "
                   f"slowest ({timed[args.heavy_queries - 1][0] * 1000:.1f} ms and more); "
                   f"load average {load_before:.2f} before, {load_after:.2f} after")
@@ -198,6 +207,7 @@ async def main() -> None:
                   f"({'[red]the loop stalls[/red]' if ratio > MAX_STALL_RATIO else '[green]no stall[/green]'}, "
                   f"threshold {MAX_STALL_RATIO:g}x)")
     write_json("loop_stall", {"size": args.size, "light": args.light, "heavy": args.heavy, "calls": args.calls,
+                              "control": args.control,
                               "quiet": summary_ms(quiet), "loaded": summary_ms(loaded),
                               "heavy_searches": summary_ms(heavy_samples), "p99_ratio": round(ratio, 3),
                               "cpu_s": {"columns": ["wall", "server_loop", "server_other_threads", "client"],
