@@ -13,7 +13,10 @@ the loop keeps it near the quiet figure, as long as the threads beside it leave 
 the clients) their share of the cores. The CPU each phase cost is printed per place (the
 server's event-loop thread, its other threads, this client process) to tell those apart.
 With --control the other episodes repeat the cheap call instead of searching: the ratio that
-twice the clients alone cost on this machine, the floor any server's figure sits on.
+twice the clients alone cost on this machine, the floor any server's figure sits on. With
+--light-call sorted the cheap call is a sorted search that reads a page of one category's index
+(about 1 ms): a statement that runs beside the loop too, so it shows whether a cheap statement
+waits behind the heavy ones there.
 
     python bench/loop_stall.py --size 2000000 --light 16 --heavy 16 --calls 200
 """
@@ -43,6 +46,10 @@ MIX_SIZE = 240
 CANDIDATES = 100
 LOOKUPS_PER_TURN = 900  # the scenario allows 1,000; a new turn before the budget runs out
 MAX_STALL_RATIO = 3.0  # loaded p99 / quiet p99 beyond which the loop counts as stalled
+LIGHT_CALLS = {
+    "date": ("get_current_date", {}),
+    "sorted": ("search_catalog", {"query": "", "category_id": "chargers", "sort_by": "price", "limit": 10}),
+}
 # Words in thousands of titles across categories: sorting all their matches is the slowest search.
 COMMON_WORDS = ("black", "white", "usb", "wireless", "pro", "steel", "cotton")
 
@@ -102,12 +109,12 @@ class Session:
         return spent
 
 
-async def light_phase(sessions: list[Session], calls: int) -> list[float]:
+async def light_phase(sessions: list[Session], calls: int, light_call: tuple[str, dict]) -> list[float]:
     samples: list[float] = []
 
     async def run(session: Session) -> None:
         for _ in range(calls):
-            samples.append(await session.call("get_current_date", {}))
+            samples.append(await session.call(*light_call))
 
     async with anyio.create_task_group() as tg:
         for session in sessions:
@@ -115,8 +122,8 @@ async def light_phase(sessions: list[Session], calls: int) -> list[float]:
     return samples
 
 
-async def loaded_phase(light: list[Session], heavy: list[Session], calls: int,
-                       queries: list[dict], control: bool) -> tuple[list[float], list[float]]:
+async def loaded_phase(light: list[Session], heavy: list[Session], calls: int, queries: list[dict],
+                       light_call: tuple[str, dict], control: bool) -> tuple[list[float], list[float]]:
     """The light sessions' samples, and the heavy searches' own (or, with `control`, the cheap
     calls the other sessions make instead), run until the light ones finish."""
     heavy_samples: list[float] = []
@@ -125,14 +132,14 @@ async def loaded_phase(light: list[Session], heavy: list[Session], calls: int,
     async def hammer(index: int, session: Session) -> None:
         i = index
         while not light_done.is_set():
-            call = ("get_current_date", {}) if control else ("search_catalog", queries[i % len(queries)])
+            call = light_call if control else ("search_catalog", queries[i % len(queries)])
             heavy_samples.append(await session.call(*call))
             i += 1
 
     async with anyio.create_task_group() as tg:
         for index, session in enumerate(heavy):
             tg.start_soon(hammer, index, session)
-        samples = await light_phase(light, calls)
+        samples = await light_phase(light, calls, light_call)
         light_done.set()
     return samples, heavy_samples
 
@@ -146,6 +153,8 @@ async def main() -> None:
     parser.add_argument("--heavy-queries", type=int, default=8, help="how many of the slowest queries to repeat")
     parser.add_argument("--control", action="store_true",
                         help="the other episodes make the cheap call instead of searching (same-run floor)")
+    parser.add_argument("--light-call", choices=sorted(LIGHT_CALLS), default="date",
+                        help="the cheap call: get_current_date, or a one-category sorted search")
     parser.add_argument("--cache-dir", type=Path, default=DEFAULT_CACHE)
     args = parser.parse_args()
     loaded_label = (f"{args.heavy} episodes making the same call" if args.control
@@ -178,12 +187,13 @@ async def main() -> None:
                         timed.append((await heavy[0].call("search_catalog", q), q))
                     timed.sort(key=lambda pair: pair[0], reverse=True)
                     queries = [q for _, q in timed[:args.heavy_queries]]
-                    await light_phase(light, 10)  # warm-up
+                    light_call = LIGHT_CALLS[args.light_call]
+                    await light_phase(light, 10, light_call)  # warm-up
                     clock = CpuClock(server.pid)
                     load_before = os.getloadavg()[0]
-                    quiet, quiet_cpu = await measured(clock, light_phase(light, args.calls))
+                    quiet, quiet_cpu = await measured(clock, light_phase(light, args.calls, light_call))
                     (loaded, heavy_samples), loaded_cpu = await measured(
-                        clock, loaded_phase(light, heavy, args.calls, queries, args.control))
+                        clock, loaded_phase(light, heavy, args.calls, queries, light_call, args.control))
                     load_after = os.getloadavg()[0]
         finally:
             server.terminate()
@@ -191,8 +201,9 @@ async def main() -> None:
 
     quiet_p99, loaded_p99 = percentile(quiet, 99), percentile(loaded, 99)
     ratio = loaded_p99 / quiet_p99
-    rows = [["get_current_date, no other load", *summary_ms(quiet).values()],
-            [f"get_current_date, {loaded_label}", *summary_ms(loaded).values()],
+    light_name = LIGHT_CALLS[args.light_call][0] + (" (sorted, one category)" if args.light_call == "sorted" else "")
+    rows = [[f"{light_name}, no other load", *summary_ms(quiet).values()],
+            [f"{light_name}, {loaded_label}", *summary_ms(loaded).values()],
             ["the other episodes' calls" if args.control else "the heavy searches themselves",
              *summary_ms(heavy_samples).values()]]
     print_table(f"Loop stall: {args.light} light episodes, {args.heavy} heavy ones, {args.size:,} products, one "
@@ -207,7 +218,7 @@ async def main() -> None:
                   f"({'[red]the loop stalls[/red]' if ratio > MAX_STALL_RATIO else '[green]no stall[/green]'}, "
                   f"threshold {MAX_STALL_RATIO:g}x)")
     write_json("loop_stall", {"size": args.size, "light": args.light, "heavy": args.heavy, "calls": args.calls,
-                              "control": args.control,
+                              "control": args.control, "light_call": args.light_call,
                               "quiet": summary_ms(quiet), "loaded": summary_ms(loaded),
                               "heavy_searches": summary_ms(heavy_samples), "p99_ratio": round(ratio, 3),
                               "cpu_s": {"columns": ["wall", "server_loop", "server_other_threads", "client"],

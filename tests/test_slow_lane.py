@@ -188,6 +188,24 @@ async def fill_lane(tmp_path: Path, count: int) -> tuple[list[WorldConnection], 
     return held, release, starts
 
 
+async def test_a_cheap_statement_never_queues_behind_sixteen_slow_ones(tmp_path: Path) -> None:
+    held, release, starts = await fill_lane(tmp_path, 16)
+    cheap = world(tmp_path, "cheap")
+    try:
+        with anyio.fail_after(DEADLINE_S):
+            async with anyio.create_task_group() as holders:
+                for db, started in zip(held, starts):
+                    holders.start_soon(run_statement, db, "SELECT started() + hold()")
+                    await wait_for(started)
+                assert await (await cheap.execute("SELECT 6 * 7", offload=True)).fetchall() == [(42,)]
+                assert not release.is_set(), "every slow statement was still running"
+                release.set()
+    finally:
+        release.set()
+        for db in (*held, cheap):
+            await db.close()
+
+
 async def test_a_cancelled_slow_statement_is_interrupted_and_frees_its_thread(tmp_path: Path) -> None:
     lane = slow_lane()
     held, release, starts = await fill_lane(tmp_path, lane.threads - 1)

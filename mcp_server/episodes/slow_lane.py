@@ -1,15 +1,18 @@
-"""The slow lane: a few threads, at a lower scheduling priority, for statements that may read many
-catalog rows (a sorted search ranking every match of a common word takes 150-350 ms of CPU on a
+"""The slow lane: threads at the lowest scheduling priority for statements that may read many
+catalog rows (a sorted search ranking every match of a common word takes 150-600 ms of CPU on a
 2M catalog).
 
 Running them beside the event loop keeps them from blocking it, but not from starving it: on a
-2-core machine 16 such statements in 16 threads took 57% of both cores, and the loop thread,
-which serves every episode's cheap calls, got 3% of one (`bench/loop_stall.py`: the cheap calls'
-p99 went from 0.12 s to 2.3 s). So the lane has about one thread per core (work beyond that
-waits in a queue, holding no CPU), and each thread lowers its own priority once, when it starts
-(Linux: nice +10, a CFS weight of 110 against a normal thread's 1024), so whenever the loop or a
-client on the same machine wants a core it gets it first, and the lane still uses every idle
-cycle. Elsewhere, the threads keep the normal priority.
+2-core machine, 16 such statements in 16 threads of normal priority got 69 s of CPU in a 93 s
+run and the loop thread, which serves every episode's cheap calls, 3.5 s (`bench/loop_stall.py`:
+the cheap calls' p99 went from 0.12 s to 1.9 s). So each lane thread lowers its own priority
+once, when it starts (Linux: nice 19, a CFS weight of 15 against a normal thread's 1024): whenever
+the loop or a client on the same machine wants a core it gets it first, and the lane still uses
+every cycle nobody else wants. The lane has many threads (32), not one per core, so that a cheap
+statement (a page of one category's index) starts at once instead of queueing behind slow ones
+(with 2 threads it waited 2.6 s at p50 behind 16 slow sorts); the CPU the lane gets is shared
+among its statements, and 32 busy threads weigh 480 together, under half of the loop's 1024.
+Elsewhere than Linux the threads keep the normal priority.
 
 A statement whose caller is cancelled never starts if it is still queued; one that is running
 is interrupted (`sqlite3.Connection.interrupt`), so its thread is free for the next one.
@@ -29,7 +32,8 @@ from typing import TypeVar
 
 T = TypeVar("T")
 
-SLOW_LANE_NICE = 10
+SLOW_LANE_NICE = 19  # added to the process's nice value; the kernel caps the sum at 19
+SLOW_LANE_THREADS = 32
 THREAD_NAME = "verishop-slow-lane"
 
 
@@ -124,22 +128,15 @@ class SlowLane:
         self._executor.shutdown(wait=False, cancel_futures=True)
 
 
-def _cores() -> int:
-    """The cores this process may run on (a container's CPU set, not the machine's count)."""
-    if hasattr(os, "sched_getaffinity"):
-        return len(os.sched_getaffinity(0))
-    return os.cpu_count() or 1
-
-
 _lane: SlowLane | None = None
 _lane_lock = threading.Lock()
 
 
 def slow_lane() -> SlowLane:
-    """The process's slow lane, made on first use (nothing happens at import), one thread per
-    core: the lane can keep every core busy when nothing else wants it, and no more than that."""
+    """The process's slow lane, made on first use (nothing happens at import); its threads
+    start as statements need them."""
     global _lane
     with _lane_lock:
         if _lane is None:
-            _lane = SlowLane(max(2, _cores()))
+            _lane = SlowLane(SLOW_LANE_THREADS)
         return _lane
