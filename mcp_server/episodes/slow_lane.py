@@ -78,6 +78,9 @@ class Interruption:
 
 
 class SlowLane:
+    """Up to `threads` threads, each `nice` steps below the process's priority, fed from one
+    queue. Awaited from the asyncio event loop (the only loop the server runs on)."""
+
     def __init__(self, threads: int, nice: int = SLOW_LANE_NICE):
         if threads < 1:
             raise ValueError(f"the slow lane needs at least one thread, not {threads}")
