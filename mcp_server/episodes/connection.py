@@ -10,8 +10,9 @@ An episode's statements take microseconds (a primary-key lookup, a cart row, a p
 results read through indexes): they run on the event loop's thread, which costs less than the
 hop to a connection thread and back that aiosqlite makes for every statement (and an episode
 then costs no thread at all). A statement that may read many catalog rows (a sorted search)
-passes `offload=True` and runs in anyio's worker threads, so one slow search never stalls the
-other episodes. A lock keeps the two from using the connection at once.
+passes `offload=True` and runs in the slow lane (mcp_server/episodes/slow_lane.py): threads at a
+lower scheduling priority, so one episode's slow search neither blocks nor starves the loop that
+serves the others. A lock keeps the loop and the threads from using the connection at once.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from typing import Any
 
 import anyio
 
+from verishop.mcp_server.episodes.slow_lane import Interruption, slow_lane
 from verishop.mcp_server.episodes.store import WORLD_FILE, WorldStore
 from verishop.scenarios.world_db import write_world_image
 
@@ -90,19 +92,26 @@ class WorldConnection:
 
     def execute(self, sql: str, parameters: Sequence[Any] = (), *, offload: bool = False) -> _Statement:
         if offload:
-            return _Statement(lambda: anyio.to_thread.run_sync(self._run, sql, parameters))
+            return _Statement(lambda: self._run_in_slow_lane(sql, parameters))
         return _Statement(lambda: self._run_here(sql, parameters))
 
     async def _run_here(self, sql: str, parameters: Sequence[Any]) -> Rows:
         return self._run(sql, parameters)
 
-    def _run(self, sql: str, parameters: Sequence[Any]) -> Rows:
+    async def _run_in_slow_lane(self, sql: str, parameters: Sequence[Any]) -> Rows:
+        # A cancelled caller (a client gone, an episode closed) interrupts its statement, which
+        # frees the lane's thread instead of ranking rows nobody will read.
+        interruption = Interruption(self._connection())
+        return await slow_lane().run(lambda: self._run(sql, parameters, interruption), interruption)
+
+    def _run(self, sql: str, parameters: Sequence[Any], interruption: Interruption | None = None) -> Rows:
         with self._lock:
-            cursor = self._connection().execute(sql, parameters)
-            try:
-                return Rows(cursor.fetchall(), cursor.rowcount)
-            finally:
-                cursor.close()
+            with interruption.running() if interruption else contextlib.nullcontext():
+                cursor = self._connection().execute(sql, parameters)
+                try:
+                    return Rows(cursor.fetchall(), cursor.rowcount)
+                finally:
+                    cursor.close()
 
     async def executescript(self, script: str) -> None:
         with self._lock:
