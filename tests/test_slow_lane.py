@@ -19,6 +19,7 @@ import pytest
 from mcp import Client
 
 from verishop.mcp_server.episodes.connection import WorldConnection
+from verishop.mcp_server.episodes.store import WorldStore
 from verishop.mcp_server.episodes.episode import Episode
 from verishop.mcp_server.episodes.hub import EpisodeHub
 from verishop.mcp_server.episodes.slow_lane import SLOW_LANE_NICE, THREAD_NAME, Interruption, SlowLane, slow_lane
@@ -163,7 +164,10 @@ async def test_every_thread_of_a_lane_lowers_its_own_priority_and_no_other_threa
 def world(tmp_path: Path, name: str, started: threading.Event | None = None,
           ran: Callable[[], None] | None = None) -> WorldConnection:
     """A WorldConnection on its own file, with user functions the statements below call."""
-    db = WorldConnection(tmp_path / f"{name}.db", "CREATE TABLE IF NOT EXISTS t(x);")
+    raw = sqlite3.connect(tmp_path / f"{name}.db", isolation_level=None, check_same_thread=False)
+    raw.execute("CREATE TABLE IF NOT EXISTS t(x)")
+    (tmp_path / name).mkdir()
+    db = WorldConnection(raw, episode_id=name, folder=tmp_path / name, store=WorldStore(tmp_path / name))
     raw = db._connection()
     raw.create_function("started", 0, lambda: (started.set() if started else None, 1)[1])
     raw.create_function("ran", 0, lambda: (ran() if ran else None, 1)[1])
