@@ -15,6 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import anyio
+import anyio.abc
 import pytest
 from mcp import Client
 
@@ -192,15 +193,21 @@ async def fill_lane(tmp_path: Path, count: int) -> tuple[list[WorldConnection], 
     return held, release, starts
 
 
+async def hold_each(holders: anyio.abc.TaskGroup, held: list[WorldConnection],
+                    starts: list[threading.Event]) -> None:
+    """Start each held connection's statement in the lane, and wait until it runs."""
+    for db, started in zip(held, starts):
+        holders.start_soon(run_statement, db, "SELECT started() + hold()")
+        await wait_for(started)
+
+
 async def test_a_cheap_statement_never_queues_behind_sixteen_slow_ones(tmp_path: Path) -> None:
     held, release, starts = await fill_lane(tmp_path, 16)
     cheap = world(tmp_path, "cheap")
     try:
         with anyio.fail_after(DEADLINE_S):
             async with anyio.create_task_group() as holders:
-                for db, started in zip(held, starts):
-                    holders.start_soon(run_statement, db, "SELECT started() + hold()")
-                    await wait_for(started)
+                await hold_each(holders, held, starts)
                 assert await (await cheap.execute("SELECT 6 * 7", offload=True)).fetchall() == [(42,)]
                 assert not release.is_set(), "every slow statement was still running"
                 release.set()
@@ -219,9 +226,7 @@ async def test_a_cancelled_slow_statement_is_interrupted_and_frees_its_thread(tm
     try:
         with anyio.fail_after(DEADLINE_S):
             async with anyio.create_task_group() as holders:
-                for db, started in zip(held, starts):
-                    holders.start_soon(run_statement, db, "SELECT started() + hold()")
-                    await wait_for(started)
+                await hold_each(holders, held, starts)
                 with anyio.CancelScope() as scope:
                     async def slow_call() -> None:
                         await slow_db.execute(LONG, offload=True)
@@ -252,9 +257,7 @@ async def test_a_queued_statement_whose_caller_is_cancelled_never_runs(tmp_path:
     try:
         with anyio.fail_after(DEADLINE_S):
             async with anyio.create_task_group() as holders:
-                for db, started in zip(held, starts):
-                    holders.start_soon(run_statement, db, "SELECT started() + hold()")
-                    await wait_for(started)
+                await hold_each(holders, held, starts)
                 with anyio.CancelScope() as scope:
                     async with anyio.create_task_group() as tg:
                         tg.start_soon(run_statement, queued, "SELECT ran()")
