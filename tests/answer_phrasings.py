@@ -152,6 +152,18 @@ YES_NO: list[tuple[str | None, str | None, object]] = [
     # without a question: the gist of can/can't and of a fee
     (None, "Yes, you can.", "yes"), (None, "No, you cannot.", "no"), (None, "There's no restocking fee.", "no"),
     (None, "You can still return it until March 3.", "yes"), (None, "Absolutely not.", "no"),
+    # a verdict said as a noun, "won't be possible", time left, a fee that isn't there, and a
+    # threshold or requirement restated beside the answer (never the answer itself)
+    (Q_RETURN, "That's a no, unfortunately.", "no"), (Q_RETURN, "That's a yes!", "yes"),
+    (Q_RETURN, "It's a hard no on socks, sorry.", "no"), (Q_RETURN, "That's a no-brainer: yes.", "yes"),
+    (Q_RETURN, "Unfortunately that won't be possible.", "no"), (Q_RETURN, "Returns won't be accepted for socks.", "no"),
+    (Q_STILL, "You still have time: until April 2.", "yes"), (Q_STILL, "There's still time to send it back.", "yes"),
+    (Q_FEE, "There isn't one.", "no"), (Q_FEE, "There's none.", "no"),
+    (Q_SHIP, "It won't, free shipping starts at $35.", "no"),
+    (Q_SHIP, "No — you'd need to spend $35 for free shipping.", "no"),
+    (Q_SHIP, "Not this time: free shipping kicks in at $35.", "no"),
+    (Q_SHIP, "Yes, free shipping starts at $25 for members.", "yes"),
+    (Q_SHIP, "No, it ships free.", HEDGE),
 ]
 
 # --- numbers: (question, given, answer, reading) ---------------------------------------------
@@ -186,7 +198,10 @@ NUMBERS: list[tuple[str | None, tuple[float, ...], str | None, object]] = [
     (Q_DAYS, (), "A week and a half.", 10.5), (Q_DAYS, (), "half a month", 15.0), (Q_DAYS, (), "$45.00", 45.0), (Q_DAYS, (), "three weeks", 21.0), (Q_DAYS, (), "6 weeks", 42.0),
     (Q_DAYS, (), "48 hours", 2.0), (Q_DAYS, (), "It's 720 hours.", 30.0), (Q_DAYS, (), "36 hours", NOT),
     (Q_BUSINESS, (), "5 business days", 5.0), (Q_BUSINESS, (), "It takes five business days.", 5.0),
-    (Q_BUSINESS, (), "Within 5 working days of us receiving it.", 5.0), (Q_BUSINESS, (), "A week.", 7.0),
+    (Q_BUSINESS, (), "Within 5 working days of us receiving it.", 5.0), (Q_BUSINESS, (), "A week.", NOT),
+    # asked in business days, a week is 5 of them to some and 7 to others: only a figure in days answers
+    (Q_BUSINESS, (), "About a week (5 business days).", 5.0), (Q_BUSINESS, (), "Within a week: 7 business days.", 7.0),
+    (Q_BUSINESS, (), "Two weeks, give or take.", NOT),
     (Q_BUSINESS, (), "Refunds land within five (5) business days.", 5.0),
     # dates are not numbers of the answer
     (Q_LEFT, (), "Returns are accepted until 2026-03-03: 12 days left.", 12.0),
@@ -341,6 +356,9 @@ STATUS: list[tuple[str | None, object]] = [
     ("It should be delivered by Friday.", NOT), ("It will ship tomorrow.", NOT),
     ("It hasn't been delivered.", NOT), ("It hasn't arrived.", NOT), ("Your order W1234567 has 2 items.", NOT),
     ("It'll be delivered once it ships.", NOT), ("It's expected to arrive on March 9.", NOT),
+    ("UPS picked it up this morning.", "shipped"), ("The courier collected it yesterday.", "shipped"),
+    ("It's waiting to be packed.", "processing"), ("It's awaiting pickup by the carrier.", "processing"),
+    ("FedEx has it now.", "shipped"),
 ]
 
 # --- refund method: (answer, reading) --------------------------------------------------------
@@ -368,4 +386,6 @@ CHOICES: list[tuple[str | None, object]] = [
     ("I'm not sure, probably store credit.", HEDGE), ("Maybe store credit.", HEDGE),
     ("You can choose store credit or your card.", HEDGE),
     ("a refund", NOT), ("", NOT), (None, NOT), ("It's refunded.", NOT), ("Let me check how gift returns work.", NOT),
+    ("Credit to your Verishop account.", "store credit"), ("It's credited to your account.", "store credit"),
+    ("It's credited to your account, not your card.", "store credit"),
 ]

@@ -17,7 +17,7 @@ REWARD_SCHEMA_VERSION = 3
 # The scoring code's own version: bump it whenever the same episode files could score
 # differently (a check's rule, a reader's phrasing, efficiency or hallucination), so that
 # `verishop verify --compare` can say a changed total came from a new verifier, not a bug.
-VERIFIER_VERSION = 1
+VERIFIER_VERSION = 2
 
 
 class Manifest(BaseModel):

@@ -93,7 +93,12 @@ def _spoken_money(t: str) -> str:
     return re.sub(r"(?<![\d.$])(\d+(?:\.\d+)?) ?(?:dollars?|bucks|usd)\b", r"$\1", t)
 
 
+_BUSINESS_DAYS = re.compile(r"\b(?:business|working|week) ?days?\b")
+_WEEKS = re.compile(r"\b(?:(?:a|one|half an?|\d+(?:\.5)?|\d+ and a half) ?-? ?)?(?:weeks?|fortnights?)(?: and a half)?\b")
+
+
 def _durations(t: str) -> str:
+    """Weeks, fortnights, months and whole days of hours as days."""
     t = re.sub(r"\b(?:a|one) fortnight\b|\bfortnight\b", "14 days", t)
     t = re.sub(r"\bhalf an? (week|month)\b", r"0.5 \1", t)
     t = re.sub(r"\b(?:a|one) (week|month)\b", r"1 \1", t)
@@ -207,7 +212,12 @@ def read_number(text: str | None, unit: Unit | None = None, given: Iterable[floa
     t = _NOT_FIGURES.sub(" ", plain(text))
     t = _words_to_digits(t, unit)
     t = _spoken_money(t) if unit == "money" else t
-    t = _durations(t) if unit == "days" else t
+    if unit == "days":
+        if _BUSINESS_DAYS.search(plain(question or "")):
+            # Asked in business days, "a week" is 5 of them to some and 7 to others (the refund
+            # delay may be either): weeks are no answer, a figure in days beside them is.
+            t = _WEEKS.sub(" ", t)
+        t = _durations(t)
     figures = [f for f in _figures(t) if not f.denied]
     if not figures:
         return None

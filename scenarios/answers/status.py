@@ -26,7 +26,8 @@ STATUS_PHRASES: tuple[tuple[str, str], ...] = (
     ("processing", r"not (?:yet )?(?:been )?(?:shipped|dispatched|sent(?: out)?)(?: yet)?|(?:hasn'?t|has not|haven'?t|"
                    r"have not) (?:yet )?(?:been )?(?:shipped|dispatched|sent(?: out)?|left (?:our|the) warehouse)"
                    r"(?: yet)?|yet to (?:ship|be shipped|leave)|not (?:yet )?left (?:our|the) warehouse|"
-                   r"awaiting (?:shipment|dispatch)|waiting to (?:ship|be shipped)"),
+                   r"awaiting (?:shipment|dispatch|packing|pickup|pick-up)|waiting to (?:ship|be shipped|be packed|"
+                   r"be picked|be dispatched|go out)"),
     ("cancelled", r"cancell?ed|called off|voided"),
     ("in_transit", rf"in transit|on (?:its|the|their) way|en route|out for delivery|in the (?:mail|post)|"
                    rf"(?:it'?s|it is|is|are|currently|now|still) (?:now |currently |still )?(?:with|in the hands of) "
@@ -36,7 +37,8 @@ STATUS_PHRASES: tuple[tuple[str, str], ...] = (
                   r"reached you|"
                   r"(?:you|you've|you have) (?:already )?received (?:it|them)"),
     ("shipped", rf"shipped|dispatched|sent out|(?:has|have|was|were) (?:been )?sent|handed (?:over )?(?:to|off to) "
-                rf"{_CARRIER}|picked up by {_CARRIER}|left (?:our|the) (?:warehouse|facility)|"
+                rf"{_CARRIER}|picked up by {_CARRIER}|{_CARRIER} (?:picked (?:it|them) up|collected (?:it|them)|"
+                rf"has (?:it|them)|took (?:it|them))|left (?:our|the) (?:warehouse|facility)|"
                 rf"(?:gone|went) out"),
     ("processing", r"processing|processed|pending|being prepared|preparing|being packed|packing|getting (?:it )?ready|"
                    r"being picked|being readied"),

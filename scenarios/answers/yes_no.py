@@ -28,7 +28,7 @@ _SUBJECT = r"(?:it|you|they|there|that|this|we|i|he|she)"
 _END = r"(?=$|[,.!;:]| i'?m afraid\b| unfortunately\b| sadly\b| sorry\b| though\b| indeed\b)"
 _NO_PARTICLE = re.compile(
     rf"^(?:{_ADV}[, ]+)*(?:"
-    rf"not at all|not really|not quite|no way|nope|nah|negative|"
+    rf"not at all|not really|not quite|no way|nope|nah|negative|(?:that'?s|that is|it'?s|it is) a (?:hard |firm )?no(?:{_END}| (?=(?:on|for|from)\b))|"
     rf"no{_END}|no(?= (?:it|you|they|there|that|this|we|i|i'?m|sorry|unfortunately|sadly|afraid|never|not)\b)|"
     rf"not{_END}|not(?= (?:for|after|once|if|unless|in|on|with|when|while|since|anymore|any more|this time)\b)|"
     rf"never{_END}|never(?= (?:for|after|once|if|on)\b)|"
@@ -37,7 +37,7 @@ _NO_PARTICLE = re.compile(
     rf"doesn'?t|does not|don'?t|do not|aren'?t|are not|wouldn'?t|would not|'s not|'s none){_END})")
 _YES_PARTICLE = re.compile(
     rf"^(?:{_ADV}[, ]+)*(?:"
-    rf"yes|yeah|yep|yup|yea|aye|affirmative|you bet|sure thing|yes indeed|"
+    rf"yes|yeah|yep|yup|yea|aye|affirmative|you bet|sure thing|yes indeed|(?:that'?s|that is|it'?s|it is) a yes{_END}|"
     rf"(?:i'?m |i am )?afraid so|i think so|i believe so|"
     rf"(?:{_SUBJECT} )?(?:sure |certainly |definitely |absolutely |indeed |still )?"
     rf"(?:can|could|may|will|does|do|is|are|'s one|is one|qualifies|sure does|sure can|sure is)(?: still|"
@@ -49,7 +49,7 @@ _CLOSING_PARTICLE = re.compile(r"(?:^|[,;] |\bthe (?:short )?answer is |\bso |\b
                                r"(?:(?:so|then|and|sadly|unfortunately|i'?m afraid|that'?s a|it'?s a) )?"
                                r"(?P<word>yes|yep|yeah|no|nope)$")
 # Said before an answer, or instead of one: agreement and reassurance have no polarity.
-_FILLER = re.compile(r"^(?:(?:hi|hello|hey|ok|okay|alright|all right|so|well|hmm|great|good news|bad news|"
+_FILLER = re.compile(r"^(?:(?:(?:hi|hello|hey)(?: there)?|ok|okay|alright|all right|so|well|hmm|great|good news|bad news|"
                      r"(?:good|great) question|thanks?(?: you)?(?: for (?:asking|waiting|your patience|reaching out))?|"
                      r"let me (?:check|see|look)(?: that| this| into (?:it|that))?(?: for you)?|"
                      r"i (?:just |have |'ve )?checked(?: (?:it|that|for you))?)"
@@ -85,7 +85,8 @@ _ABILITY: tuple[tuple[str, str], ...] = (
     ("yes", r"(?:not|isn'?t|is not|aren'?t|are not|it'?s not) (?:a |an )?(?:final[- ]sale|too late|expired|closed|"
             r"past (?:the|your) (?:window|deadline))"),
     ("no", r"can(?:'?t|not| not| no longer| never)|couldn'?t|could not|won'?t be able|will not be able|unable|"
-           r"ineligible|"
+           r"ineligible|(?:won'?t|will not|wouldn'?t|would not) be (?:\w+ )?(?:possible|allowed|accepted|eligible|"
+           r"returnable|refundable)|"
            r"(?:aren'?t|isn'?t|not|never|no longer) (?:\w+ )?(?:able|allowed|permitted|possible|eligible|returnable|"
            r"accepted|refundable|cancell?able)|non[- ]?returnable|final[- ]sale|no longer|too late|"
            r"(?:window|period|deadline) (?:has |had |is )?(?:already )?(?:closed|passed|expired|ended|lapsed|over)|"
@@ -102,7 +103,8 @@ _ABILITY: tuple[tuple[str, str], ...] = (
             r"accepted|fine|covered|in time|possible|cancell?able)|"
             r"you'?re (?:still )?(?:fine|good|ok|okay|covered|in time|eligible|within)|(?:still|well|"
             r"comfortably) within|"
-            r"free of charge|free to (?:cancel|return)|you (?:still )?have (?:until|\d+|\w+ (?:more )?days)|"
+            r"free of charge|free to (?:cancel|return)|you (?:still )?have (?:until|time|\d+|\w+ (?:more )?days)|"
+            r"there'?s still time|there is still time|"
             r"days? (?:left|remaining)|"
             r"feel free|go ahead|by all means|no problem|not a problem"),
 )
@@ -114,7 +116,8 @@ _FEE: tuple[tuple[str, str], ...] = (
            r"(?:don'?t|do not|doesn'?t|does not|won'?t|will not|wouldn'?t|would not) (?:\w+ ){0,2}(?:charge[ds]?|apply|"
            r"deduct(?:ed)?|carry|owe|cost|pay)|(?:isn'?t|is not|aren'?t|are not|'s not|not) (?:a |"
            r"any )?(?:\w+ )?(?:fee|charge)|"
-           r"\b0 ?%|zero (?:\w+ )?(?:percent|fees?|charges?)"),
+           r"\b0 ?%|zero (?:\w+ )?(?:percent|fees?|charges?)|there(?: isn'?t| is not|'s not|'s none| is none)"
+           r"(?: one| any)?(?= *$| *[.,;!])"),
     ("yes", r"(?:there(?:'s| is| will be| would be)|you'?ll pay|you will pay|you'?d pay|comes with|carr(?:y|ies)|"
             r"charges?|charged|incur|appl(?:y|ies)|deduct\w*|subject to) (?:\w+ ){0,3}(?:fee|charge|percent|%)|"
             r"\d+(?:\.\d+)? ?%|\w+ percent|(?:fee|charge) (?:of|is|applies|will apply|would apply|does apply)|"
@@ -138,7 +141,9 @@ _FREE_SHIPPING: tuple[tuple[str, str], ...] = (
             r"(?:\$[\d.,]+|threshold|minimum)|free of charge|at no (?:extra )?cost|\$0(?:\.00)?\b"),
 )
 _RULE = re.compile(r"\b(?:if|unless|as long as|only|orders|purchases|members|items|from \$|over \$|above \$|"
-                   r"or more|policy|normally|usually|generally)\b")
+                   r"or more|policy|normally|usually|generally|starts? at|kicks? in|threshold|minimum|"
+                   r"(?:need|needs|have|has) to (?:spend|reach|hit|add)|spend (?:at least|over|more)|"
+                   r"(?:to|would) (?:get|qualify for|unlock))\b")
 _TABLES = {"ability": _ABILITY, "fee": _FEE, "free_shipping": _FREE_SHIPPING, None: _ABILITY + _FEE}
 
 

@@ -47,13 +47,16 @@ REGISTRY: dict[str, EnvSpec] = {
                 draws_as="cart-v2"),
         EnvSpec("sub-v5", "sub", "Substitution", "verishop.scenarios.envs.substitution",
                 draws_as="sub-v4"),
-        EnvSpec("policy-v3", "policy", "Store policy questions", "verishop.scenarios.envs.policy"),
+        EnvSpec("policy-v4", "policy", "Store policy questions", "verishop.scenarios.envs.policy",
+                draws_as="policy-v3"),
         EnvSpec("return-v5", "return", "Returns", "verishop.scenarios.envs.returns",
                 draws_as="return-v4"),
-        EnvSpec("status-v3", "status", "Order status", "verishop.scenarios.envs.order_status"),
+        EnvSpec("status-v4", "status", "Order status", "verishop.scenarios.envs.order_status",
+                draws_as="status-v3"),
         EnvSpec("bundle-v3", "bundle", "Project bundle", "verishop.scenarios.envs.bundle",
                 draws_as="bundle-v2"),
-        EnvSpec("journey-v6", "journey", "Multi-intent journey", "verishop.scenarios.envs.journey"),
+        EnvSpec("journey-v7", "journey", "Multi-intent journey", "verishop.scenarios.envs.journey",
+                draws_as="journey-v6"),
     )
 }
 """The current version of every environment, by versioned id. Earlier versions are not

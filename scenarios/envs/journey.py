@@ -29,6 +29,10 @@ a bounded number of catalog rows at any catalog size (issue 11).
 journey-v5 (over v4): its requests are pd-v5's, sub-v4's and return-v4's (sell-outs by rule).
 journey-v6 (over v5, issue 19): its policy and status requests are policy-v3's and status-v3's
 (the shared policy draws a refund delay and a gift refund method; unsure answers commit nothing).
+
+journey-v7 (over v6, answers read the way people write them): scoring only: the answer reader
+reads more phrasings (its policy and status requests as policy-v4 and status-v4 read them); the scenarios and the episode's draws are v6's, only the
+reading of such answers differs.
 """
 
 from __future__ import annotations
@@ -49,7 +53,9 @@ from verishop.scenarios.stock import EpisodeStock
 if TYPE_CHECKING:
     from verishop.scenarios.envs import EnvSpec
 
-ENV_ID = "journey-v6"
+ENV_ID = "journey-v7"
+# The stream its requests and fallbacks are drawn from: journey-v6's, whose generation v7 keeps.
+REQUEST_STREAM = "journey-v6"
 # The random stream a seed draws from: kept from journey-v2 wherever generation did not change, so
 # re-scored versions play the same worlds.
 SEED_STREAM = "journey-v2"
@@ -138,10 +144,10 @@ def _fallback(kinds: list[str], index: int, catalog: CatalogReader, world: Share
 
     others = {k for i, k in enumerate(kinds) if i != index}
     pool = [k for k in _pool() if k != kinds[index] and not (k in ORDER_KINDS and ORDER_KINDS & others)]
-    make_rng("journey-fallback", ENV_ID, difficulty, seed, index).shuffle(pool)
+    make_rng("journey-fallback", REQUEST_STREAM, difficulty, seed, index).shuffle(pool)
     for kind in pool:
         sub = _draw(get_env(kind), catalog, world, taken, difficulty,
-                    (ENV_ID, difficulty, seed, index, "fallback", kind))
+                    (REQUEST_STREAM, difficulty, seed, index, "fallback", kind))
         if sub is not None:
             return kind, sub
     return kinds[index], None
@@ -168,7 +174,7 @@ def generate(difficulty: int, seed: int, catalog: CatalogReader, shared: SharedW
 
     subs: list[Scenario] = []
     for index, kind in enumerate(kinds):
-        sub = _draw(get_env(kind), catalog, world, subs, difficulty, (ENV_ID, difficulty, seed, index))
+        sub = _draw(get_env(kind), catalog, world, subs, difficulty, (REQUEST_STREAM, difficulty, seed, index))
         if sub is None:
             kinds[index], sub = _fallback(kinds, index, catalog, world, subs, difficulty, seed)
         if sub is not None:

@@ -17,6 +17,10 @@ fits it, items) and the target is chosen among them afterwards, so its position 
 its age and its status predict it no better than chance (v1's target was the newest order in
 63% of episodes). As d grows the history is longer and more orders hold the same kind of
 item. Answers are read by `verishop.scenarios.answers.read_status` (the verifier's reading).
+
+status-v4 (over v3, answers read the way people write them): scoring only: the answer reader
+reads more phrasings ("UPS picked it up", "the courier collected it", "waiting to be packed"); the scenarios and the episode's draws are v3's, only the
+reading of such answers differs.
 """
 
 from __future__ import annotations
@@ -36,7 +40,7 @@ from verishop.scenarios.prompts import SYSTEM_PROMPT
 from verishop.scenarios.rng import make_rng
 from verishop.scenarios.taxonomy import category
 
-ENV_ID = "status-v3"
+ENV_ID = "status-v4"
 # The random stream a seed draws from (v2 generates differently from v1, so a new stream).
 SEED_STREAM = "status-v2"
 MAX_AGE_DAYS = 120

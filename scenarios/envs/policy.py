@@ -19,6 +19,11 @@ delay (3, 5, 7 or 10 business days); "Is there a restocking fee?" is asked where
 as often as where there is none; "Can I still return it?" is yes as often as no. An answer that
 states no definite value commits nothing (the customer asks back, a paid turn); typed answers
 (`answer_yes_no`, `answer_number`, `answer_refund_method`) are read exactly.
+
+policy-v4 (over v3, answers read the way people write them): scoring only: the answer reader
+reads more phrasings ("That's a no", "won't be possible", "there isn't one", a threshold restated beside
+a yes or no, "hello there, yes"; asked in business days, "a week" is no answer: it was read as 7); the scenarios and the episode's draws are v3's, only the
+reading of such answers differs.
 """
 
 from __future__ import annotations
@@ -41,7 +46,7 @@ from verishop.scenarios.envs.shop_questions import shop_families
 from verishop.scenarios.rng import make_rng
 from verishop.scenarios.taxonomy import category
 
-ENV_ID = "policy-v3"
+ENV_ID = "policy-v4"
 # The random stream a seed draws from: kept from policy-v1 wherever generation did not change, so
 # re-scored versions play the same worlds.
 SEED_STREAM = "policy-v1"
