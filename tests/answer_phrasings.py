@@ -164,6 +164,12 @@ YES_NO: list[tuple[str | None, str | None, object]] = [
     (Q_SHIP, "Not this time: free shipping kicks in at $35.", "no"),
     (Q_SHIP, "Yes, free shipping starts at $25 for members.", "yes"),
     (Q_SHIP, "No, it ships free.", HEDGE),
+    # a negated "something we can", "no can do", time that is up; another action's possibility
+    (Q_RETURN, "It's not something we can take back.", "no"), (Q_RETURN, "No can do, sorry.", "no"),
+    (Q_STILL, "The 30 days are up, I'm afraid.", "no"),
+    (Q_CANCEL_SHIPPED, "You can't cancel it now, but a return is possible.", "no"),
+    (Q_CANCEL_SHIPPED, "A return is possible, but you can't cancel it.", "no"),
+    (Q_CANCEL, "Yes, a cancellation is possible while it is processing.", "yes"),
 ]
 
 # --- numbers: (question, given, answer, reading) ---------------------------------------------
@@ -202,6 +208,8 @@ NUMBERS: list[tuple[str | None, tuple[float, ...], str | None, object]] = [
     # asked in business days, a week is 5 of them to some and 7 to others: only a figure in days answers
     (Q_BUSINESS, (), "About a week (5 business days).", 5.0), (Q_BUSINESS, (), "Within a week: 7 business days.", 7.0),
     (Q_BUSINESS, (), "Two weeks, give or take.", NOT),
+    (Q_DAYS, (), "A full month.", 30.0), (Q_REFUND, (), "$41.49 minus $6.22, so $35.27.", 35.27),
+    (Q_REFUND, (), "That's $35.27 once the 15% fee comes off.", 35.27),
     (Q_BUSINESS, (), "Refunds land within five (5) business days.", 5.0),
     # dates are not numbers of the answer
     (Q_LEFT, (), "Returns are accepted until 2026-03-03: 12 days left.", 12.0),

@@ -101,7 +101,7 @@ def _durations(t: str) -> str:
     """Weeks, fortnights, months and whole days of hours as days."""
     t = re.sub(r"\b(?:a|one) fortnight\b|\bfortnight\b", "14 days", t)
     t = re.sub(r"\bhalf an? (week|month)\b", r"0.5 \1", t)
-    t = re.sub(r"\b(?:a|one) (week|month)\b", r"1 \1", t)
+    t = re.sub(r"\b(?:a|one) (?:full |whole |calendar |single )?(week|month)\b", r"1 \1", t)
     t = re.sub(r"\b(\d+) (weeks?|months?) and a half\b", lambda m: f"{int(m[1]) + 0.5} {m[2]}", t)
     t = re.sub(r"\b(\d+(?:\.5)?) ?(?:-| )?weeks?\b", lambda m: f"{float(m[1]) * 7:g} days", t)
     t = re.sub(r"\b(\d+(?:\.5)?) ?(?:-| )?months?\b", lambda m: f"{float(m[1]) * 30:g} days", t)
@@ -135,7 +135,8 @@ _RESULT = re.compile(r"(?:=|\brefund(?:ed)? (?:would be|will be|is|of|comes to|a
                      r"\bworks? out to|\btotals?|\bin total|\bfor a total of|\bthe answer is)\s*(?:of\s+|is\s+|"
                      r"are\s+)?\$?\s?$")
 # Said before money only ("you'd get $76.49 back"); before days it may be a part ("you get 15 extra days").
-_MONEY_RESULT = re.compile(r"\byou(?:'ll|'d| will| would)? (?:get|receive)(?: back)?\s*$")
+_MONEY_RESULT = re.compile(r"\byou(?:'ll|'d| will| would)? (?:get|receive)(?: back)?\s*$|"
+                           r"(?:[,;]\s*|\b)(?:so|that'?s|that is|which is)\s*\$?\s?$")
 _CONDITION_AFTER = re.compile(r"\s*(?:or (?:more|above|over|higher|longer)|and (?:up|above|over)|\+)")
 # Thresholds and the usual rule, stated beside the answer: "orders of $35 or more", "the usual window is 14 days".
 _CONDITION_BEFORE = re.compile(r"(?:\b(?:orders?|purchases?|subtotals?|spend(?:ing)?) (?:of|over|above|under|below)|"

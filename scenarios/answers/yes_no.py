@@ -28,7 +28,7 @@ _SUBJECT = r"(?:it|you|they|there|that|this|we|i|he|she)"
 _END = r"(?=$|[,.!;:]| i'?m afraid\b| unfortunately\b| sadly\b| sorry\b| though\b| indeed\b)"
 _NO_PARTICLE = re.compile(
     rf"^(?:{_ADV}[, ]+)*(?:"
-    rf"not at all|not really|not quite|no way|nope|nah|negative|(?:that'?s|that is|it'?s|it is) a (?:hard |firm )?no(?:{_END}| (?=(?:on|for|from)\b))|"
+    rf"not at all|not really|not quite|no way|no can do|nope|nah|negative|(?:that'?s|that is|it'?s|it is) a (?:hard |firm )?no(?:{_END}| (?=(?:on|for|from)\b))|"
     rf"no{_END}|no(?= (?:it|you|they|there|that|this|we|i|i'?m|sorry|unfortunately|sadly|afraid|never|not)\b)|"
     rf"not{_END}|not(?= (?:for|after|once|if|unless|in|on|with|when|while|since|anymore|any more|this time)\b)|"
     rf"never{_END}|never(?= (?:for|after|once|if|on)\b)|"
@@ -84,12 +84,15 @@ def topic_of(question: str | None) -> Topic | None:
 _ABILITY: tuple[tuple[str, str], ...] = (
     ("yes", r"(?:not|isn'?t|is not|aren'?t|are not|it'?s not) (?:a |an )?(?:final[- ]sale|too late|expired|closed|"
             r"past (?:the|your) (?:window|deadline))"),
-    ("no", r"can(?:'?t|not| not| no longer| never)|couldn'?t|could not|won'?t be able|will not be able|unable|"
+    ("no", r"(?:not|isn'?t|is not|'s not|aren'?t|are not|never) (?:really )?(?:something|anything|one|an item|a thing|"
+           r"the kind of (?:thing|item)|what) (?:that )?(?:\w+ ){0,2}(?:can|could|will|would|are able to|is able to)|"
+           r"can(?:'?t|not| not| no longer| never)|couldn'?t|could not|won'?t be able|will not be able|unable|"
            r"ineligible|(?:won'?t|will not|wouldn'?t|would not) be (?:\w+ )?(?:possible|allowed|accepted|eligible|"
            r"returnable|refundable)|"
            r"(?:aren'?t|isn'?t|not|never|no longer) (?:\w+ )?(?:able|allowed|permitted|possible|eligible|returnable|"
            r"accepted|refundable|cancell?able)|non[- ]?returnable|final[- ]sale|no longer|too late|"
            r"(?:window|period|deadline) (?:has |had |is )?(?:already )?(?:closed|passed|expired|ended|lapsed|over)|"
+           r"(?:days|window|period|time) (?:are|is|has|have) (?:already )?(?:up|over|gone|run out)|time'?s up|"
            r"(?:past|outside|beyond) (?:the |your |its )?(?:[\w-]+ ){0,2}(?:window|period|deadline)|"
            r"return(?:ed)? (?:it |them )?instead|instead,? (?:you'?ll |you will |you can |you'?d )?(?:need to |"
            r"have to )?"
@@ -152,6 +155,9 @@ _ACTION_AFTER = re.compile(r"\s*(?:(?:be|still|also|only|always|just|it|them|eas
                            r"send|refund)")
 
 
+_ACTION_BEFORE = re.compile(r"\b(cancel|return|exchange|refund)(?:s|ed|ing|lation|llation)?\s+$")
+
+
 def _action(words: str) -> str:
     return "return" if words.startswith("send") else words
 
@@ -164,7 +170,8 @@ def _gist(text: str, topic: Topic | None, question: str | None) -> set[str]:
     for polarity, pattern in _TABLES[topic]:
         regex = re.compile(rf"(?<![\w$])(?:{pattern})(?![\w])")
         for m in regex.finditer(text):
-            other = _ACTION_AFTER.match(text, m.end())
+            # "you can return it instead", "a return is possible": about another action than the one asked
+            other = _ACTION_AFTER.match(text, m.end()) or _ACTION_BEFORE.search(text, 0, m.start())
             if not (asked and other and _action(other[1]) != _action(asked[1])):
                 found.add(polarity)
         text = regex.sub(" | ", text)
