@@ -170,6 +170,14 @@ YES_NO: list[tuple[str | None, str | None, object]] = [
     (Q_CANCEL_SHIPPED, "You can't cancel it now, but a return is possible.", "no"),
     (Q_CANCEL_SHIPPED, "A return is possible, but you can't cancel it.", "no"),
     (Q_CANCEL, "Yes, a cancellation is possible while it is processing.", "yes"),
+    # "never carry a fee" (was read as yes), plural subjects, "no way to", an action's own verdict
+    (Q_DEFECT_FEE, "Defective items never carry a restocking fee.", "no"),
+    (Q_FEE, "Opened chargers never incur a fee.", "no"),
+    (Q_RETURN, "Socks can be returned if unopened.", "yes"), (Q_RETURN, "There's no way to return socks.", "no"),
+    (Q_RETURN, "No returns can be made on socks.", "no"), (Q_RETURN, "Socks can never be returned.", "no"),
+    (Q_CANCEL, "Cancelling is free while it's processing.", "yes"),
+    (Q_CANCEL, "There's no charge to cancel at this stage.", "yes"),
+    (Q_CANCEL, "Returns are free.", NOT), (Q_CANCEL_SHIPPED, "Shipped orders can be returned.", NOT),
 ]
 
 # --- numbers: (question, given, answer, reading) ---------------------------------------------

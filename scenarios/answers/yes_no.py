@@ -87,6 +87,7 @@ _ABILITY: tuple[tuple[str, str], ...] = (
     ("no", r"(?:not|isn'?t|is not|'s not|aren'?t|are not|never) (?:really )?(?:something|anything|one|an item|a thing|"
            r"the kind of (?:thing|item)|what) (?:that )?(?:\w+ ){0,2}(?:can|could|will|would|are able to|is able to)|"
            r"can(?:'?t|not| not| no longer| never)|couldn'?t|could not|won'?t be able|will not be able|unable|"
+           r"no way to|there'?s no way|no (?:\w+ ){1,2}(?:can|could|may) be|"
            r"ineligible|(?:won'?t|will not|wouldn'?t|would not) be (?:\w+ )?(?:possible|allowed|accepted|eligible|"
            r"returnable|refundable)|"
            r"(?:aren'?t|isn'?t|not|never|no longer) (?:\w+ )?(?:able|allowed|permitted|possible|eligible|returnable|"
@@ -99,7 +100,10 @@ _ABILITY: tuple[tuple[str, str], ...] = (
            r"return|(?:won'?t|will not|don'?t|do not|doesn'?t|does not) (?:accept|allow|take|permit)|impossible|"
            r"excluded|exempt from|not covered"),
     ("yes", r"(?:you'?re|they'?re|it'?s) (?:still |also )?(?:able|allowed|welcome|free) to|"
-            r"(?:you|it|they|that|this|items?|which|the \w+|we) (?:\w+ )?(?:can|may|could|are able to|is able to|"
+            r"(?:cancell?(?:ing|ation)|returns?|returning|exchanges?|exchanging) (?:is|are) (?:completely |totally |"
+            r"always |also |still )?(?:free|allowed|fine|possible|accepted)|"
+            r"no (?:charge|fee|cost)s?(?: at all)? (?:to|for)(?= (?:cancel|return|exchange))|"
+            r"(?:you|it|they|that|this|items?|which|the \w+|we|\w+s) (?:\w+ )?(?:can|may|could|are able to|is able to|"
             r"are allowed to|is allowed to|will be accepted|qualif\w*)|"
             r"(?:is|are|it'?s|they'?re|that'?s) (?:still |absolutely |definitely |fully )?(?:returnable|eligible|"
             r"allowed|"
@@ -116,8 +120,8 @@ _FEE: tuple[tuple[str, str], ...] = (
            r"(?:fees?|charges?) (?:is |are |will be |would be |gets |get )?waived|waive[ds]?|free of charge|"
            r"without (?:a |any )?(?:\w+ )?(?:fee|charge)|(?:fee|charge)[- ]free|nothing (?:is |will be )?"
            r"(?:deducted|charged|taken)|not charged|(?:full|complete|entire|whole|100%) refund|"
-           r"(?:don'?t|do not|doesn'?t|does not|won'?t|will not|wouldn'?t|would not) (?:\w+ ){0,2}(?:charge[ds]?|apply|"
-           r"deduct(?:ed)?|carry|owe|cost|pay)|(?:isn'?t|is not|aren'?t|are not|'s not|not) (?:a |"
+           r"(?:don'?t|do not|doesn'?t|does not|won'?t|will not|wouldn'?t|would not|never) (?:\w+ ){0,2}(?:charge[ds]?|"
+           r"apply|deduct(?:ed)?|carry|owe|cost|pay|incur|come with|have)|(?:isn'?t|is not|aren'?t|are not|'s not|not|never) (?:a |"
            r"any )?(?:\w+ )?(?:fee|charge)|"
            r"\b0 ?%|zero (?:\w+ )?(?:percent|fees?|charges?)|there(?: isn'?t| is not|'s not|'s none| is none)"
            r"(?: one| any)?(?= *$| *[.,;!])"),
@@ -171,7 +175,10 @@ def _gist(text: str, topic: Topic | None, question: str | None) -> set[str]:
         regex = re.compile(rf"(?<![\w$])(?:{pattern})(?![\w])")
         for m in regex.finditer(text):
             # "you can return it instead", "a return is possible": about another action than the one asked
-            other = _ACTION_AFTER.match(text, m.end()) or _ACTION_BEFORE.search(text, 0, m.start())
+            # (a yes that names its action, "cancelling is free", is about that action; a no that
+            # names one, "it must be returned instead", says why the asked one cannot be done)
+            other = (_ACTION_AFTER.match(text, m.end()) or _ACTION_BEFORE.search(text, 0, m.start())
+                     or (_ACTION.match(m.group(0)) if polarity == "yes" else None))
             if not (asked and other and _action(other[1]) != _action(asked[1])):
                 found.add(polarity)
         text = regex.sub(" | ", text)
