@@ -375,6 +375,8 @@ STATUS: list[tuple[str | None, object]] = [
     ("UPS picked it up this morning.", "shipped"), ("The courier collected it yesterday.", "shipped"),
     ("It's waiting to be packed.", "processing"), ("It's awaiting pickup by the carrier.", "processing"),
     ("FedEx has it now.", "shipped"),
+    ("It's out with the driver today.", "in_transit"), ("It's sitting at the carrier's facility near you.", "in_transit"),
+    ("It's at the local depot.", "in_transit"), ("It's still at our facility.", NOT),
 ]
 
 # --- refund method: (answer, reading) --------------------------------------------------------
@@ -404,4 +406,7 @@ CHOICES: list[tuple[str | None, object]] = [
     ("a refund", NOT), ("", NOT), (None, NOT), ("It's refunded.", NOT), ("Let me check how gift returns work.", NOT),
     ("Credit to your Verishop account.", "store credit"), ("It's credited to your account.", "store credit"),
     ("It's credited to your account, not your card.", "store credit"),
+    ("Refunds for gifts go to the original payer's card.", "original payment method"),
+    ("It's returned to the purchaser's payment method.", "original payment method"),
+    ("As a gift return, it's store credit rather than the buyer's card.", "store credit"),
 ]

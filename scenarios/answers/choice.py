@@ -25,7 +25,9 @@ REFUND_OPTIONS: dict[str, tuple[str, ...]] = {
                                 "credit card", "debit card", "bank card", "payment card", "same card",
                                 "way you paid", "same payment method", "your payment method", "method you paid with",
                                 "refunded to your card", "back to your card", "to your bank", "paypal",
-                                "back where it came from", "cash refund"),
+                                "back where it came from", "cash refund", "payer's card", "purchaser's card",
+                                "buyer's card", "payer's payment method", "purchaser's payment method",
+                                "buyer's payment method", "original payer"),
 }
 # A denial reaches to the end of its clause; a contrast ("unlike regular returns, which ...") a little further.
 _DENIED = re.compile(r"(?:\bnot|n't|\bnever|\bno longer|\binstead of|\brather than|\bas opposed to|\bin place of|"

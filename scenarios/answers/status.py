@@ -32,7 +32,9 @@ STATUS_PHRASES: tuple[tuple[str, str], ...] = (
     ("in_transit", rf"in transit|on (?:its|the|their) way|en route|out for delivery|in the (?:mail|post)|"
                    rf"(?:it'?s|it is|is|are|currently|now|still) (?:now |currently |still )?(?:with|in the hands of) "
                    rf"{_CARRIER}|on the (?:truck|road)|being delivered|heading (?:your way|to you)|"
-                   rf"travell?ing to you|making its way|moving through"),
+                   rf"travell?ing to you|making its way|moving through|out with (?:the |a |your )?(?:driver|courier|"
+                   rf"carrier|mail carrier|postman)|at (?:the |a |your )?(?:local |carrier'?s |courier'?s |sorting |"
+                   rf"regional |delivery )(?:facility|depot|hub|center|centre|station)"),
     ("delivered", r"delivered|arrived|dropped (?:it |them )?off|left at your (?:door|porch|doorstep)|signed for|"
                   r"reached you|"
                   r"(?:you|you've|you have) (?:already )?received (?:it|them)"),
