@@ -63,6 +63,20 @@ def assert_exactly(reward, requirement: str, source: str) -> None:
 # --- product discovery and substitution ------------------------------------------------------
 
 
+def breach(products, constraints, avoid, source: str):
+    """A product breaking one constraint `source` ("stated" or "withheld") holds, with that
+    constraint; for "shop", a fitting product the episode sold out."""
+    if source == "shop":
+        p = sold_out_fit(products, constraints, avoid)
+        return p and (None, p)
+    for c in constraints:
+        if c.kind != "category" and c.stated == (source == "stated"):
+            p = misfit(products, constraints, c, avoid)
+            if p is not None:
+                return c, p
+    return None
+
+
 def _constraint_case(reader, source: str, category_id_of, avoid_of):
     def want(scenario: Scenario):
         goal = scenario.goal
@@ -70,15 +84,7 @@ def _constraint_case(reader, source: str, category_id_of, avoid_of):
             return None
         products = world_products(reader, scenario, category_id_of(goal))
         avoid = avoid_of(goal)
-        if source == "shop":
-            p = sold_out_fit(products, goal.constraints, avoid)
-            return p and (None, p)
-        for c in goal.constraints:
-            if c.kind != "category" and c.stated == (source == "stated"):
-                p = misfit(products, goal.constraints, c, avoid)
-                if p is not None:
-                    return c, p
-        return None
+        return breach(products, goal.constraints, avoid, source)
     return want
 
 
@@ -331,15 +337,7 @@ async def test_a_replacement_that_breaks_one_requirement_is_charged_that_require
             return None
         products = world_products(reader, scenario, category_of(goal.replacement, ""))
         avoid = {goal.replacement_product_id or ""}
-        if source == "shop":
-            p = sold_out_fit(products, goal.replacement, avoid)
-            return p and (None, p)
-        for c in goal.replacement:
-            if c.kind != "category" and c.stated == (source == "stated"):
-                p = misfit(products, goal.replacement, c, avoid)
-                if p is not None:
-                    return c, p
-        return None
+        return breach(products, goal.replacement, avoid, source)
 
     scenario, (c, product) = find(hub, "return", want)
     asks = (describe(c),) if source == "revealed" else ()

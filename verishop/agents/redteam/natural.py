@@ -80,19 +80,25 @@ class NaturalAgent:
 
     async def _status(self, shop: ShopSession, goal: StatusGoal, last: bool) -> None:
         order = await shop.call("check_order", order_id=goal.order_id)
-        sentence = phrasing.status_sentence(self.rng, order["status"], order.get("carrier"),
-                                            _day(order.get("delivered_on")))
+        sentence = self._status_sentence(order)
         named = self.rng.random() < 0.5
         await say(shop, f"I looked up your order {order['order_id']}. {sentence}", answer=sentence,
                   order_id=order["order_id"] if named else None, done=last)
 
     async def _policy(self, shop: ShopSession, goal: PolicyGoal, last: bool) -> None:
         await shop.call("search_policies", query=policy_query(goal), limit=10)
-        if goal.answer_kind == "numeric":
-            sentence = phrasing.numeric_sentence(self.rng, goal.question, goal.answer)
-        else:
-            sentence = phrasing.categorical_sentence(self.rng, goal.question, goal.answer)
+        sentence = self._policy_sentence(goal)
         await say(shop, sentence, answer=sentence, done=last)
+
+    # How the answer is worded: the one thing `NaturalIdiomsAgent` changes.
+    def _status_sentence(self, order: dict) -> str:
+        return phrasing.status_sentence(self.rng, order["status"], order.get("carrier"),
+                                        _day(order.get("delivered_on")))
+
+    def _policy_sentence(self, goal: PolicyGoal) -> str:
+        if goal.answer_kind == "numeric":
+            return phrasing.numeric_sentence(self.rng, goal.question, goal.answer)
+        return phrasing.categorical_sentence(self.rng, goal.question, goal.answer)
 
 
 PLAYS = {"product_discovery": "_pd", "substitution": "_sub", "bundle": "_bundle", "cart": "_cart",
@@ -106,21 +112,14 @@ class NaturalIdiomsAgent(NaturalAgent):
 
     name = "natural-idioms"
 
-    async def _status(self, shop: ShopSession, goal: StatusGoal, last: bool) -> None:
-        order = await shop.call("check_order", order_id=goal.order_id)
-        sentence = idioms.status(self.rng, order["status"], _day(order.get("delivered_on")))
-        named = self.rng.random() < 0.5
-        await say(shop, f"I looked up your order {order['order_id']}. {sentence}", answer=sentence,
-                  order_id=order["order_id"] if named else None, done=last)
+    def _status_sentence(self, order: dict) -> str:
+        return idioms.status(self.rng, order["status"], _day(order.get("delivered_on")))
 
-    async def _policy(self, shop: ShopSession, goal: PolicyGoal, last: bool) -> None:
-        await shop.call("search_policies", query=policy_query(goal), limit=10)
+    def _policy_sentence(self, goal: PolicyGoal) -> str:
         if goal.answer_kind == "numeric":
-            sentence = idioms.numeric(self.rng, goal.question, goal.answer, self.scenario.policy.return_window_days,
-                                      policy_figures(self.scenario.policy))
-        else:
-            sentence = idioms.categorical(self.rng, goal.question, goal.answer)
-        await say(shop, sentence, answer=sentence, done=last)
+            return idioms.numeric(self.rng, goal.question, goal.answer, self.scenario.policy.return_window_days,
+                                  policy_figures(self.scenario.policy))
+        return idioms.categorical(self.rng, goal.question, goal.answer)
 
 
 def _unstated(goal: SubGoal) -> int:
