@@ -47,17 +47,33 @@ class Verified:
     hashed: bool  # False when a current stamp vouched for the file
 
 
+# Rows read and hashed at a time; CHUNK_SIZE is a multiple, so chunks end on a batch's end. Small,
+# because an imported row may hold fields of tens of kilobytes.
+_HASH_BATCH_ROWS = 50
+
+
 def product_content_hash(db: sqlite3.Connection, seed: str | int, size: int,
                          on_progress: Callable[[int], None] | None = None) -> str:
     """The hash `build_catalog` computed: per chunk of CHUNK_SIZE rows, the SHA-256 of the rows'
     repr, all chained after a header naming (seed, size). Rows read back from SQLite are the
-    tuples that were inserted (TEXT, INTEGER and REAL round-trip exactly)."""
+    tuples that were inserted (TEXT, INTEGER and REAL round-trip exactly). A chunk's repr is fed
+    to its hash a batch at a time (`repr(list)` is `[` + the items' reprs joined by `, ` + `]`), so
+    memory stays bounded whatever the rows hold."""
     total = hashlib.sha256(f"verishop-catalog:{seed}:{size}".encode())
     rows = db.execute("SELECT * FROM products ORDER BY rowid")
-    while chunk := rows.fetchmany(CHUNK_SIZE):
-        total.update(hashlib.sha256(repr(chunk).encode()).hexdigest().encode())
+    chunk, in_chunk = hashlib.sha256(b"["), 0
+    while batch := rows.fetchmany(_HASH_BATCH_ROWS):
+        chunk.update((", " if in_chunk else "").encode() + ", ".join(map(repr, batch)).encode())
+        in_chunk += len(batch)
         if on_progress:
-            on_progress(len(chunk))
+            on_progress(len(batch))
+        if in_chunk == CHUNK_SIZE:
+            chunk.update(b"]")
+            total.update(chunk.hexdigest().encode())
+            chunk, in_chunk = hashlib.sha256(b"["), 0
+    if in_chunk:
+        chunk.update(b"]")
+        total.update(chunk.hexdigest().encode())
     return total.hexdigest()
 
 

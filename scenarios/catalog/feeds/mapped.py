@@ -14,7 +14,9 @@ from verishop.scenarios.catalog.feeds.rows import (
 )
 from verishop.scenarios.catalog.feeds.tabular import records
 
-PARQUET_BATCH_ROWS = 8192
+# Rows converted to Python at a time: a Parquet file's dictionary-encoded columns expand here, so
+# a batch may hold up to this many fields of MAX_FIELD_CHARS (plus one over-long one per column).
+PARQUET_BATCH_ROWS = 256
 
 
 def _text(value: object) -> str:
@@ -83,6 +85,12 @@ def read_jsonl(path: Path, m: Mapping) -> Iterator[FeedItem]:
                 values = json.loads(text)
             except (json.JSONDecodeError, UnicodeDecodeError) as exc:
                 yield Refusal(record, "", f"not a JSON object: {exc}")
+                continue
+            except RecursionError:
+                yield Refusal(record, "", "the JSON value is nested deeper than the reader allows (about 1,000 levels)")
+                continue
+            except ValueError as exc:  # an integer of more digits than Python converts (sys.int_info)
+                yield Refusal(record, "", f"a number has too many digits: {exc}".split("; use sys.")[0])
                 continue
             if not isinstance(values, dict):
                 yield Refusal(record, "", f"not a JSON object but {type(values).__name__}")

@@ -76,15 +76,39 @@ def describe_errors(error: ValidationError, source: str) -> str:
     return "\n".join(lines)
 
 
+class _NoAliasLoader(yaml.SafeLoader):
+    """YAML without aliases: a handful of nested `*alias` lines stands for billions of values (a
+    'billion laughs'), which validation would walk; no mapping or policy file needs one."""
+
+    def compose_node(self, parent: yaml.Node | None, index: object) -> yaml.Node | None:
+        if self.check_event(yaml.AliasEvent):
+            event = self.peek_event()
+            raise yaml.composer.ComposerError(None, None, f"an alias (*{event.anchor}) is not allowed here: "
+                                              "write the value out", event.start_mark)
+        return super().compose_node(parent, index)
+
+
+# Mapping and policy files are a few hundred bytes; a larger one is not one of them.
+MAX_YAML_BYTES = 1 << 20
+
+
 def load_yaml(path: Path, error: type[Exception]) -> object:
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        with open(path, "rb") as stream:
+            raw = stream.read(MAX_YAML_BYTES + 1)
+        text = raw.decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise error(f"{path}: cannot be read: {exc}") from None
+    if len(raw) > MAX_YAML_BYTES:
+        raise error(f"{path}: larger than {MAX_YAML_BYTES:,} bytes; not a mapping or policy file")
     try:
-        return yaml.safe_load(text)
+        return yaml.load(text, Loader=_NoAliasLoader)  # noqa: S506 (a SafeLoader)
     except yaml.YAMLError as exc:
         raise error(f"{path}: not valid YAML: {exc}") from None
+    except RecursionError:
+        raise error(f"{path}: nested too deeply to be a mapping or policy file") from None
+    except ValueError as exc:  # an integer of more digits than Python converts (sys.int_info)
+        raise error(f"{path}: a number has too many digits: {exc}".split("; use sys.")[0]) from None
 
 
 def load_mapping(path: Path) -> Mapping:

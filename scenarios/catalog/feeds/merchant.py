@@ -20,6 +20,9 @@ ATTRIBUTE_FIELDS = ("color", "size", "material", "pattern", "gender", "age_group
                     "size_system", "condition")
 G_NAMESPACE = "http://base.google.com/ns/1.0"
 _NUMERIC_CATEGORY = re.compile(r"^\d+$")
+_ITEM_TAGS = ("item", "entry")
+# No feed nests its elements more than a handful deep (rss > channel > item > g:shipping > value).
+MAX_XML_DEPTH = 64
 
 
 def _category(values: dict[str, str]) -> str:
@@ -90,38 +93,32 @@ def _local(tag: str) -> str:
 
 def read_xml(path: Path) -> Iterator[FeedItem]:
     """<rss><channel><item><g:id>… (or an Atom <feed><entry>): each item's child elements by local
-    name, nested ones (g:shipping/g:max_transit_time) flattened. A document cut short or malformed
-    ends with a fatal Refusal after the items before it."""
+    name, nested ones (g:shipping/g:max_transit_time) flattened. A document cut short, malformed or
+    nested deeper than MAX_XML_DEPTH ends with a fatal Refusal after the items before it. Memory
+    stays bounded: every finished element is cleared and dropped from its parent, inside an item
+    or not, so a feed of millions of elements that are not products holds none of them."""
     record = 0
     parents: list[ET.Element] = []
+    items_open = 0  # items being read: their children must stay until the item ends
     try:
         for event, element in ET.iterparse(path, events=("start", "end")):
             if event == "start":
+                if len(parents) >= MAX_XML_DEPTH:
+                    yield Refusal(record + 1, "", f"the XML document is nested deeper than {MAX_XML_DEPTH} "
+                                                  "elements; nothing after it was read", fatal=True)
+                    return
                 parents.append(element)
+                items_open += _local(element.tag) in _ITEM_TAGS
                 continue
             parents.pop()
-            if _local(element.tag) not in ("item", "entry"):
+            if _local(element.tag) not in _ITEM_TAGS:
+                if not items_open:
+                    _drop(element, parents)
                 continue
+            items_open -= 1
             record += 1
-            values: dict[str, str] = {}
-            details: dict[str, str] = {}
-            for child in element:
-                if _local(child.tag) == "product_detail":
-                    parts = {_local(c.tag): clean(c.text) for c in child}
-                    if slug(parts.get("attribute_name", "")) and parts.get("attribute_value"):
-                        details.setdefault(slug(parts["attribute_name"]), parts["attribute_value"])
-            for child in element.iter():
-                if child is element:
-                    continue
-                name = _local(child.tag)
-                text = child.text or ""
-                if len(text) > MAX_FIELD_CHARS:
-                    values[name] = text  # refused by check_text, named
-                elif text.strip() and name not in values:
-                    values[name] = text.strip()
-            element.clear()
-            if parents:  # a cleared item still held by its channel would grow with the feed
-                parents[-1].remove(element)
+            values, details = _item_values(element)
+            _drop(element, parents)
             try:
                 yield to_row(record, values, details)
             except RowProblem as exc:
@@ -131,3 +128,30 @@ def read_xml(path: Path) -> Iterator[FeedItem]:
         yield Refusal(record + 1, "", f"the XML document is cut off or malformed at line {line}, column {column} "
                                       f"({exc.msg if hasattr(exc, 'msg') else exc}); nothing after it was read",
                       fatal=True)
+
+
+def _drop(element: ET.Element, parents: list[ET.Element]) -> None:
+    """Forget a finished element: a cleared element still held by its parent would grow with the feed."""
+    element.clear()
+    if parents:
+        parents[-1].remove(element)
+
+
+def _item_values(element: ET.Element) -> tuple[dict[str, str], dict[str, str]]:
+    values: dict[str, str] = {}
+    details: dict[str, str] = {}
+    for child in element:
+        if _local(child.tag) == "product_detail":
+            parts = {_local(c.tag): clean(c.text) for c in child}
+            if slug(parts.get("attribute_name", "")) and parts.get("attribute_value"):
+                details.setdefault(slug(parts["attribute_name"]), parts["attribute_value"])
+    for child in element.iter():
+        if child is element:
+            continue
+        name = _local(child.tag)
+        text = child.text or ""
+        if len(text) > MAX_FIELD_CHARS:
+            values[name] = text  # refused by check_text, named
+        elif text.strip() and name not in values:
+            values[name] = text.strip()
+    return values, details

@@ -21,7 +21,7 @@ the catalog it is imported with (docs/catalog-import.md shows the whole schema).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -43,7 +43,7 @@ class GiftReturns(_Strict):
 
 class Returns(_Strict):
     window_days: int = Field(ge=0, le=365)
-    category_window_days: dict[str, int] = {}
+    category_window_days: dict[str, Annotated[int, Field(ge=0, le=365)]] = {}
     final_sale_categories: list[str] = []
     restocking_fee_percent: int = Field(0, ge=0, le=100)
     restocking_fee_categories: list[str] = []

@@ -33,6 +33,8 @@ DEFAULT_SHIP_DAYS = 3
 # Refusals listed in the report (all of them are counted).
 MAX_LISTED_REFUSALS = 1000
 _BATCH_ROWS = 5000
+# ... or fewer, when their text adds up to this many characters (imported fields can be long).
+_BATCH_CHARS = 8 << 20
 _SEARCH_DESCRIPTION_CHARS = 600
 OPTIONAL_FIELDS = ("brand", "stock", "rating", "ship_days")
 
@@ -169,13 +171,16 @@ def _fill(db: sqlite3.Connection, sources: Iterable[tuple[str, Iterator[FeedItem
     taxonomy = TaxonomyBuilder()
     groups: dict[tuple[str, str], int] = {}
     staged: list[tuple] = []
+    staged_chars = 0
     db.executescript(STAGING)
 
     def flush() -> None:
+        nonlocal staged_chars
         db.executemany(STAGE_ROW, staged)
         if on_progress:
             on_progress(len(staged))
         staged.clear()
+        staged_chars = 0
 
     for name, item in _items(sources):
         if isinstance(item, FeedRow) and item.merge_only:
@@ -207,7 +212,8 @@ def _fill(db: sqlite3.Connection, sources: Iterable[tuple[str, Iterator[FeedItem
                        rating_count, ship_days, stock, json.dumps(item.attrs, separators=(",", ":"), sort_keys=True),
                        text))
         report.imported += 1
-        if len(staged) >= _BATCH_ROWS:
+        staged_chars += len(text) + len(item.title)
+        if len(staged) >= _BATCH_ROWS or staged_chars >= _BATCH_CHARS:
             flush()
     flush()
     if report.imported == 0:
