@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test docs test-report test-llm test-adapters test-wheel test-inspect test-ray test-verifiers bench serve clean
+.PHONY: run test docs test-report test-llm test-adapters test-wheel test-compat test-inspect test-ray test-verifiers bench serve clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -55,8 +55,15 @@ test-adapters: $(STAMP)
 test-wheel: $(STAMP)
 	$(BIN)/pytest -q -m wheel tests/test_wheel.py
 
-# Opt-in: verishop as an Inspect AI task (integrations/inspect, its own venv: Inspect needs mcp
-# 1.x), played by Inspect's mock model against a real shop and verifier sidecar.
+# Opt-in: which agent libraries live beside verishop (about ten minutes the first time). The wheel in
+# ONE fresh venv with the OpenAI Agents SDK, inspect-ai (the Inspect task) and TRL on CPU torch, each
+# driving verishop; langchain-mcp-adapters (it pins mcp below 2) in its OWN venv, starting verishop's
+# console script by absolute path. Prints the versions it resolved (lines starting verishop-compat:).
+test-compat: $(STAMP)
+	$(BIN)/pytest -q -s -m compat tests/test_compat.py
+
+# Opt-in: verishop as an Inspect AI task (integrations/inspect, its own venv), played by Inspect's
+# mock model against a real shop and verifier sidecar.
 INSPECT_VENV := integrations/inspect/.venv
 test-inspect: $(STAMP)
 	test -x $(INSPECT_VENV)/bin/python || $(PYTHON) -m venv $(INSPECT_VENV)

@@ -59,7 +59,7 @@ def _running(args: list[str], log: Path, home: Path) -> Iterator[str]:
     # a token in the developer's shell must not reach servers the test gave none
     inherited = {k: v for k, v in os.environ.items() if k != "VERISHOP_TOKEN"}
     with open(log, "wb") as out:
-        proc = subprocess.Popen([VERISHOP_PYTHON, "-m", "verishop", *args, "--port", str(port)], stdout=out,
+        proc = subprocess.Popen([VERISHOP_PYTHON, "-P", "-m", "verishop", *args, "--port", str(port)], stdout=out,
                                 stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, cwd=REPO,
                                 env={**inherited, "VERISHOP_HOME": str(home)})
     base = f"http://127.0.0.1:{port}"
@@ -85,7 +85,7 @@ def _running(args: list[str], log: Path, home: Path) -> Iterator[str]:
 def services(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Services]:
     root = tmp_path_factory.mktemp("verishop")
     catalog = root / "catalog.db"
-    subprocess.run([VERISHOP_PYTHON, "-c", "import sys; from verishop.scenarios.catalog.build import build_catalog; "
+    subprocess.run([VERISHOP_PYTHON, "-P", "-c", "import sys; from verishop.scenarios.catalog.build import build_catalog; "
                     "build_catalog(sys.argv[1], size=4000, seed=3)", str(catalog)], cwd=REPO, check=True, timeout=120)
     runs = root / "runs"
     runs.mkdir()
