@@ -135,7 +135,7 @@ def test_a_hung_agent_is_cut_off_at_the_episode_timeout_and_its_episode_is_close
     assert hung_case.get("type") == "timeout"
 
 
-def test_an_episode_timeout_of_zero_means_none_and_a_negative_one_is_refused(catalog_path, tmp_path, agent_file):
+def test_a_negative_episode_timeout_is_refused_before_anything_is_played(catalog_path, tmp_path, agent_file):
     done = subprocess.run(_eval_command(catalog_path, tmp_path / "runs", agent_file, tmp_path / "j.xml",
                                         "--episode-timeout", "-1"),
                           env=_env(tmp_path / "ready"), capture_output=True, text=True, timeout=WAIT_S)
