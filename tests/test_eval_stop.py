@@ -203,3 +203,20 @@ def test_no_child_of_a_killed_eval_survives_and_its_episodes_are_closed(catalog_
     for directory in episodes:
         assert _closing(directory)["event"] == "episode_closed", "closed, left for `verishop verify` to score"
         assert (directory / "world.db").is_file()
+
+
+def test_a_second_signal_exits_at_once_without_waiting_for_the_scoring(catalog_path, tmp_path, agent_file):
+    process, runs, junit, children = _start_mid_run(catalog_path, tmp_path, agent_file, "memory")
+    try:
+        process.send_signal(signal.SIGINT)
+        root = _run_root(runs)
+        _wait_for(lambda: all(_closing(d).get("event") == "episode_closed" for d in _episode_dirs(root)),
+                  "the running episodes closed after the first SIGINT")
+        process.send_signal(signal.SIGINT)
+        out, _ = process.communicate(timeout=WAIT_S)
+    finally:
+        process.kill()
+    assert process.returncode == 130
+    assert out == "", "no summary: it did not wait for the verifier"
+    assert not junit.exists()
+    _wait_for(lambda: not any(_alive(pid) for pid in children), "every child of eval gone", 10)

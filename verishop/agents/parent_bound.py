@@ -73,12 +73,12 @@ def main(runs_dir: str) -> None:
     under `runs_dir` that no live process holds."""
     import signal
 
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # only the parent's death ends the wait
-    while os.read(0, 4096):
-        pass
     from verishop.mcp_server.episodes.lifecycle import is_episode_id
     from verishop.mcp_server.episodes.recovery import recover
 
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # only the parent's death ends the wait
+    while os.read(0, 4096):
+        pass
     found = recover(Path(runs_dir), is_episode_id)
     if found.crashed or found.interrupted:
         print(f"verishop: eval exited with {len(found.crashed) + len(found.interrupted)} episode(s) open in "
