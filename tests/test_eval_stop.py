@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -15,7 +16,11 @@ from collections import defaultdict
 from pathlib import Path
 from xml.etree import ElementTree
 
+import anyio
 import pytest
+
+from verishop.agents.episode_limits import RunControl
+from verishop.agents.evaluate import RUNNERS, Plan, failures, new_eval_dir
 
 # Plays one search, then (on difficulty 0, or always with HANG_ALWAYS) says it is stuck and blocks
 # its thread for good; otherwise it answers like a goal-blind agent and returns.
@@ -220,3 +225,19 @@ def test_a_second_signal_exits_at_once_without_waiting_for_the_scoring(catalog_p
     assert out == "", "no summary: it did not wait for the verifier"
     assert not junit.exists()
     _wait_for(lambda: not any(_alive(pid) for pid in children), "every child of eval gone", 10)
+
+
+def test_the_built_in_openai_agent_waiting_on_a_silent_model_server_is_cut_off(catalog_path, tmp_path):
+    with socket.socket() as silent:  # accepts connections, never answers
+        silent.bind(("127.0.0.1", 0))
+        silent.listen()
+        options = {"base_url": f"http://127.0.0.1:{silent.getsockname()[1]}/v1", "model": "m", "api_key": None,
+                   "max_steps": 4}
+        plan = Plan("openai", ("pd",), (0,), 1, 0, options)
+        root = new_eval_dir(tmp_path / "runs", "openai")
+        started = time.monotonic()
+        anyio.run(RUNNERS["memory"], plan, catalog_path, root, 1, lambda: None, RunControl(episode_timeout_s=1))
+        assert time.monotonic() - started < WAIT_S
+    (cut_off,) = failures(root)
+    assert cut_off["kind"] == "timeout"
+    assert _closing(root / cut_off["episode_id"])["reason"] == "timeout"

@@ -158,9 +158,16 @@ def demo(
 
     from verishop.scenarios.catalog.cache import runs_home
 
+    from verishop.agents.parent_bound import watch_for_orphans
+
     catalog_file = resolve_catalog(catalog)
-    play = _play_memory if transport is Transport.memory else _play_stdio
-    anyio.run(play, catalog_file, runs_dir or runs_home())
+    runs = runs_dir or runs_home()
+    if transport is Transport.stdio:  # each server ends its episode when its stdin closes, as the demo dies
+        anyio.run(_play_stdio, catalog_file, runs)
+        return
+    runs.mkdir(parents=True, exist_ok=True)
+    with watch_for_orphans(runs):  # killed, the demo leaves no episode open: a watcher closes them
+        anyio.run(_play_memory, catalog_file, runs)
 
 
 def _difficulty_range(text: str) -> tuple[int, ...]:
