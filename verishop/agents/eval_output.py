@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -48,6 +49,9 @@ def stopping_on_signals(control: RunControl) -> Iterator[None]:
                   f"(again to exit at once)")
         control.request_stop(signal.Signals(signum).name)
 
+    if threading.current_thread() is not threading.main_thread():  # only the main thread may set handlers
+        yield
+        return
     previous = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
     try:
         yield
