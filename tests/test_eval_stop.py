@@ -171,8 +171,12 @@ def _start_mid_run(catalog_path: Path, tmp_path: Path, agent_file: Path, transpo
     return process, runs, junit, children
 
 
-@pytest.mark.parametrize("transport", TRANSPORTS)
-@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+# SIGINT and SIGTERM take the same path through eval; SIGINT over the wire is the slow lane's.
+SIGNAL_CASES = [(signal.SIGTERM, t) for t in TRANSPORTS] + [(signal.SIGINT, "memory")] + [
+    pytest.param(signal.SIGINT, t, marks=pytest.mark.slow) for t in ("stdio", "http")]
+
+
+@pytest.mark.parametrize(("signum", "transport"), SIGNAL_CASES)
 def test_a_signal_mid_run_closes_and_scores_the_running_episodes_and_still_writes_every_output(
         catalog_path, tmp_path, agent_file, transport, signum):
     process, runs, junit, children = _start_mid_run(catalog_path, tmp_path, agent_file, transport)
