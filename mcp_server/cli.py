@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import logging
 import os
@@ -96,8 +97,9 @@ def serve(
              "request (or of --public-url) with the worker's port.")] = None,
     listen_fd: Annotated[int | None, typer.Option(hidden=True, help="Internal (a worker): serve on this "
                                                                      "inherited listening socket.")] = None,
-    parent_fd: Annotated[int | None, typer.Option(hidden=True, help="Internal (a worker): stop when this "
-                                                                     "inherited pipe reaches end-of-file.")] = None,
+    parent_fd: Annotated[int | None, typer.Option(hidden=True, help="Internal (a worker, or a server `eval` "
+                                                                     "starts): stop when this inherited pipe "
+                                                                     "reaches end-of-file.")] = None,
 ) -> None:
     """Serve the shop's MCP tools. A bare `verishop serve` serves one default episode over stdio.
     Over HTTP it runs one process per core by default (--workers)."""
@@ -105,6 +107,10 @@ def serve(
     from verishop.scenarios.console import checked_catalog, ensure_writable, err, resolve_catalog
 
     logging.basicConfig(level=logging.WARNING)
+    if parent_fd is not None and listen_fd is None:
+        # Started by `eval` (verishop.agents.parent_bound): stop, as on SIGTERM, once it is gone.
+        stop_when_parent_exits(parent_fd)
+        parent_fd = None
     if transport is Transport.stdio and (workers or 1) > 1:
         raise typer.BadParameter("applies to --transport http or sse (stdio serves one client per process)",
                                  param_hint="--workers")
@@ -325,6 +331,22 @@ async def _serve_http(catalog: Path, runs: Path, chosen: Scenario | None, env: s
             tg.cancel_scope.cancel()
     finally:
         await hub.aclose()
+
+
+def stop_when_parent_exits(parent_fd: int) -> None:
+    """A daemon thread waits for end-of-file on `parent_fd` (the kernel closes the parent's end
+    when it dies, SIGKILL included), then sends this process SIGTERM: the supervisor stops its
+    workers, each server closes its episodes as server_stopped, exactly as a SIGTERM would."""
+    import signal
+    import threading
+
+    def wait_for_parent() -> None:
+        with contextlib.suppress(OSError):
+            while os.read(parent_fd, 64):  # the parent never writes; any byte is ignored
+                pass
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    threading.Thread(target=wait_for_parent, name="verishop parent watch", daemon=True).start()
 
 
 async def _stop_when_orphaned(server, parent_fd: int) -> None:

@@ -4,6 +4,7 @@ while the terminal shows the conversation and every tool call."""
 from __future__ import annotations
 
 import json
+import signal
 import sys
 from enum import Enum
 from pathlib import Path
@@ -157,9 +158,16 @@ def demo(
 
     from verishop.scenarios.catalog.cache import runs_home
 
+    from verishop.agents.parent_bound import watch_for_orphans
+
     catalog_file = resolve_catalog(catalog)
-    play = _play_memory if transport is Transport.memory else _play_stdio
-    anyio.run(play, catalog_file, runs_dir or runs_home())
+    runs = runs_dir or runs_home()
+    if transport is Transport.stdio:  # each server ends its episode when its stdin closes, as the demo dies
+        anyio.run(_play_stdio, catalog_file, runs)
+        return
+    runs.mkdir(parents=True, exist_ok=True)
+    with watch_for_orphans(runs):  # killed, the demo leaves no episode open: a watcher closes them
+        anyio.run(_play_memory, catalog_file, runs)
 
 
 def _difficulty_range(text: str) -> tuple[int, ...]:
@@ -244,12 +252,18 @@ def evaluate(
                                                    "split, each in its own seed space (docs/scores.md).")] = None,
     split_secret: Annotated[str | None, typer.Option(envvar="VERISHOP_SPLIT_SECRET", show_envvar=True,
                                                      help="The private test split's secret.")] = None,
+    episode_timeout: Annotated[float, typer.Option(
+        "--episode-timeout", min=0, help="Seconds one episode may run; past it the episode is closed, recorded "
+                                         "as failed with reason timeout, and scored as the agent left it. "
+                                         "0: no limit.")] = 600,
 ) -> None:
     """Play seeded episodes with your agent or a built-in one, score them with the verifier, summarise.
-    An episode that fails is recorded and the rest go on; any failure makes the exit code 1."""
-    from rich.progress import Progress
-
-    from verishop.agents.eval_output import ci_gates, print_failures, print_tables, print_trials, trial_outputs
+    An episode that fails is recorded and the rest go on; any failure makes the exit code 1.
+    SIGINT or SIGTERM starts no new episode, closes and scores the running ones, and still writes
+    every output (exit code 128 + the signal's number); a second one exits at once."""
+    from verishop.agents.episode_limits import RunControl, exit_now_if_abandoned
+    from verishop.agents.eval_output import (ci_gates, eval_progress, print_failures, print_tables, print_trials,
+                                             stopping_on_signals, summary_json, trial_outputs)
     from verishop.agents.evaluate import RUNNERS, Plan, failures, new_eval_dir, summarize, verify
     from verishop.agents.passk import pass_k_rows
     from verishop.agents.scripted import AGENTS
@@ -281,25 +295,36 @@ def evaluate(
     catalog_file = resolve_catalog(catalog)
     run_root = new_eval_dir(runs_dir or runs_home(), label)
     total = len(plan.episodes_to_play())
-    with Progress(console=err, transient=as_json) as progress:
-        task = progress.add_task(f"{label} · {total} episodes", total=total)
-        anyio.run(RUNNERS[transport.value], plan, catalog_file, run_root, concurrency,
-                  lambda: progress.advance(task))
-        verifying = progress.add_task("verifying", total=None)
-        rewards = verify(run_root, catalog_file)
-        progress.update(verifying, total=1, completed=1)
-    failed = failures(run_root)
-    rows = summarize(rewards, failed)
-    pass_k = pass_k_rows(rewards, range(1, trials + 1)) if trials > 1 else []
-    repeated = trial_outputs(rewards, run_root) if trials > 1 else {}
-    if as_json:
-        typer.echo(json.dumps({"agent": label, "run_dir": str(run_root), "split": split, "rows": rows,
-                               "failures": failed,
-                               **({"pass_k": pass_k} if pass_k else {}), **repeated}))
-    else:
-        print_tables(console, label, run_root, rows, pass_k)
-        print_trials(console, repeated)
-        print_failures(run_root, failed)
-    ci_gates(rewards, run_root, junit, fail_under, f"verishop eval · agent {label} · {run_root.name}")
-    if failed:
-        raise typer.Exit(1)
+    control = RunControl(episode_timeout_s=episode_timeout)
+    with stopping_on_signals(control):
+        with eval_progress(err, control, transient=as_json) as progress:
+            task = progress.add_task(f"{label} · {total} episodes", total=total)
+            anyio.run(RUNNERS[transport.value], plan, catalog_file, run_root, concurrency,
+                      lambda: progress.advance(task), control)
+            verifying = progress.add_task("verifying", total=None)
+            rewards = verify(run_root, catalog_file)
+            progress.update(verifying, total=1, completed=1)
+        failed = failures(run_root)
+        rows = summarize(rewards, failed)
+        pass_k = pass_k_rows(rewards, range(1, trials + 1)) if trials > 1 else []
+        repeated = trial_outputs(rewards, run_root) if trials > 1 else {}
+        if as_json:
+            typer.echo(json.dumps({"agent": label, "run_dir": str(run_root), "split": split, "rows": rows,
+                                   "failures": summary_json(failed, rewards), "stopped_by": control.stopped_by,
+                                   **({"pass_k": pass_k} if pass_k else {}), **repeated}))
+        else:
+            print_tables(console, label, run_root, rows, pass_k)
+            print_trials(console, repeated)
+            print_failures(run_root, failed)
+        try:
+            ci_gates(rewards, run_root, junit, fail_under, f"verishop eval · agent {label} · {run_root.name}")
+            code = 1 if failed else 0
+        except typer.Exit as gate:
+            code = gate.exit_code
+        if control.stopped_by is not None:
+            err.print(f"eval stopped by {control.stopped_by}: the running episodes were closed and scored; "
+                      f"the rest were not played")
+            code = 128 + signal.Signals[control.stopped_by].value
+    exit_now_if_abandoned(control, code)
+    if code:
+        raise typer.Exit(code)

@@ -1,18 +1,26 @@
 """What `verishop eval` does with the scored run besides its summary: the per-difficulty and
 pass^k tables with their confidence intervals, the flip rates and determinism certificate of
-repeated trials, and the CI outputs (JUnit XML, the solved-share gate)."""
+repeated trials, the CI outputs (JUnit XML, the solved-share gate), and while it runs, the
+progress display and the signal handlers that stop it in order."""
 
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import typer
 from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from verishop.agents.confidence import flip_rates
 from verishop.agents.determinism import certify
+from verishop.agents.episode_limits import RunControl
 from verishop.agents.evaluate import failures, solved_share
 from verishop.agents.junit import write_junit
 from verishop.scenarios.console import err
@@ -30,6 +38,47 @@ def ci_gates(rewards: list[dict[str, Any]], run_root: Path, junit: Path | None, 
         raise typer.Exit(1)
 
 
+@contextlib.contextmanager
+def stopping_on_signals(control: RunControl) -> Iterator[None]:
+    """The first SIGINT or SIGTERM asks `control` to stop (no new episode; the running ones are
+    closed and scored; the outputs are still written); a second ends the process at once."""
+    def on_signal(signum: int, _frame: Any) -> None:
+        if control.stopping:
+            os._exit(128 + signum)
+        err.print(f"{signal.Signals(signum).name}: closing the running episodes and scoring them "
+                  f"(again to exit at once)")
+        control.request_stop(signal.Signals(signum).name)
+
+    if threading.current_thread() is not threading.main_thread():  # only the main thread may set handlers
+        yield
+        return
+    previous = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+
+
+@contextlib.contextmanager
+def eval_progress(console: Console, control: RunControl, *, transient: bool) -> Iterator[Progress]:
+    """The run's progress bar, and under it one line per running episode with its time so far."""
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with Progress(*columns, console=console, transient=transient) as progress:
+        control.on_start = lambda label: progress.add_task(f"  running {label}", total=None)
+        control.on_end = progress.remove_task
+        yield progress
+
+
+def summary_json(failed: list[dict[str, Any]], rewards: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The failures for the JSON summary, each with the verifier's reward of its episode (a
+    timed-out or interrupted episode is scored as the agent left it)."""
+    by_id = {r.get("episode_id"): r for r in rewards}
+    keys = ("verdict", "total", "is_correct", "r_task", "r_eff", "r_hall", "close_reason")
+    return [dict(f, reward={k: by_id[f["episode_id"]].get(k) for k in keys})
+            if f.get("episode_id") in by_id else f for f in failed]
+
+
 def print_tables(console: Console, agent: str, run_root: Path, rows: list[dict[str, Any]],
                  pass_k: list[dict[str, Any]]) -> None:
     table = Table(title=f"verishop eval · agent {agent} · {run_root}")
@@ -41,7 +90,8 @@ def print_tables(console: Console, agent: str, run_root: Path, rows: list[dict[s
     out = console if console.is_terminal else Console(width=200)
     for row in rows:
         style = "bold" if row["difficulty"] == "all" else None
-        table.add_row(row["env_id"], str(row["difficulty"]), str(row["episodes"]), str(row.get("failed", 0)),
+        timeouts = f" ({row['timeouts']} timeout)" if row.get("timeouts") else ""
+        table.add_row(row["env_id"], str(row["difficulty"]), str(row["episodes"]), f"{row.get('failed', 0)}{timeouts}",
                       f"{row['solved_share']:.0%}", ci(row.get("solved_ci95"), percent=True), fmt(row["total"]),
                       ci(row.get("total_ci95")),
                       *(fmt(row[k]) for k in ("r_task", "r_eff", "r_hall", "turns", "tool_calls")),

@@ -8,6 +8,11 @@ subprocess per episode).
 One episode that fails (its generation, its server, the agent's code) never takes the rest
 down: it is recorded in `<run_root>/failures.jsonl` (kind and message), the evaluation carries
 on, and the summary counts it as failed.
+
+Each episode is bounded by `RunControl` (`verishop.agents.episode_limits`): past
+`--episode-timeout`, or when a signal stops the run, it is closed, recorded as failed (kind
+`timeout` or `interrupted`) and still scored. No new episode starts once the run is stopping.
+Every process started here stops when eval exits, however it exits (`parent_bound`).
 """
 
 from __future__ import annotations
@@ -29,6 +34,8 @@ from typing import Any
 import anyio
 
 from verishop.agents.confidence import bootstrap_mean_interval, wilson_interval
+from verishop.agents.episode_limits import TIMEOUT, RunControl, play_in_thread
+from verishop.agents.parent_bound import release_child, spawn_parent_bound, watch_for_orphans
 from verishop.agents.scripted import make_agent
 from verishop.agents.session import ShopSession, ToolFailed
 from verishop.agents.user_agent import Episode, UserAgent
@@ -66,10 +73,11 @@ class Plan:
         return plays
 
 
-async def _play(plan: Plan, scenario: Scenario, client, *, mcp_url: str | None = None,
+async def _play(plan: Plan, scenario: Scenario, client, control: RunControl, *, mcp_url: str | None = None,
                 episode_id: str | None = None) -> None:
     if plan.user_agent is not None:
-        await plan.user_agent(Episode(
+        # On its own thread and loop: an agent blocked in sync code cannot stall eval (episode_limits).
+        await play_in_thread(control, plan.user_agent, Episode(
             env_id=scenario.env_id, difficulty=scenario.difficulty, seed=scenario.seed,
             system_prompt=scenario.system_prompt, opening_message=scenario.opening_message,
             max_turns=scenario.axes.max_turns, session=client, mcp_url=mcp_url, episode_id=episode_id))
@@ -80,8 +88,8 @@ async def _play(plan: Plan, scenario: Scenario, client, *, mcp_url: str | None =
         pass  # an agent's failed call is part of its score, not a crash of the evaluation
 
 
-def record_failure(runs: Path, env: str, difficulty: int, seed: int, exc: BaseException,
-                   episode_id: str | None = None) -> None:
+def record_failure(runs: Path, env: str, difficulty: int, seed: int, exc: BaseException | None,
+                   episode_id: str | None = None, *, kind: str | None = None, message: str = "") -> None:
     """Append one failed episode to `<runs>/failures.jsonl` (one write, so concurrent episodes
     never interleave a line)."""
     from verishop.scenarios.envs import get_env
@@ -90,9 +98,11 @@ def record_failure(runs: Path, env: str, difficulty: int, seed: int, exc: BaseEx
         env_id = get_env(env).env_id
     except KeyError:
         env_id = env
-    exc = _root_cause(exc)
+    if exc is not None:
+        exc = _root_cause(exc)
+        kind, message = kind or type(exc).__name__, message or str(exc)
     line = json.dumps({"env_id": env_id, "difficulty": difficulty, "seed": seed, "episode_id": episode_id,
-                       "kind": type(exc).__name__, "message": str(exc)[:MESSAGE_CHARS]}, allow_nan=False)
+                       "kind": kind, "message": message[:MESSAGE_CHARS]}, allow_nan=False)
     with open(runs / FAILURES_FILE, "a") as f:
         f.write(line + "\n")
 
@@ -110,36 +120,54 @@ def failures(run_root: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text().splitlines()] if path.is_file() else []
 
 
-async def run_memory(plan: Plan, catalog: Path, runs: Path, concurrency: int, advance: Callable[[], None]) -> None:
+def _record_cut_off(runs: Path, control: RunControl, key: tuple[str, int, int], outcome: str | None,
+                    episode_id: str | None) -> None:
+    if outcome is not None:
+        record_failure(runs, *key, None, episode_id, kind=outcome, message=control.cut_off_message(outcome))
+
+
+async def run_memory(plan: Plan, catalog: Path, runs: Path, concurrency: int, advance: Callable[[], None],
+                     control: RunControl | None = None) -> None:
     from verishop.mcp_server.episodes.hub import EpisodeHub
     from verishop.mcp_server.inprocess import InProcessClient
     from verishop.mcp_server.tools import create_server
 
+    control = control or RunControl()
+    control.bind()
     hub = EpisodeHub(catalog, runs)
     limiter = anyio.Semaphore(concurrency)
 
-    async def one(env: str, difficulty: int, seed: int) -> None:
+    async def one(index: int, env: str, difficulty: int, seed: int) -> None:
         async with limiter:
-            episode = None
+            if control.stopping:
+                return
+            shown = control.on_start(f"{env} d{difficulty} #{index}")
+            episode, outcome = None, None
             try:
                 scenario = hub.generate(env, difficulty, seed)
                 episode = await hub.open(scenario)
                 try:
                     async with InProcessClient(create_server(hub, episode_id=episode.episode_id)) as client:
-                        await _play(plan, scenario, client, episode_id=episode.episode_id)
+                        outcome = await control.bounded(
+                            lambda: _play(plan, scenario, client, control, episode_id=episode.episode_id))
                 finally:
                     if episode.episode_id in hub.episodes:
-                        await hub.close(episode.episode_id, "agent_stopped")
+                        await hub.close(episode.episode_id, outcome or "agent_stopped")
+                _record_cut_off(runs, control, (env, difficulty, seed), outcome, episode.episode_id)
             except Exception as exc:  # noqa: BLE001 - recorded; the other episodes go on
                 record_failure(runs, env, difficulty, seed, exc, episode and episode.episode_id)
+            finally:
+                control.on_end(shown)
             advance()
 
-    try:
-        async with anyio.create_task_group() as tg:
-            for env, difficulty, seed in plan.episodes_to_play():
-                tg.start_soon(one, env, difficulty, seed)
-    finally:
-        await hub.aclose()
+    # If eval is killed (SIGKILL: no finally runs), a watcher process closes what it left open.
+    with watch_for_orphans(runs):
+        try:
+            async with anyio.create_task_group() as tg:
+                for index, (env, difficulty, seed) in enumerate(plan.episodes_to_play()):
+                    tg.start_soon(one, index, env, difficulty, seed)
+        finally:
+            await hub.aclose()
 
 
 def _free_port() -> int:
@@ -152,23 +180,31 @@ def _serve_command(*args: str) -> list[str]:
     return [sys.executable, "-m", "verishop", "serve", *args]
 
 
-async def run_http(plan: Plan, catalog: Path, runs: Path, concurrency: int, advance: Callable[[], None]) -> None:
+async def run_http(plan: Plan, catalog: Path, runs: Path, concurrency: int, advance: Callable[[], None],
+                   control: RunControl | None = None) -> None:
     import httpx2
     from mcp import Client
     from mcp.client.streamable_http import streamable_http_client
 
+    control = control or RunControl()
+    control.bind()
     port = _free_port()
     base = f"http://127.0.0.1:{port}"
-    server = subprocess.Popen(_serve_command("--transport", "http", "--no-default-episode", "--port", str(port),
-                                             "--catalog", str(catalog), "--runs-dir", str(runs)),
-                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    # Its own session (a Ctrl-C at the terminal reaches eval only, which closes and scores the
+    # episodes first), tied to eval by a pipe: it stops when eval exits, SIGKILL included.
+    server = spawn_parent_bound(_serve_command("--transport", "http", "--no-default-episode", "--port", str(port),
+                                               "--catalog", str(catalog), "--runs-dir", str(runs)),
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     limiter = anyio.Semaphore(concurrency)
     try:
         async with httpx2.AsyncClient(base_url=base, timeout=httpx2.Timeout(60)) as http:
             await _wait_healthy(http, server)
 
-            async def one(env: str, difficulty: int, seed: int) -> None:
+            async def one(index: int, env: str, difficulty: int, seed: int) -> None:
                 async with limiter:
+                    if control.stopping:
+                        return
+                    shown = control.on_start(f"{env} d{difficulty} #{index}")
                     info: dict[str, Any] = {}
                     try:
                         created = await http.post("/episodes", json={"env": env, "difficulty": difficulty,
@@ -182,21 +218,26 @@ async def run_http(plan: Plan, catalog: Path, runs: Path, concurrency: int, adva
                         async with httpx2.AsyncClient(timeout=httpx2.Timeout(60)) as mcp_http:
                             async with Client(streamable_http_client(info["mcp_url"],
                                                                      http_client=mcp_http)) as client:
-                                await _play(plan, scenario, client, mcp_url=info["mcp_url"],
-                                            episode_id=info["episode_id"])
+                                outcome = await control.bounded(lambda: _play(
+                                    plan, scenario, client, control, mcp_url=info["mcp_url"],
+                                    episode_id=info["episode_id"]))
+                        _record_cut_off(runs, control, (env, difficulty, seed), outcome, info["episode_id"])
                     except Exception as exc:  # noqa: BLE001 - recorded; the other episodes go on
                         record_failure(runs, env, difficulty, seed, exc, info.get("episode_id"))
+                    finally:
+                        control.on_end(shown)
                     if "episode_id" in info:
                         with contextlib.suppress(httpx2.HTTPError):
                             await http.delete(f"/episodes/{info['episode_id']}")
                     advance()
 
             async with anyio.create_task_group() as tg:
-                for env, difficulty, seed in plan.episodes_to_play():
-                    tg.start_soon(one, env, difficulty, seed)
+                for index, (env, difficulty, seed) in enumerate(plan.episodes_to_play()):
+                    tg.start_soon(one, index, env, difficulty, seed)
     finally:
         server.terminate()
         server.wait(timeout=30)
+        release_child(server)
 
 
 async def _wait_healthy(http, server: subprocess.Popen, timeout_s: float = 60) -> None:
@@ -213,12 +254,15 @@ async def _wait_healthy(http, server: subprocess.Popen, timeout_s: float = 60) -
     raise RuntimeError(f"the server did not answer /health within {timeout_s:.0f}s")
 
 
-async def run_stdio(plan: Plan, catalog: Path, runs: Path, concurrency: int, advance: Callable[[], None]) -> None:
+async def run_stdio(plan: Plan, catalog: Path, runs: Path, concurrency: int, advance: Callable[[], None],
+                    control: RunControl | None = None) -> None:
     from mcp import Client, StdioServerParameters
 
     from verishop.scenarios.catalog.reader import CatalogReader
     from verishop.scenarios.envs import generate
 
+    control = control or RunControl()
+    control.bind()
     limiter = anyio.Semaphore(concurrency)
     claimed: set[str] = set()
     specs = runs / ".scenarios"
@@ -234,17 +278,26 @@ async def run_stdio(plan: Plan, catalog: Path, runs: Path, concurrency: int, adv
 
     async def one(index: int, key: tuple[str, int, int], scenario: Scenario | None) -> None:
         async with limiter:
+            if control.stopping:
+                return
             if scenario is not None:
                 spec = specs / f"{index}.json"
+                shown = control.on_start(f"{key[0]} d{key[1]} #{index}")
                 try:
                     spec.write_text(scenario.to_json())
+                    # The server ends its episode when its stdin closes: when this client closes,
+                    # and when eval dies, however (the kernel closes the pipe).
                     params = StdioServerParameters(command=sys.executable, args=_serve_command(
                         "--scenario", str(spec), "--catalog", str(catalog), "--runs-dir", str(runs))[1:],
                         env={"VERISHOP_HOME": os.environ.get("VERISHOP_HOME", "")})
                     async with Client(params) as client:
-                        await _play(plan, scenario, client)
+                        outcome = await control.bounded(lambda: _play(plan, scenario, client, control))
+                    if outcome is not None:
+                        _record_cut_off(runs, control, key, outcome, _claim_episode(runs, scenario.to_json(), claimed))
                 except Exception as exc:  # noqa: BLE001 - recorded; the other episodes go on
                     record_failure(runs, *key, exc, _claim_episode(runs, scenario.to_json(), claimed))
+                finally:
+                    control.on_end(shown)
             advance()
 
     async with anyio.create_task_group() as tg:
@@ -279,8 +332,9 @@ def new_eval_dir(runs: Path, agent: str) -> Path:
 
 def verify(run_root: Path, catalog: Path) -> list[dict[str, Any]]:
     """Score every episode under `run_root` with the verifier, in its own process."""
+    # Its own session: a Ctrl-C at the terminal (which stops eval's episodes) lets the scoring finish.
     subprocess.run([sys.executable, "-m", "verishop", "verify", "--json", "--catalog", str(catalog), str(run_root)],
-                   stdout=subprocess.DEVNULL, check=False)
+                   stdout=subprocess.DEVNULL, check=False, start_new_session=True)
     return read_rewards(run_root)
 
 
@@ -308,8 +362,9 @@ def summarize(rewards: list[dict[str, Any]], failed: list[dict[str, Any]] = ()) 
     (from `failures`) counts as played, failed and unsolved, whatever its files say.
     `solved_ci95` is the solved share's 95% Wilson interval over the episodes played,
     `total_ci95` the mean total's seeded bootstrap interval over the scored ones."""
-    failed_ids = {f["episode_id"] for f in failed if f.get("episode_id")}
-    entries = [dict(r, verdict="failed") if r.get("episode_id") in failed_ids else r for r in rewards]
+    failed_kinds = {f["episode_id"]: f.get("kind") for f in failed if f.get("episode_id")}
+    entries = [dict(r, verdict="failed", kind=failed_kinds[r["episode_id"]]) if r.get("episode_id") in failed_kinds
+               else r for r in rewards]
     seen = {r.get("episode_id") for r in rewards}
     entries += [dict(f, verdict="failed") for f in failed if not f.get("episode_id") or f["episode_id"] not in seen]
     groups: dict[tuple[str, Any], list[dict]] = defaultdict(list)
@@ -326,6 +381,7 @@ def summarize(rewards: list[dict[str, Any]], failed: list[dict[str, Any]] = ()) 
         rows.append({
             "env_id": env, "difficulty": difficulty, "episodes": len(items), "scored": len(scored),
             "failed": sum(r.get("verdict") == "failed" for r in items),
+            "timeouts": sum(r.get("verdict") == "failed" and r.get("kind") == TIMEOUT for r in items),
             "solved_share": round(solved_count / len(items), 4),
             "solved_ci95": _pair(wilson_interval(solved_count, len(items))),
             "total": mean("total"), "total_ci95": _pair(bootstrap_mean_interval([r["total"] for r in scored])),

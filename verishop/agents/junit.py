@@ -1,6 +1,8 @@
 """JUnit XML for CI pipelines: one testcase per episode, grouped in one testsuite per
 environment; an unsolved episode is a failure (its failed checks in the message), an episode
-the verifier could not score is an error. Text from rewards is agent-influenced: ElementTree
+the verifier could not score is an error, and so is one recorded as failed (its agent raised, ran
+past --episode-timeout, or was stopped by a signal): one testcase, typed by that reason, with
+the verifier's reward for what the agent did. Text from rewards is agent-influenced: ElementTree
 escapes it, and characters XML 1.0 cannot carry are dropped."""
 
 from __future__ import annotations
@@ -26,12 +28,16 @@ def _failed_checks(reward: dict[str, Any]) -> list[dict[str, Any]]:
 
 def junit_xml(rewards: list[dict[str, Any]], name: str = "verishop eval",
               failed: list[dict[str, Any]] = ()) -> ET.ElementTree:
-    """`failed`: episodes that could not be played ({env_id, difficulty, seed, kind, message}),
-    reported as errors."""
+    """`failed`: episodes that failed ({env_id, difficulty, seed, episode_id, kind, message}),
+    reported as errors: on their episode's testcase when it has a reward, else on their own."""
     suites: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    failed_by_id = {f["episode_id"]: f for f in failed if f.get("episode_id")}
     for r in rewards:
-        suites[str(r.get("env_id", "?"))].append(r)
+        f = failed_by_id.get(r.get("episode_id"))
+        suites[str(r.get("env_id", "?"))].append(r if f is None else {**r, "failed_as": f})
     for f in failed:
+        if f.get("episode_id") and any(r.get("episode_id") == f["episode_id"] for r in rewards):
+            continue
         suites[str(f.get("env_id", "?"))].append({**f, "verdict": "failed to run", "reason": f.get("kind"),
                                                   "detail": f.get("message")})
     root = ET.Element("testsuites", name=_clean(name))
@@ -45,7 +51,14 @@ def junit_xml(rewards: list[dict[str, Any]], name: str = "verishop eval",
             trial[task] += 1
             case = ET.SubElement(suite, "testcase", classname=_clean(f"verishop.{env_id}"),
                                  name=_clean(f"d{task[0]} seed {task[1]} trial {trial[task]} ({r.get('episode_id')})"))
-            if r.get("verdict") != "scored":
+            if r.get("failed_as"):
+                counts["errors"] += 1
+                cause = r["failed_as"]
+                error = ET.SubElement(case, "error", type=_clean(cause.get("kind") or "failed"),
+                                      message=_clean(f"{cause.get('kind')}: {cause.get('message')}"))
+                error.text = _clean(f"reward {r.get('verdict')}: total {r.get('total')}, solved "
+                                    f"{bool(r.get('is_correct'))}")
+            elif r.get("verdict") != "scored":
                 counts["errors"] += 1
                 error = ET.SubElement(case, "error", type=_clean(r.get("verdict", "missing")),
                                       message=_clean(f"{r.get('verdict', 'missing')}: {r.get('reason') or ''}"))

@@ -14,6 +14,9 @@ the customer with the `respond_to_customer` tool. What it returns is ignored: th
 the episode's files. An exception it raises marks its episode failed (kind and message in the
 run's failures.jsonl) and the other episodes go on.
 
+Each episode runs on its own event loop in its own thread (`verishop.agents.episode_limits`),
+so an agent that blocks stalls only its episode, which `--episode-timeout` then cuts off.
+
 Errors in SPEC itself raise `AgentSpecError` before any episode is played.
 """
 
@@ -106,12 +109,12 @@ def _player(spec: str, target: Any) -> Callable[[Episode], Awaitable[Any]]:
         if inspect.iscoroutinefunction(play):
             return play
         raise AgentSpecError(f"--agent {spec!r}: its play method is not async; define it with `async def "
-                             f"play(self, episode)` (episodes run concurrently on one event loop)")
+                             f"play(self, episode)` (eval awaits it on an event loop)")
     if callable(target):
         if inspect.iscoroutinefunction(getattr(target, "__call__", None)):
             return target
         raise AgentSpecError(f"--agent {spec!r}: {_describe(target)} is not async; define it with `async def` "
-                             f"(episodes run concurrently on one event loop)")
+                             f"(eval awaits it on an event loop)")
     raise AgentSpecError(f"--agent {spec!r}: {_describe(target)} is neither an async callable nor an object "
                          f"with an async play method")
 
