@@ -40,8 +40,9 @@ class FreshInstall:
         self.env["PATH"] = f"{self.venv / 'bin'}{os.pathsep}{self.env.get('PATH', '/usr/bin:/bin')}"
         assert "VERISHOP_HOME" not in self.env and not str(self.work).startswith(str(REPO))
 
-    def run(self, *args: str, timeout_s: float = RUN_TIMEOUT_S, check: bool = True) -> subprocess.CompletedProcess:
-        done = subprocess.run(list(args), cwd=self.work, env=self.env, capture_output=True, text=True,
+    def run(self, *args: str, timeout_s: float = RUN_TIMEOUT_S, check: bool = True,
+            cwd: Path | None = None) -> subprocess.CompletedProcess:
+        done = subprocess.run(list(args), cwd=cwd or self.work, env=self.env, capture_output=True, text=True,
                               timeout=timeout_s)
         if check:
             assert done.returncode == 0, f"{args}: exit {done.returncode}\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
@@ -151,3 +152,17 @@ def test_the_heavy_extras_resolve_from_the_wheel(installed, wheel, extra):
     expected = {"gym": {"gymnasium"}, "train": {"trl", "datasets"}, "trl": {"trl", "datasets"}, "ray": {"ray"},
                 "adapters": {"gymnasium", "trl", "transformers", "torch", "openai-agents"}}[extra]
     assert expected <= would_install, sorted(would_install)
+
+
+@pytest.mark.parametrize("transport", ["http", "stdio", "memory"])
+def test_eval_from_a_clone_root_uses_the_installed_package_not_the_clone_folder(installed, transport):
+    """A newcomer runs the docs' recipes from the clone's root, where a partial `verishop/` folder
+    (the package's top level, without the `scenarios`, `mcp_server` and `verifier` it maps in)
+    sits in the working directory: every process eval starts must import the installed wheel."""
+    clone = installed.work / f"clone-{transport}"
+    shutil.copytree(REPO / "verishop", clone / "verishop", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(REPO / "examples" / "my_agent.py", clone / "my_agent.py")
+    done = installed.run("verishop", "eval", "--agent", "my_agent.py:agent", "--env", "pd", "--episodes", "1",
+                         "--transport", transport, "--json", "--runs-dir", "runs", cwd=clone)
+    summary = json.loads(done.stdout)
+    assert summary["failures"] == [] and "No module named" not in done.stderr, done.stderr[-2000:]

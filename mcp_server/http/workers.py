@@ -192,7 +192,7 @@ class WorkerPool:
         await self._wait_ready(worker)
 
     def command(self, worker: Worker, parent_fd: int) -> list[str]:
-        args = [sys.executable, "-m", "verishop", *self.settings.worker_args, "--listen-fd",
+        args = [sys.executable, "-P", "-m", "verishop", *self.settings.worker_args, "--listen-fd",
                 str(worker.listener.fileno()), "--parent-fd", str(parent_fd),
                 "--max-episodes", str(self.settings.max_episodes_of(worker.index))]
         if worker.index == 0 and self.settings.default_args is not None:

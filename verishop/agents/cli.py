@@ -101,7 +101,7 @@ async def _play_stdio(catalog: Path, runs: Path) -> None:
         spec = runs / f".demo-{scenario.env_id}-{scenario.difficulty}-{scenario.seed}.json"
         spec.write_text(scenario.to_json())
         params = StdioServerParameters(command=sys.executable, args=[
-            "-m", "verishop", "serve", "--transport", "stdio", "--scenario", str(spec),
+            "-P", "-m", "verishop", "serve", "--transport", "stdio", "--scenario", str(spec),
             "--catalog", str(catalog), "--runs-dir", str(runs)])
         _header(scenario, agent_name, None)
         before = set(runs.iterdir())

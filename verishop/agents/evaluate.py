@@ -177,7 +177,9 @@ def _free_port() -> int:
 
 
 def _serve_command(*args: str) -> list[str]:
-    return [sys.executable, "-m", "verishop", "serve", *args]
+    # -P: the folder eval runs in is not searched first, so a clone's partial `verishop/` folder
+    # can never shadow the installed package in the server (a newcomer running from the clone root).
+    return [sys.executable, "-P", "-m", "verishop", "serve", *args]
 
 
 async def run_http(plan: Plan, catalog: Path, runs: Path, concurrency: int, advance: Callable[[], None],
@@ -333,7 +335,7 @@ def new_eval_dir(runs: Path, agent: str) -> Path:
 def verify(run_root: Path, catalog: Path) -> list[dict[str, Any]]:
     """Score every episode under `run_root` with the verifier, in its own process."""
     # Its own session: a Ctrl-C at the terminal (which stops eval's episodes) lets the scoring finish.
-    subprocess.run([sys.executable, "-m", "verishop", "verify", "--json", "--catalog", str(catalog), str(run_root)],
+    subprocess.run([sys.executable, "-P", "-m", "verishop", "verify", "--json", "--catalog", str(catalog), str(run_root)],
                    stdout=subprocess.DEVNULL, check=False, start_new_session=True)
     return read_rewards(run_root)
 

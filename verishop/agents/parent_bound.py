@@ -57,7 +57,7 @@ def release_child(process: subprocess.Popen) -> None:
 @contextlib.contextmanager
 def watch_for_orphans(runs_dir: Path) -> Iterator[None]:
     """While inside, a watcher process closes `runs_dir`'s open episodes if this process dies."""
-    watcher = subprocess.Popen([sys.executable, "-m", "verishop.agents.parent_bound", str(runs_dir)],
+    watcher = subprocess.Popen([sys.executable, "-P", "-m", "verishop.agents.parent_bound", str(runs_dir)],
                                stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, start_new_session=True)
     try:
         yield

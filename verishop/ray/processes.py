@@ -51,7 +51,7 @@ def serve_command(*, catalog: Path, catalog_hash: str, runs_dir: Path, host: str
     """`verishop serve` as a server actor runs it: HTTP, episodes only through the control API
     (the token comes through VERISHOP_TOKEN, never argv, where `ps` would show it), refusing any
     catalog but the cluster's."""
-    command = [sys.executable, "-m", "verishop", "serve", "--transport", "http", "--no-default-episode",
+    command = [sys.executable, "-P", "-m", "verishop", "serve", "--transport", "http", "--no-default-episode",
                "--catalog", str(catalog), "--catalog-hash", catalog_hash, "--runs-dir", str(runs_dir),
                "--host", host, "--port", str(port)]
     if serve_supports_workers():
@@ -71,7 +71,7 @@ def spawn_bound_to_me(command: list[str], log_path: Path, env: dict[str, str]) -
 
     Call it from a thread that lives as long as the actor (its main thread): the kernel's
     parent-death signal follows the thread that forked, not the process."""
-    launcher = [sys.executable, "-c", _DIE_WITH_PARENT, str(os.getpid()), *command]
+    launcher = [sys.executable, "-P", "-c", _DIE_WITH_PARENT, str(os.getpid()), *command]
     with open(log_path, "ab") as log:
         return subprocess.Popen(launcher, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
                                 env=env, start_new_session=True)

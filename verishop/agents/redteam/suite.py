@@ -49,7 +49,7 @@ def play_all(agents: tuple[str, ...], envs: tuple[str, ...], difficulties: tuple
     else:
         with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
             list(pool.map(_play, *zip(*jobs)))
-    subprocess.run([sys.executable, "-m", "verishop", "verify", "--json", "--workers", str(max(1, workers)),
+    subprocess.run([sys.executable, "-P", "-m", "verishop", "verify", "--json", "--workers", str(max(1, workers)),
                     "--catalog", str(catalog), *(str(root / a) for a in agents)],
                    stdout=subprocess.DEVNULL, check=False)
     return {agent: read_rewards(root / agent) for agent in agents}
