@@ -42,7 +42,7 @@ YES_NO_OPPOSITES = [
     (Q_RETURN, "Sorry, but we can only offer an exchange on socks.", None),
     (Q_RETURN, "Unfortunately we can only take back defective socks.", None),
     (Q_RETURN, "I apologize, returns on socks are something we have to turn down.", None),
-    (Q_RETURN, "Sorry, you can return most things, but not socks.", "no"),
+    (Q_RETURN, "Sorry, you can return most things, but not socks.", None),
     (Q_RETURN, "You can return them only if they're unworn and still sealed.", None),
     (Q_RETURN, "Yes, but only if they are unopened.", None),
     (Q_FEE, "There's no fee only if the item is unopened.", None),

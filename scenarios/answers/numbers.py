@@ -29,7 +29,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
-from verishop.scenarios.answers.text import AMBIGUOUS, UNSURE, Reading, plain
+from verishop.scenarios.answers.text import AMBIGUOUS, Reading, doubted, plain, unsure
 
 Unit = Literal["money", "percent", "days"]
 
@@ -137,6 +137,12 @@ _RESULT = re.compile(r"(?:=|\brefund(?:ed)? (?:would be|will be|is|of|comes to|a
 # Said before money only ("you'd get $76.49 back"); before days it may be a part ("you get 15 extra days").
 _MONEY_RESULT = re.compile(r"\byou(?:'ll|'d| will| would)? (?:get|receive)(?: back)?\s*$|"
                            r"(?:[,;]\s*|\b)(?:so|that'?s|that is|which is)\s*\$?\s?$")
+# "51 days in total: the 30-day window and ...", "$34.98: $4.99 standard shipping plus ...": a total, then its parts.
+_TOTAL_AFTER = re.compile(r"\s*(?:in total|total|altogether|overall)?\s*:\s")
+# A figure this answer says it can be, beside another ("$4.99 usually, but it can be $7.99").
+_CAN_BE = re.compile(r"\bcan (?:be|take|go|reach|run|cost)\b")
+# Two sources each giving their figure ("the site says 30; the policy page says 14").
+_SOURCE = re.compile(r"\b(?:says?|said|shows?|showing|lists?|listed|states?|reports?|according to)\b")
 _CONDITION_AFTER = re.compile(r"\s*(?:or (?:more|above|over|higher|longer)|and (?:up|above|over)|\+)")
 # Thresholds and the usual rule, stated beside the answer: "orders of $35 or more", "the usual window is 14 days".
 _CONDITION_BEFORE = re.compile(r"(?:\b(?:orders?|purchases?|subtotals?|spend(?:ing)?) (?:of|over|above|under|below)|"
@@ -175,7 +181,9 @@ def _figures(t: str) -> list[_Figure]:
         condition = bool(_CONDITION_AFTER.match(t, end) or _CONDITION_BEFORE.search(before))
         result = bool(_RESULT.search(before) or (unit == "money" and _MONEY_RESULT.search(before)))
         aside = t.count("(", 0, m.start()) > t.count(")", 0, m.start())
-        found.append(_Figure(value, unit, m.start(), end, bool(_DENIED.search(before)), result, condition, aside))
+        result = result or bool(_TOTAL_AFTER.match(t, end))
+        denied = bool(_DENIED.search(before)) or doubted(t, m.start())
+        found.append(_Figure(value, unit, m.start(), end, denied, result, condition, aside))
     return found
 
 
@@ -201,6 +209,20 @@ def _hedged(t: str, figures: list[_Figure]) -> bool:
     return False
 
 
+_ARITHMETIC = re.compile(r"\+|\bplus\b|\bminus\b|\bless\b|\band\b|\bbase\b|\bextra\b|\bextension\b")
+
+
+def _total_of_parts(t: str, values: set[float]) -> float | None:
+    """The one value the others add up to, or are taken from, in an explanation ("51 days, 30
+    base + 21 holiday", "$41.49 minus $6.22 leaves $35.27"), else None."""
+    if len(values) < 3 or not _ARITHMETIC.search(t):
+        return None
+    sums = {v for v in values if abs(sum(values - {v}) - v) < 0.005}
+    if len(sums) == 1:
+        return sums.pop()
+    return None
+
+
 def read_number(text: str | None, unit: Unit | None = None, given: Iterable[float] = (),
                 question: str | None = None) -> Reading:
     """The one number `text` answers with, None, or AMBIGUOUS (see the module docstring).
@@ -223,7 +245,9 @@ def read_number(text: str | None, unit: Unit | None = None, given: Iterable[floa
     if not figures:
         return None
     # Alternatives are a hedge whatever their units ("30 days (or 45)").
-    if _hedged(t, figures) or UNSURE.search(t):
+    if _hedged(t, figures) or unsure(t):
+        return AMBIGUOUS
+    if len({f.value for f in figures}) > 1 and (_CAN_BE.search(t) or len(_SOURCE.findall(t)) > 1):
         return AMBIGUOUS
     # Another unit's figure is context beside the answer (money asked, "5 business days" is not
     # it), but the answer when it is the only figure ("$45.00" to a question in days is 45).
@@ -235,6 +259,14 @@ def read_number(text: str | None, unit: Unit | None = None, given: Iterable[floa
     results = {f.value for f in figures if f.result}
     if len(results) == 1:
         return results.pop()
+    # A bare figure in a clause parallel to one in the asked unit is another value of that unit
+    # ("5 business days if you paid by card, 10 if you used PayPal"): two left after the context
+    # (thresholds, asides, the question's own figures) is a hedge.
+    offered = {f.value for f in figures if f.unit in (None, unit) and not (f.condition or f.aside)
+               and round(f.value, 6) not in restated}
+    if unit is not None and not results and len(offered) > 1:
+        total = _total_of_parts(t, {f.value for f in figures if f.unit in (None, unit)})
+        return AMBIGUOUS if total is None else total
     if unit is not None and any(f.unit == unit for f in figures):
         figures = [f for f in figures if f.unit == unit]
     values = {f.value for f in figures}
@@ -246,6 +278,6 @@ def read_number(text: str | None, unit: Unit | None = None, given: Iterable[floa
         values = {v for v in values if round(v, 6) not in restated} or values
     if len(values) > 1:
         values = {f.value for f in figures if f.value in values and not f.aside} or values
-    if len(values) > 1:
-        values = {v for v in values if round(v, 6) not in given} or values
+    # Figures the world gives (the policy's) are no longer set aside on that ground alone: "5
+    # business days if you paid by card, 10 with PayPal" offers two, whichever the policy states.
     return values.pop() if len(values) == 1 else AMBIGUOUS

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from verishop.scenarios.answers.text import AMBIGUOUS, UNSURE, Reading, one, plain
+from verishop.scenarios.answers.text import AMBIGUOUS, DOUBT, Reading, one, plain, unsure
 
 _CARRIER = (r"(?:the |a |your )?(?:carrier|courier|shipping company|delivery (?:company|service|driver)|ups|fedex|"
             r"usps|dhl|post office|postal service|mail carrier|mailman|postman)")
@@ -31,7 +31,9 @@ STATUS_PHRASES: tuple[tuple[str, str], ...] = (
     ("cancelled", r"cancell?ed|called off|voided"),
     ("in_transit", rf"in transit|on (?:its|the|their) way|en route|out for delivery|in the (?:mail|post)|"
                    rf"(?:it'?s|it is|is|are|currently|now|still) (?:now |currently |still )?(?:with|in the hands of) "
-                   rf"{_CARRIER}|on the (?:truck|road)|being delivered|heading (?:your way|to you)|"
+                   rf"{_CARRIER}|{_CARRIER} (?:now |currently |still |already )?(?:has|is holding|holds) (?:had )?"
+                   rf"(?:it|them|your (?:package|parcel|order|box|shipment|delivery|items?))|in (?:the )?"
+                   rf"(?:carrier|courier|driver|postman|mail carrier|ups|fedex|usps|dhl)'?s? hands|on the (?:truck|road)|being delivered|heading (?:your way|to you)|"
                    rf"travell?ing to you|making its way|moving through|out with (?:the |a |your )?(?:driver|courier|"
                    rf"carrier|mail carrier|postman)|at (?:the |a |your )?(?:local |carrier'?s |courier'?s |sorting |"
                    rf"regional |delivery )(?:facility|depot|hub|center|centre|station)"),
@@ -40,7 +42,7 @@ STATUS_PHRASES: tuple[tuple[str, str], ...] = (
                   r"(?:you|you've|you have) (?:already )?received (?:it|them)"),
     ("shipped", rf"shipped|dispatched|sent out|(?:has|have|was|were) (?:been )?sent|handed (?:over )?(?:to|off to) "
                 rf"{_CARRIER}|picked up by {_CARRIER}|{_CARRIER} (?:picked (?:it|them) up|collected (?:it|them)|"
-                rf"has (?:it|them)|took (?:it|them))|left (?:our|the) (?:warehouse|facility)|"
+                rf"took (?:it|them))|(?:handed|passed|gave) (?:it |them )?(?:over )?(?:to|off to) {_CARRIER}|left (?:our|the) (?:warehouse|facility)|"
                 rf"(?:gone|went) out"),
     ("processing", r"processing|processed|pending|being prepared|preparing|being packed|packing|getting (?:it )?ready|"
                    r"being picked|being readied"),
@@ -54,6 +56,12 @@ _DENIED = re.compile(r"(?:\bnot|n't|\bnever|\bno longer|\byet to be|\bwill|'ll|\
                      r"\b(?:once|when|if|until) (?:it|they)(?:'s| is| are| has| have| gets| get)|\bbe)"
                      r"\s+(?:(?:\w+|been|be|have|get)\s+){0,2}$")
 _ALTERNATIVE = re.compile(r"\b(?:or|either|whether|nor)\b|/")
+# Two statuses set against each other ("it shows as delivered, but the courier lists it as in
+# transit") are a hedge; a history told with its time ("but then it was cancelled") is not.
+_CONTRAST = re.compile(r"\b(?:but|though|although|however|whereas|yet)\b")
+_THEN = re.compile(r"\b(?:then|now|since|later|after that|afterwards|eventually|finally|subsequently)\b")
+_SOURCE = re.compile(r"\b(?:says?|said|shows?|showing|lists?|listed|reports?|marked|according to|per|indicates?|"
+                     r"states?|system|tracking)\b")
 # Statuses with nothing but punctuation or "and" between them are a list, not a history.
 _LISTED = re.compile(r"[\s,;|&+.!?]*(?:and)?[\s,;|&+.!?]*")
 
@@ -76,11 +84,16 @@ def read_status(text: str | None) -> Reading:
     if not said:
         return None
     said.sort()
-    if UNSURE.search(t):
+    if unsure(t) or DOUBT.search(t):
         return AMBIGUOUS
     for (_, end, a), (start, _, b) in zip(said, said[1:]):
-        if a != b and (_ALTERNATIVE.search(t[end:start]) or _LISTED.fullmatch(t[end:start])):
+        gap = t[end:start]
+        if a != b and (_ALTERNATIVE.search(gap) or _LISTED.fullmatch(gap)
+                       or (_CONTRAST.search(gap) and not _THEN.search(gap))):
             return AMBIGUOUS
+    # Two sources, each with its status ("tracking says delivered; the carrier says in transit").
+    if len({s for _, _, s in said}) > 1 and len(_SOURCE.findall(t)) > 1:
+        return AMBIGUOUS
     return max({s for _, _, s in said}, key=_STAGE.__getitem__)
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from verishop.scenarios.answers.text import AMBIGUOUS, UNSURE, Reading, one, plain, sentences
+from verishop.scenarios.answers.text import AMBIGUOUS, Reading, doubted, one, plain, restrictions, sentences, unsure
 
 Topic = Literal["ability", "fee", "free_shipping"]
 
@@ -180,9 +180,13 @@ def _gist(text: str, topic: Topic | None, question: str | None) -> set[str]:
             other = (_ACTION_AFTER.match(text, m.end()) or _ACTION_BEFORE.search(text, 0, m.start())
                      or (_ACTION.match(m.group(0)) if polarity == "yes" else None))
             if not (asked and other and _action(other[1]) != _action(asked[1])):
-                found.add(polarity)
+                # "I doubt you can", "I don't think there's a fee": the opposite of the words inside
+                found.add(_OPPOSITE[polarity] if doubted(text, m.start()) else polarity)
         text = regex.sub(" | ", text)
     return found
+
+
+_OPPOSITE = {"yes": "no", "no": "yes"}
 
 
 def _particles(parts: list[str]) -> tuple[set[str], bool]:
@@ -219,8 +223,22 @@ def read_yes_no(text: str | None, question: str | None = None) -> Reading:
     parts = sentences(t)
     said, weak = _particles(parts)
     gist = _gist(" . ".join(_FILLER.sub("", p) for p in parts), topic_of(question), question)
-    if UNSURE.search(t):
+    if unsure(t):
         return AMBIGUOUS if said or gist or weak else None
+    reading = _reading(parts, said, weak, gist, question)
+    if reading is None or reading is AMBIGUOUS:
+        return reading
+    # Only one reading may survive its conditions and its apology: "You can return them only if
+    # they're unworn" and "Yes, except socks" say yes for some cases; "Sorry, but we can only
+    # offer an exchange" opens a refusal whose words the gist reads as a yes.
+    if _restricted(t, question):
+        return AMBIGUOUS
+    if reading == "yes" and "yes" not in said and _REFUSAL_OPENING.match(_FILLER.sub("", parts[0])):
+        return AMBIGUOUS
+    return reading
+
+
+def _reading(parts: list[str], said: set[str], weak: bool, gist: set[str], question: str | None) -> Reading:
     if len(said) > 1:
         return AMBIGUOUS
     if said:
@@ -228,7 +246,27 @@ def read_yes_no(text: str | None, question: str | None = None) -> Reading:
         # not about this case: only the other clauses can contradict the particle.
         clauses = [c for p in parts for c in re.split(r"[,;]", _FILLER.sub("", p)) if not _RULE.search(c)]
         case = _gist(" . ".join(clauses), topic_of(question), question)
-        return said.pop() if not case or said <= case else AMBIGUOUS
+        return next(iter(said)) if not case or said <= case else AMBIGUOUS
     if gist:
         return one(gist)
     return "yes" if weak else None
+
+
+# An apology that opens the answer announces a refusal, unless it is about something else
+# ("Sorry for the wait!").
+_REFUSAL_OPENING = re.compile(r"^(?:(?:i'?m|i am) (?:so |very |really |terribly )?sorry|sorry|unfortunately|sadly|"
+                              r"regrettably|(?:i'?m |i am )?afraid|i (?:must |do )?apologi[sz]e|(?:my )?apologies|alas)"
+                              r"\b(?! (?:for|about|to keep|to hear|if|again)\b)")
+# "we can only offer an exchange": the ability is restricted to something else.
+_ONLY = re.compile(r"\b(?:can|could|may|will) (?:\w+ )?only\b|\bonly (?:\w+ )?(?:can|could)\b")
+# A time window restated as the condition of a yes to "Can I return it?" ("as long as it's within
+# 30 days") is the policy's rule, not a case the customer cannot place; to "Can I *still* return
+# it?" it is no answer.
+_WINDOW = re.compile(r"^(?:it'?s |you'?re |they'?re |it is |you are |they are )?(?:still )?(?:within|in) (?:the |your |its |a )?"
+                     r"(?:\d+|\w+)?[- ]?(?:days?|weeks?|window|return window|period)\b")
+
+
+def _restricted(t: str, question: str | None) -> bool:
+    still = bool(re.search(r"\bstill\b", plain(question or "")))
+    conditions = [c for c in restrictions(t, question) if still or not _WINDOW.match(c)]
+    return bool(conditions or _ONLY.search(t))
