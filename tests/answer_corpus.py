@@ -337,8 +337,10 @@ ALTERNATIVES: dict[str, tuple[Join, ...]] = {
 
 
 def _status_negation(item: Item) -> Item | None:
+    """A denied status names none, except "not shipped", which is still processing (docs/answers.md)."""
     denials = STATUS_PHRASES[str(item.truth)][2]
-    return replace(item, text=_sentence(denials[len(item.text) % len(denials)]), truth=None)
+    truth = "processing" if item.truth == "shipped" else None
+    return replace(item, text=_sentence(denials[len(item.text) % len(denials)]), truth=truth)
 
 
 def _number_negation(frame: str) -> Transform:

@@ -28,6 +28,25 @@ _RANGE_DASH = re.compile(r"(?<=\d)\s*[\u2012\u2013\u2014\u2015]\s*(?=\$?\d)")
 _MARKUP = re.compile(r"[*_#>`~]+")
 
 
+# Contractions typed without their apostrophe ("isnt", "cant", "youre"): the negation is the answer.
+_BARE_CONTRACTION = re.compile(r"\b(is|are|was|were|do|does|did|has|have|had|ca|could|would|should|must|wo|ai)nt\b|"
+                               r"\b(you|they)re\b|\b(you|they|it|that|there)(ll|ve|d)\b|\b(that|there|what)s\b|"
+                               r"\bim\b")
+
+
+def _apostrophe(m: re.Match[str]) -> str:
+    word = m[0]
+    if m[1]:
+        return m[1] + "n't"
+    if m[2]:
+        return f"{m[2]}'re"
+    if m[3]:
+        return f"{m[3]}'{m[4]}"
+    if m[5]:
+        return f"{m[5]}'s"
+    return "i'm"
+
+
 def plain(text: str) -> str:
     """`text` as the readers see it (see the module docstring)."""
     text = unicodedata.normalize("NFKC", text).translate(_QUOTES).replace("\u2010", "-")
@@ -35,7 +54,8 @@ def plain(text: str) -> str:
     text = _RANGE_DASH.sub(" to ", text)
     text = _DASH.sub(", ", text)
     text = _MARKUP.sub(" ", text)
-    return re.sub(r"\s+", " ", text).strip().lower()
+    text = re.sub(r"\s+", " ", text).strip().lower()
+    return _BARE_CONTRACTION.sub(_apostrophe, text)
 
 
 _SENTENCES = re.compile(r"(?<=[.!?;:])\s+|(?<=[.!?;])(?=[a-z])|\n+")
@@ -64,15 +84,16 @@ UNSURE = re.compile(r"\b(?:not (?:\w+ )?sure|unsure|can(?:'t|not|not) (?:say|tel
                     r"one or the other|(?<!whether )or not\b|or maybe|maybe|perhaps|possibly|"
                     r"sometimes|occasionally|at times|in (?:some|certain|most|rare) cases|not always|"
                     r"(?:can|may|might) (?:vary|differ|change)|varies|depending on|unlikely|no guarantee|"
-                    r"(?:it'?s|it is) possible|for some\b(?! reason)|i'?d (?:have|need) to check)\b")
+                    r"(?:it'?s|it is) possible|for some\b(?! reason)|i'?d (?:have|need) to check|then again|on the other hand|"
+                    r"(?:can|could|may|might) be (?:more|less|higher|lower|longer|shorter|different))\b")
 # A possibility about the present or past, not a permission ("you may return it") nor a future
 # with its time ("it might arrive tomorrow" is about when, not whether).
 _POSSIBLE = re.compile(r"\b(?:might(?! (?:want|like|wish)\b)|(?<!\byou )may (?!be (?:returned|cancell?ed|exchanged|"
-                       r"refunded|sent)\b|not\b)(?:be|have|not|also|only|still|already|well|take|apply|come|go|"
+                       r"refunded|sent)\b(?! already| by now)|not\b)(?:be|have|not|also|only|still|already|well|take|apply|come|go|"
                        r"ship|incur|cost|show|need|be able)\b|could (?:be|have|also|possibly|well|take|go|come|"
                        r"apply|cost)\b|(?:it|there|that|this|which) could\b|should (?:\w+ ){0,3}(?:by now|already)\b)")
 _FUTURE = re.compile(r"[^.;!?]{0,40}\b(?:tomorrow|today|tonight|soon|later|next|this (?:week|afternoon|evening|"
-                     r"weekend)|within|by (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|the|end)|"
+                     r"weekend)|by (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|the|end)|"
                      r"on (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday))\b")
 
 

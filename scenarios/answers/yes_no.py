@@ -103,6 +103,7 @@ _ABILITY: tuple[tuple[str, str], ...] = (
             r"(?:cancell?(?:ing|ation)|returns?|returning|exchanges?|exchanging) (?:is|are) (?:completely |totally |"
             r"always |also |still )?(?:free|allowed|fine|possible|accepted)|"
             r"no (?:charge|fee|cost)s?(?: at all)? (?:to|for)(?= (?:cancel|return|exchange))|"
+            r"(?:we|they) (?:do |gladly |happily |still |also )?(?:accept|allow|permit|take (?:it |them )?back)|"
             r"(?:you|it|they|that|this|items?|which|the \w+|we|\w+s) (?:\w+ )?(?:can|may|could|are able to|is able to|"
             r"are allowed to|is allowed to|will be accepted|qualif\w*)|"
             r"(?:is|are|it'?s|they'?re|that'?s) (?:still |absolutely |definitely |fully )?(?:returnable|eligible|"
