@@ -79,6 +79,9 @@ Q_SHIPPING = "How much does standard shipping cost when a purchase doesn't ship 
 Q_PERCENT = "What percentage restocking fee applies if I return an opened charger because I changed my mind?"
 Q_THRESHOLD = "What is the smallest purchase, in dollars, that ships free?"
 Q_GIFT = "If I return a gift, how will I be refunded?"
+Q_LEFT = "Delivery was on March 3, 2026. How many days do I have left to return the yoga mat?"
+Q_REFUND = "I paid $41.49 for the charger and opened it, but I changed my mind. How much will I get back if I return it?"
+Q_CANCEL_SHIPPED = "Can I cancel a purchase free of charge after it has shipped?"
 
 # question -> (clauses that say yes, clauses that say no, a condition the question itself states)
 YES_NO_CLAUSES: dict[str, tuple[tuple[str, ...], tuple[str, ...], str]] = {
@@ -93,6 +96,9 @@ YES_NO_CLAUSES: dict[str, tuple[tuple[str, ...], tuple[str, ...], str]] = {
                ("you can't cancel it for free", "it can't be cancelled free of charge"), "while it's still processing"),
     Q_FEE: (("there is a restocking fee", "a 15% restocking fee applies", "we charge a restocking fee"),
             ("there's no restocking fee", "no fee applies", "the fee is waived"), "if you changed your mind"),
+    Q_CANCEL_SHIPPED: (("you can still cancel it for free", "cancelling is still free"),
+                       ("you can't cancel it once it has shipped", "it can't be cancelled after shipping",
+                        "shipped orders must be returned instead"), "now that it has shipped"),
     Q_SHIP: (("it ships free", "shipping is free", "it qualifies for free shipping"),
              ("it doesn't ship free", "it doesn't qualify for free shipping", "you'll pay standard shipping"),
              "as a Plus member"),
@@ -105,6 +111,8 @@ NUMBER_PHRASES: dict[str, tuple[tuple[float, tuple[str, ...]], ...]] = {
                  (7.0, ("7 business days", "seven business days"))),
     Q_SHIPPING: ((4.99, ("$4.99", "4 dollars and 99 cents", "four ninety-nine")), (7.99, ("$7.99", "seven ninety-nine"))),
     Q_PERCENT: ((15.0, ("15%", "fifteen percent", "15 percent")), (10.0, ("10%", "ten percent"))),
+    Q_LEFT: ((12.0, ("12 days", "twelve days")), (5.0, ("5 days", "five days"))),
+    Q_REFUND: ((35.27, ("$35.27", "35 dollars and 27 cents")), (41.49, ("$41.49", "the full $41.49"))),
     Q_THRESHOLD: ((35.0, ("$35", "35 dollars", "thirty-five dollars")), (50.0, ("$50", "fifty dollars"))),
 }
 # status -> (clauses that state it, predicates after "it's", clauses that deny it)
@@ -127,7 +135,9 @@ METHOD_PHRASES: dict[str, tuple[str, ...]] = {
 }
 
 GREETINGS = ("", "Hi! ", "Thanks for waiting. ", "Great question. ", "I checked our policy: ", "Hello there, ")
-SIGN_OFFS = ("", " Anything else I can help with?", " Have a great day!", " Hope that helps!", " 😊")
+SIGN_OFFS = ("", " Anything else I can help with?", " Have a great day!", " Hope that helps!", " 😊",
+             " Let me know if you need anything else!", " If you have any other questions, just ask.",
+             " Feel free to reach out if there's anything else.")
 APOLOGY_FOR_REFUSAL = ("I'm sorry, but ", "Unfortunately, ", "I'm afraid ", "Sadly, ", "I apologize, but ")
 APOLOGY_ELSEWHERE = ("Sorry for the wait! ", "Apologies for the delay. ", "Sorry about the confusion earlier. ")
 NEGATORS = ("I doubt ", "I don't think ", "I don't believe ", "It's not true that ", "I wouldn't say ")
@@ -320,13 +330,17 @@ def _join(frame: str) -> Join:
 
 ALTERNATIVES: dict[str, tuple[Join, ...]] = {
     "yes_no": tuple(_join(f) for f in ("usually {a}, but sometimes {b}", "{a}, though {b} in some cases",
+                                       "{a}. Then again, {b}", "{a}, or possibly {b}",
                                        "{a} for most items, but {b} for some", "{a}; then again, {b}",
                                        "the site says {a}, but our policy says {b}")),
     "number": tuple(_join(f) for f in ("usually {a}, sometimes {b}", "it's {a}, though it may be {b}",
+                                       "{a}, or {b} in some cases", "{a} (sometimes {b})", "{a}, maybe {b}",
+                                       "between {a} and {b}",
                                        "{a} if you paid by card, {b} if you used PayPal", "{a} or {b}",
                                        "the site says {a}; the policy page says {b}", "{a}, or possibly {b}",
                                        "{a} for most orders, {b} for some")),
     "status": tuple(_join(f) for f in ("tracking says it's {a}; the carrier says it's {b}",
+                                       "it's {a}, but it might be {b}", "it's {a}, or possibly {b}",
                                        "it's {a}, though it may be {b} already", "it's either {a} or {b}",
                                        "it shows as {a}, but the courier lists it as {b}",
                                        "it's {a} or maybe {b}")),
@@ -464,6 +478,31 @@ _HAND_YES_NO: tuple[tuple[str, str, str | None], ...] = (
     (Q_SHIP, "It ships free only if you add a little more to your cart.", None),
     (Q_SHIP, "Free shipping applies to most orders, but not all.", None),
     (Q_SHIP, "I doubt it ships free.", "no"),
+    (Q_RETURN, "Thanks for reaching out! Unfortunately, socks fall under our hygiene policy and are final sale, so they "
+               "can't be returned. If you have any other questions, let me know.", "no"),
+    (Q_RETURN, "Great news, yes! Socks are covered by our standard 30-day return policy. Just start a return from your "
+               "order page.", "yes"),
+    (Q_RETURN, "I'm sorry to say socks are non-returnable.", "no"),
+    (Q_RETURN, "Returns are accepted for most items except socks and underwear.", None),
+    (Q_RETURN, "Socks? Sadly those are final sale.", "no"),
+    (Q_RETURN, "You're welcome to send them back within 30 days.", "yes"),
+    (Q_RETURN, "I can't confirm that, let me check with the team.", None),
+    (Q_RETURN, "There's no way I can approve a return on socks, sorry.", "no"),
+    (Q_FEE, "Since you opened the charger and changed your mind, a 15% restocking fee applies.", "yes"),
+    (Q_FEE, "Because it's been opened, we do charge a 15% restocking fee.", "yes"),
+    (Q_FEE, "We waive the restocking fee on chargers.", "no"),
+    (Q_FEE, "There's a fee for some electronics, but I'm not sure about chargers.", None),
+    (Q_FEE, "It's not true that there's a fee on chargers.", "no"),
+    (Q_SHIP, "As a Plus member, your order qualifies for free shipping.", "yes"),
+    (Q_SHIP, "Your $31.49 order is under the threshold, so standard shipping applies.", "no"),
+    (Q_SHIP, "Shipping is free for Plus members on orders over $25, so yes.", "yes"),
+    (Q_SHIP, "It would ship free if you were a Plus member, but I don't see a membership on your account.", None),
+    (Q_CANCEL_SHIPPED, "Once an order has shipped it can't be cancelled; you'd need to return it instead.", "no"),
+    (Q_CANCEL_SHIPPED, "Not anymore, I'm afraid: it already shipped.", "no"),
+    (Q_CANCEL_SHIPPED, "You could try, but I don't think it'll work.", None),
+    (Q_STILL, "Yes, your window runs until April 2, so there's still time.", "yes"),
+    (Q_STILL, "Sadly no: the window closed on March 17.", "no"),
+    (Q_STILL, "Technically yes, though only for a couple more days.", "yes"),
 )
 _HAND_NUMBERS: tuple[tuple[str, str, float | None], ...] = (
     (Q_DAYS, "You have 30 days from delivery to return it.", 30.0),
@@ -492,6 +531,22 @@ _HAND_NUMBERS: tuple[tuple[str, str, float | None], ...] = (
     (Q_THRESHOLD, "Orders of $35 or more ship free.", 35.0),
     (Q_THRESHOLD, "Free shipping starts at thirty-five dollars.", 35.0),
     (Q_THRESHOLD, "$35 for members, $50 for everyone else.", None),
+    (Q_DAYS, "You have 30 days from the delivery date to start a return. After that, returns aren't accepted.", 30.0),
+    (Q_DAYS, "The window is 30 days, not 14 as some people think.", 30.0),
+    (Q_DAYS, "I don't think it's 14 days; it's 30.", 30.0),
+    (Q_DAYS, "Either 14 or 30 days, depending on the item.", None),
+    (Q_BUSINESS, "Refunds are processed within 5 business days of receiving your return; your bank might take a little "
+                 "longer to post it.", None),
+    (Q_BUSINESS, "Once we receive it, allow 5 business days.", 5.0),
+    (Q_BUSINESS, "Five business days, sometimes a bit longer.", None),
+    (Q_SHIPPING, "It's a flat $4.99.", 4.99),
+    (Q_SHIPPING, "Standard shipping runs $4.99, though oversized items cost more.", None),
+    (Q_PERCENT, "We keep 15 percent as a restocking fee.", 15.0),
+    (Q_PERCENT, "Between 10 and 15 percent.", None),
+    (Q_REFUND, "You'd get $35.27 back: $41.49 minus the 15% fee.", 35.27),
+    (Q_REFUND, "The full $41.49, or $35.27 if a fee applies.", None),
+    (Q_LEFT, "You have 12 days left.", 12.0),
+    (Q_LEFT, "About 12 days, give or take.", None),
 )
 _HAND_STATUS: tuple[tuple[str, str | None], ...] = (
     ("It's out for delivery today.", "in_transit"),
@@ -512,6 +567,16 @@ _HAND_STATUS: tuple[tuple[str, str | None], ...] = (
     ("It may have shipped already.", None),
     ("I doubt it has been delivered yet.", None),
     ("It isn't delivered yet.", None),
+    ("Good news! Your order W1234567 was delivered on March 3 and signed for at the front desk.", "delivered"),
+    ("Your order shipped on Monday via UPS and is currently in transit; expected delivery is Thursday.", "in_transit"),
+    ("It's still being packed at our warehouse and should ship tomorrow.", "processing"),
+    ("I'm sorry, that order was cancelled on March 2 because the payment didn't go through.", "cancelled"),
+    ("It's with FedEx now.", "in_transit"),
+    ("UPS has had it since Tuesday.", "in_transit"),
+    ("The carrier collected it this morning.", "shipped"),
+    ("It left our warehouse yesterday and is on the truck for delivery today.", "in_transit"),
+    ("It says delivered, but you haven't received it?", None),
+    ("It was delivered, or at least that's what tracking says.", None),
 )
 _HAND_CHOICES: tuple[tuple[str, str | None], ...] = (
     ("Gift returns are refunded as store credit.", "store credit"),
@@ -524,6 +589,12 @@ _HAND_CHOICES: tuple[tuple[str, str | None], ...] = (
     ("Either store credit or your card, it depends.", None),
     ("As store credit, unless the giver asks for a refund to their card.", None),
     ("I don't think it goes to your card.", None),
+    ("Since it was a gift, the refund will be issued as store credit rather than to the original payment method.",
+     "store credit"),
+    ("Gift returns go back to whoever paid, on their original card.", "original payment method"),
+    ("You'll receive store credit, which you can use on anything in the shop.", "store credit"),
+    ("The money goes back to your card within 5 business days.", "original payment method"),
+    ("It depends on how the gift was paid for.", None),
 )
 
 

@@ -141,6 +141,8 @@ _MONEY_RESULT = re.compile(r"\byou(?:'ll|'d| will| would)? (?:get|receive)(?: ba
 _TOTAL_AFTER = re.compile(r"\s*(?:in total|total|altogether|overall)?\s*:\s")
 # A figure this answer says it can be, beside another ("$4.99 usually, but it can be $7.99").
 _CAN_BE = re.compile(r"\bcan (?:be|take|go|reach|run|cost)\b")
+# Two cases, each with its figure ("the full $41.49 if you paid by card, $35.27 if you used PayPal").
+_CASES = re.compile(r"\b(?:if|when|unless|otherwise)\b")
 # Two sources each giving their figure ("the site says 30; the policy page says 14").
 _SOURCE = re.compile(r"\b(?:says?|said|shows?|showing|lists?|listed|states?|reports?|according to)\b")
 _CONDITION_AFTER = re.compile(r"\s*(?:or (?:more|above|over|higher|longer)|and (?:up|above|over)|\+)")
@@ -247,7 +249,8 @@ def read_number(text: str | None, unit: Unit | None = None, given: Iterable[floa
     # Alternatives are a hedge whatever their units ("30 days (or 45)").
     if _hedged(t, figures) or unsure(t):
         return AMBIGUOUS
-    if len({f.value for f in figures}) > 1 and (_CAN_BE.search(t) or len(_SOURCE.findall(t)) > 1):
+    if len({f.value for f in figures}) > 1 and (_CAN_BE.search(t) or len(_SOURCE.findall(t)) > 1
+                                                or len(_CASES.findall(t)) > 1):
         return AMBIGUOUS
     # Another unit's figure is context beside the answer (money asked, "5 business days" is not
     # it), but the answer when it is the only figure ("$45.00" to a question in days is 45).

@@ -18,7 +18,7 @@ import re
 
 from verishop.scenarios.answers.text import AMBIGUOUS, DOUBT, Reading, one, plain, unsure
 
-_CARRIER = (r"(?:the |a |your )?(?:carrier|courier|shipping company|delivery (?:company|service|driver)|ups|fedex|"
+_CARRIER = (r"(?:the |a |your )?(?:carrier|courier|shipping company|delivery (?:company|service|driver)|driver|ups|fedex|"
             r"usps|dhl|post office|postal service|mail carrier|mailman|postman)")
 # Order matters: "not shipped yet" is read as processing before "shipped" is looked for, and each
 # phrase is read once.

@@ -85,7 +85,10 @@ UNSURE = re.compile(r"\b(?:not (?:\w+ )?sure|unsure|can(?:'t|not|not) (?:say|tel
                     r"sometimes|occasionally|at times|in (?:some|certain|most|rare) cases|not always|"
                     r"(?:can|may|might) (?:vary|differ|change)|varies|depending on|unlikely|no guarantee|"
                     r"(?:it'?s|it is) possible|for some\b(?! reason)|i'?d (?:have|need) to check|then again|on the other hand|"
-                    r"(?:can|could|may|might) be (?:more|less|higher|lower|longer|shorter|different))\b")
+                    r"(?:can|could|may|might) be (?:more|less|higher|lower|longer|shorter|different)|(?:could|can|might) try|"
+                    r"give or take|more or less|or so|or at least|seems?|seemingly|appears? to|apparently|supposedly|"
+                    r"(?:though|although|but)\b[^.;!?]*\b(?:costs? more|costs? less|more for|less for|higher for|"
+                    r"lower for|longer for|shorter for))\b")
 # A possibility about the present or past, not a permission ("you may return it") nor a future
 # with its time ("it might arrive tomorrow" is about when, not whether).
 _POSSIBLE = re.compile(r"\b(?:might(?! (?:want|like|wish)\b)|(?<!\byou )may (?!be (?:returned|cancell?ed|exchanged|"
@@ -133,7 +136,7 @@ _HELP_OFFER = re.compile(r"(?:let me know|ask|reach out|contact us|get in touch|
                          r"\W*$")
 _ANY_MORE = re.compile(r"^\s*(?:you (?:have|need|want)|there'?s|there is) (?:any(?:thing)?|other|more|further|some)\b")
 _STOPWORDS = frozenset("a an the it its it's is are was were be been being you your you're i i'm we our they them "
-                       "their this that these those to of for in on at by with from and or as so do does did has have "
+                       "their this that these those to of for in on at by with from and or as so do does did has have us me "
                        "had can could will would my me still already just any".split())
 
 

@@ -20,7 +20,7 @@ from verishop.scenarios.answers.text import AMBIGUOUS, Reading, doubted, one, pl
 
 Topic = Literal["ability", "fee", "free_shipping"]
 
-_ADV = (r"(?:maybe|perhaps|possibly|probably|absolutely|certainly|definitely|of course|sure|surely|really|"
+_ADV = (r"(?:maybe|perhaps|possibly|probably|absolutely|certainly|definitely|of course|sure|surely|really|technically|"
         r"totally|honestly|actually|well|oh|"
         r"most (?:certainly|definitely)|unfortunately|sadly|regrettably|i'?m afraid|i am afraid|afraid|"
         r"i'?m (?:so |very )?sorry(?:,? but)?|sorry(?:,? but)?|i'?m sorry to say|alas)")
@@ -114,7 +114,8 @@ _ABILITY: tuple[tuple[str, str], ...] = (
             r"free of charge|free to (?:cancel|return)|you (?:still )?have (?:until|time|\d+|\w+ (?:more )?days)|"
             r"there'?s still time|there is still time|"
             r"days? (?:left|remaining)|"
-            r"feel free|go ahead|by all means|no problem|not a problem"),
+            r"feel free(?! to (?:reach|ask|contact|get in touch|let|message|write|call|email|drop))|go ahead|by all means|"
+            r"no problem|not a problem"),
 )
 _FEE: tuple[tuple[str, str], ...] = (
     ("no", r"no (?:\w+ )?(?:restocking )?(?:fees?|charges?|costs?|deductions?)|"
@@ -180,14 +181,18 @@ def _gist(text: str, topic: Topic | None, question: str | None) -> set[str]:
             # names one, "it must be returned instead", says why the asked one cannot be done)
             other = (_ACTION_AFTER.match(text, m.end()) or _ACTION_BEFORE.search(text, 0, m.start())
                      or (_ACTION.match(m.group(0)) if polarity == "yes" else None))
+            if polarity == "yes" and _NEGATED_BEFORE.search(text, 0, m.start()):
+                continue  # "it can't be cancelled free of charge": the "free of charge" is what is denied
             if not (asked and other and _action(other[1]) != _action(asked[1])):
                 # "I doubt you can", "I don't think there's a fee": the opposite of the words inside
                 found.add(_OPPOSITE[polarity] if doubted(text, m.start()) else polarity)
-        text = regex.sub(" | ", text)
+        text = regex.sub(" |no| " if polarity == "no" else " | ", text)
     return found
 
 
 _OPPOSITE = {"yes": "no", "no": "yes"}
+# A no read earlier in the same clause: what follows in that clause is inside its scope.
+_NEGATED_BEFORE = re.compile(r"\|no\|[^,.;:!?|]*$")
 
 
 def _particles(parts: list[str]) -> tuple[set[str], bool]:
