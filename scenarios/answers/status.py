@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from verishop.scenarios.answers.text import AMBIGUOUS, DOUBT, Reading, one, plain, unsure
+from verishop.scenarios.answers.text import AMBIGUOUS, DOUBT, UNSURE, Reading, future, one, plain
 
 _CARRIER = (r"(?:the |a |your )?(?:carrier|courier|shipping company|delivery (?:company|service|driver)|driver|ups|fedex|"
             r"usps|dhl|post office|postal service|mail carrier|mailman|postman)")
@@ -56,6 +56,8 @@ _DENIED = re.compile(r"(?:\bnot|n't|\bnever|\bno longer|\byet to be|\bwill|'ll|\
                      r"\b(?:once|when|if|until) (?:it|they)(?:'s| is| are| has| have| gets| get)|\bbe)"
                      r"\s+(?:(?:\w+|been|be|have|get)\s+){0,2}$")
 _ALTERNATIVE = re.compile(r"\b(?:or|either|whether|nor)\b|/")
+_POSSIBLY = re.compile(r"\b(?:may|might|could)\s+(?:(?:\w+|been|be|have|already|still)\s+){0,3}$")
+_EXPECTED_BY_NOW = re.compile(r"[^.;!?]{0,20}\b(?:by now|already)\b")
 # Two statuses set against each other ("it shows as delivered, but the courier lists it as in
 # transit") are a hedge; a history told with its time ("but then it was cancelled") is not.
 _CONTRAST = re.compile(r"\b(?:but|though|although|however|whereas|yet)\b")
@@ -74,17 +76,21 @@ def read_status(text: str | None) -> Reading:
     t = re.sub(r"[_\-]+", " ", plain(text))
     marked = t
     said: list[tuple[int, int, str]] = []
+    possible = False
     for i, (status, pattern) in enumerate(STATUS_PHRASES):
         regex = re.compile(rf"\b(?:{pattern})\b")
         for m in regex.finditer(marked):
+            before = marked[max(0, m.start() - 40):m.start()]
             # The phrases of "not shipped yet" carry their own negation; a bare status denied doesn't count.
-            if i == 0 or not _DENIED.search(marked[max(0, m.start() - 40):m.start()]):
+            if i == 0 or not _DENIED.search(before):
                 said.append((m.start(), m.end(), status))
+            elif _POSSIBLY.search(before) and not future(marked, m.end()) or _EXPECTED_BY_NOW.match(marked, m.end()):
+                possible = True  # "it may have been delivered", "it should be delivered by now": perhaps, not is
         marked = regex.sub(lambda m: "#" * len(m[0]), marked)
     if not said:
         return None
     said.sort()
-    if unsure(t) or DOUBT.search(t):
+    if possible or UNSURE.search(t) or DOUBT.search(t):
         return AMBIGUOUS
     for (_, end, a), (start, _, b) in zip(said, said[1:]):
         gap = t[end:start]

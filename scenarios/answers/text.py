@@ -100,6 +100,11 @@ _FUTURE = re.compile(r"[^.;!?]{0,40}\b(?:tomorrow|today|tonight|soon|later|next|
                      r"on (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday))\b")
 
 
+def future(text: str, at: int) -> bool:
+    """Whether the words after `at` put what was said in the future ("... tomorrow", "by Friday")."""
+    return bool(_FUTURE.match(text, at))
+
+
 def unsure(text: str) -> bool:
     """Whether a plain text says it does not know, or offers a possibility beside its answer."""
     if UNSURE.search(text):
@@ -131,7 +136,11 @@ def doubted(text: str, at: int) -> bool:
 # "yes, except socks"). "even if" concedes, it does not restrict.
 RESTRICTION = re.compile(r"\b(?:only (?:if|when|after|before|with)|as long as|so long as|provided(?: that)?|providing|"
                          r"on (?:the )?condition|assuming|unless|except(?: for| if| when| that)?|excluding|other than|"
-                         r"apart from|aside from|with the exception of|but not|(?<!even )if)\b(?P<condition>[^.;!?]*)")
+                         r"apart from|aside from|with the exception of|but not|(?:anything|everything|all|any item|all items) but|"
+                         r"(?<!even )if)\b(?P<condition>[^.;!?]*)")
+# "if you'd like", "if you want to": the customer's choice, not a case the answer leaves open.
+_AT_WILL = re.compile(r"^(?:you'?d like|you would like|you (?:want|wish|prefer|like|need)|needed|necessary|"
+                      r"(?:that|it) helps|so)\b")
 _HELP_OFFER = re.compile(r"(?:let me know|ask|reach out|contact us|get in touch|happy to help|here to help|glad to help)"
                          r"\W*$")
 _ANY_MORE = re.compile(r"^\s*(?:you (?:have|need|want)|there'?s|there is) (?:any(?:thing)?|other|more|further|some)\b")
@@ -160,7 +169,8 @@ def restrictions(text: str, question: str | None = None) -> list[str]:
     found = []
     for m in RESTRICTION.finditer(text):
         condition = m["condition"].strip(" ,")
-        if m[0].startswith("if") and (_HELP_OFFER.search(text, 0, m.start()) or _ANY_MORE.match(condition)):
+        if m[0].startswith("if") and (_HELP_OFFER.search(text, 0, m.start()) or _ANY_MORE.match(condition)
+                                      or _AT_WILL.match(condition)):
             continue
         words = content_words(condition)
         exception = not re.match(r"(?:only )?(?:if|when|after|before|with|as long|so long|provided|providing|on|"

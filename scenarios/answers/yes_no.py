@@ -239,7 +239,8 @@ def read_yes_no(text: str | None, question: str | None = None) -> Reading:
     # offer an exchange" opens a refusal whose words the gist reads as a yes.
     if _restricted(t, question):
         return AMBIGUOUS
-    if reading == "yes" and "yes" not in said and _REFUSAL_OPENING.match(_FILLER.sub("", parts[0])):
+    good_news = "no" if topic_of(question) == "fee" else "yes"
+    if reading == good_news and not said and _REFUSAL_OPENING.match(_FILLER.sub("", parts[0])):
         return AMBIGUOUS
     return reading
 
@@ -258,8 +259,9 @@ def _reading(parts: list[str], said: set[str], weak: bool, gist: set[str], quest
     return "yes" if weak else None
 
 
-# An apology that opens the answer announces a refusal, unless it is about something else
-# ("Sorry for the wait!").
+# An apology that opens the answer announces bad news (a no to "Can I?", a yes to "Is there a
+# fee?"), unless it is about something else ("Sorry for the wait!"): good news read from the gist
+# after it, with no particle said, is a reading the apology contradicts.
 _REFUSAL_OPENING = re.compile(r"^(?:(?:i'?m|i am) (?:so |very |really |terribly )?sorry|sorry|unfortunately|sadly|"
                               r"regrettably|(?:i'?m |i am )?afraid|i (?:must |do )?apologi[sz]e|(?:my )?apologies|alas)"
                               r"\b(?! (?:for|about|to keep|to hear|if|again)\b)")
