@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import re
 
-from verishop.scenarios.answers.text import AMBIGUOUS, Reading, doubted, one, plain, restrictions, unsure
+from verishop.scenarios.answers.scope import doubted, restrictions, unsure
+from verishop.scenarios.answers.text import AMBIGUOUS, Reading, one, plain
 
 REFUND_OPTIONS: dict[str, tuple[str, ...]] = {
     "store credit": ("store credit", "gift card", "shop credit", "credit to your account", "account credit",

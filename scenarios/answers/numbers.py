@@ -10,15 +10,18 @@ or "percentage" for a percentage, "days" or "how long" for days. Knowing it lets
   - leave out figures in another unit beside the answer: "$12.98, refunded within 5 business days"
     asks money, so 5 is not the answer (alone, a figure in another unit is still read: "$45.00" to a
     question in days is 45); "18 days ago" is never a number of days to answer with.
-Figures the question or the world already states (`given`), thresholds ("orders of $35 or
-more") and the usual rule ("the usual window is 14 days") are context when the answer states
-another figure too ("On your $41.49 purchase it comes to $12.98"); a figure the answer denies
-("30 days, not 45", "not 45 but 30", "30 rather than 45") is not its answer; a result after "="
-or "comes to" is the answer ("30 + 14 = 44 days"). Several figures offered as alternatives ("30
-or 45 days", "between 14 and 30", "30/45", "30, 45, 60", "58 days, 14 days.") are a hedge:
-AMBIGUOUS, whatever is given. A figure in parentheses is an aside beside one outside them
-("$35.00 for non-members (Plus members: $24.50)"): context after the question's own figures and
-before those the world gives. Dates ("March 3, 2026", "2026-03-03"), times
+Figures the question already states, thresholds ("orders of $35 or more") and the usual rule
+("the usual window is 14 days") are context when the answer states another figure too ("On your
+$41.49 purchase it comes to $12.98"); a figure the answer denies ("30 days, not 45", "not 45 but
+30", "30 rather than 45", "I don't think it's 45") is not its answer; a result after "=" or "comes
+to" is the answer ("30 + 14 = 44 days"), and so is the total its parts add up to ("51 days, 30
+base + 21 holiday"). Several figures offered as alternatives ("30 or 45 days", "between 14 and
+30", "30/45", "30, 45, 60", "58 days, 14 days.", "usually 5, sometimes 7", "5 if you paid by card,
+10 with PayPal", "the site says 30; the policy page says 14", "$4.99, but it can be $7.99") are a
+hedge: AMBIGUOUS. A figure the world gives (`given`, the policy's figures) is not set aside for
+its value alone (issue 28): which of two figures the policy states says nothing about which one
+is the answer. A figure in parentheses is an aside beside one outside them
+("$35.00 for non-members (Plus members: $24.50)"): context after the question's own figures. Dates ("March 3, 2026", "2026-03-03"), times
 ("2pm") and IDs are never numbers of the answer.
 """
 
@@ -29,7 +32,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
-from verishop.scenarios.answers.text import AMBIGUOUS, Reading, doubted, plain, unsure
+from verishop.scenarios.answers.scope import doubted, unsure
+from verishop.scenarios.answers.text import AMBIGUOUS, Reading, plain
 
 Unit = Literal["money", "percent", "days"]
 
@@ -228,12 +232,12 @@ def _total_of_parts(t: str, values: set[float]) -> float | None:
 def read_number(text: str | None, unit: Unit | None = None, given: Iterable[float] = (),
                 question: str | None = None) -> Reading:
     """The one number `text` answers with, None, or AMBIGUOUS (see the module docstring).
-    `question` gives the unit (unless `unit` is passed) and its own figures count as given."""
+    `question` gives the unit (unless `unit` is passed) and its own figures are restatements;
+    `given` is accepted for callers and sets nothing aside (see the module docstring)."""
     if not text:
         return None
     unit = unit or unit_of(question)
     restated = {round(g, 6) for g in figures_in(question)}
-    given = {round(g, 6) for g in given} | restated
     t = _NOT_FIGURES.sub(" ", plain(text))
     t = _words_to_digits(t, unit)
     t = _spoken_money(t) if unit == "money" else t
@@ -274,7 +278,7 @@ def read_number(text: str | None, unit: Unit | None = None, given: Iterable[floa
         figures = [f for f in figures if f.unit == unit]
     values = {f.value for f in figures}
     if len(values) > 1:
-        # Thresholds and the figures already given are context beside the answer.
+        # Thresholds and the usual rule are context beside the answer.
         values = {f.value for f in figures if not f.condition} or values
     if len(values) > 1:
         # The question's own figures first ("since $120.99 is over ..."), then any the world gives.

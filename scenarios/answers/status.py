@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import re
 
-from verishop.scenarios.answers.text import AMBIGUOUS, DOUBT, UNSURE, Reading, future, one, plain
+from verishop.scenarios.answers.scope import DOUBT, future
+from verishop.scenarios.answers.text import AMBIGUOUS, UNSURE, Reading, one, plain
 
 _CARRIER = (r"(?:the |a |your )?(?:carrier|courier|shipping company|delivery (?:company|service|driver)|driver|ups|fedex|"
             r"usps|dhl|post office|postal service|mail carrier|mailman|postman)")

@@ -16,7 +16,8 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from verishop.scenarios.answers.text import AMBIGUOUS, Reading, doubted, one, plain, restrictions, sentences, unsure
+from verishop.scenarios.answers.scope import doubted, restrictions, unsure
+from verishop.scenarios.answers.text import AMBIGUOUS, Reading, one, plain, sentences
 
 Topic = Literal["ability", "fee", "free_shipping"]
 
