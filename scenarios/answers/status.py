@@ -19,7 +19,7 @@ import re
 from verishop.scenarios.answers.scope import DOUBT, future
 from verishop.scenarios.answers.text import AMBIGUOUS, UNSURE, Reading, one, plain
 
-_CARRIER = (r"(?:the |a |your )?(?:carrier|courier|shipping company|delivery (?:company|service|driver)|driver|ups|fedex|"
+_CARRIER = (r"(?:the |a |your |our )?(?:carrier|courier|shipping company|delivery (?:company|service|driver|partner)|driver|shipping partner|ups|fedex|"
             r"usps|dhl|post office|postal service|mail carrier|mailman|postman)")
 # Order matters: "not shipped yet" is read as processing before "shipped" is looked for, and each
 # phrase is read once.
@@ -32,18 +32,20 @@ STATUS_PHRASES: tuple[tuple[str, str], ...] = (
     ("cancelled", r"cancell?ed|called off|voided"),
     ("in_transit", rf"in transit|on (?:its|the|their) way|en route|out for delivery|in the (?:mail|post)|"
                    rf"(?:it'?s|it is|is|are|currently|now|still) (?:now |currently |still )?(?:with|in the hands of) "
-                   rf"{_CARRIER}|{_CARRIER} (?:now |currently |still |already )?(?:has|is holding|holds) (?:had )?"
+                   rf"{_CARRIER}|{_CARRIER} (?:now |currently |still |already )?(?:has|holds|(?:is|are) (?:now |currently )?"
+                   rf"(?:holding|handling|delivering|carrying|transporting|bringing)) (?:had )?"
                    rf"(?:it|them|your (?:package|parcel|order|box|shipment|delivery|items?))|in (?:the )?"
-                   rf"(?:carrier|courier|driver|postman|mail carrier|ups|fedex|usps|dhl)'?s? hands|on the (?:truck|road)|being delivered|heading (?:your way|to you)|"
+                   rf"(?:carrier|courier|driver|postman|mail carrier|ups|fedex|usps|dhl)'?s? (?:hands|possession|custody|care)|on the (?:truck|road)|being delivered|heading (?:your way|to you)|"
                    rf"travell?ing to you|making its way|moving through|out with (?:the |a |your )?(?:driver|courier|"
                    rf"carrier|mail carrier|postman)|at (?:the |a |your )?(?:local |carrier'?s |courier'?s |sorting |"
-                   rf"regional |delivery )(?:facility|depot|hub|center|centre|station)"),
+                   rf"regional |delivery |ups |fedex |usps |dhl )(?:facility|depot|hub|center|centre|station)"),
     ("delivered", r"delivered|arrived|dropped (?:it |them )?off|left at your (?:door|porch|doorstep)|signed for|"
                   r"reached you|"
                   r"(?:you|you've|you have) (?:already )?received (?:it|them)"),
     ("shipped", rf"shipped|dispatched|sent out|(?:has|have|was|were) (?:been )?sent|handed (?:over )?(?:to|off to) "
-                rf"{_CARRIER}|picked up by {_CARRIER}|{_CARRIER} (?:picked (?:it|them) up|collected (?:it|them)|"
-                rf"took (?:it|them))|(?:handed|passed|gave) (?:it |them )?(?:over )?(?:to|off to) {_CARRIER}|left (?:our|the) (?:warehouse|facility)|"
+                rf"{_CARRIER}|picked up by {_CARRIER}|{_CARRIER} (?:has |have |had |just |already )*(?:picked (?:it|them) up|"
+                rf"collected (?:it|them)|took (?:it|them))|(?:handed|passed|gave|given) (?:it |them )?(?:over )?(?:to|off to) "
+                rf"{_CARRIER}|left (?:our|the) (?:warehouse|facility)|"
                 rf"(?:gone|went) out"),
     ("processing", r"processing|processed|pending|being prepared|preparing|being packed|packing|getting (?:it )?ready|"
                    r"being picked|being readied"),
@@ -63,8 +65,8 @@ _EXPECTED_BY_NOW = re.compile(r"[^.;!?]{0,20}\b(?:by now|already)\b")
 # transit") are a hedge; a history told with its time ("but then it was cancelled") is not.
 _CONTRAST = re.compile(r"\b(?:but|though|although|however|whereas|yet)\b")
 _THEN = re.compile(r"\b(?:then|now|since|later|after that|afterwards|eventually|finally|subsequently)\b")
-_SOURCE = re.compile(r"\b(?:says?|said|shows?|showing|lists?|listed|reports?|marked|according to|per|indicates?|"
-                     r"states?|system|tracking)\b")
+_SOURCE = re.compile(r"\b(?:says?|said|shows?|showing|lists?|listed|reports?|marked|according to|indicates?|"
+                     r"states?)\b")
 # Statuses with nothing but punctuation or "and" between them are a list, not a history.
 _LISTED = re.compile(r"[\s,;|&+.!?]*(?:and)?[\s,;|&+.!?]*")
 
