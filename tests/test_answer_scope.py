@@ -4,8 +4,9 @@ and condition ("only if", "unless", "except", "though") and alternatives ("usual
 Y", "tracking says X; the carrier says Y"). Every phrasing below was read as a definite value it
 does not state before the change; each is now read right or not at all (the customer asks back).
 
-The two properties at the end are checked over the composed answer table (tests/answer_corpus.py):
-negating a committed answer never keeps it, and adding an alternative value never commits.
+The two properties are checked over the composed answer table (tests/answer_corpus.py): negating
+a committed answer never keeps it, and adding an alternative value never commits. Played end to
+end through the MCP server, a hedge is asked back and the clear answer after it still counts.
 """
 
 from __future__ import annotations
@@ -14,8 +15,10 @@ import pytest
 from answer_corpus import ALTERNATIVES, COMMITTED_BASES, NEGATIONS, read, right
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_answer_commitments import days, find, play, policy_lookup, status_lookup
 
-from verishop.scenarios.answers import AMBIGUOUS, REFUND_OPTIONS, read_choice, read_number, read_status, read_yes_no
+from verishop.scenarios.answers import (AMBIGUOUS, REFUND_OPTIONS, read_choice, read_number, read_status, read_yes_no,
+                                        topic_of)
 
 Q_RETURN = "Can I return the socks I bought from you?"
 Q_FEE = "Is there a restocking fee if I return an opened charger because I changed my mind?"
@@ -164,3 +167,36 @@ def test_adding_an_alternative_value_never_commits(data: st.DataObject) -> None:
     join = data.draw(st.sampled_from(ALTERNATIVES[base.kind]))
     hedged = join(base, other)
     assert read(hedged) in UNREAD, (hedged.text, read(hedged))
+
+
+# --- played end to end: the customer asks back, the verdict waits for a definite answer ----------
+
+async def test_a_number_offered_with_its_alternative_is_asked_back_and_the_clear_answer_after_it_counts(hub, verifier):
+    scenario = find(hub, "policy", days)
+    answer = int(float(scenario.goal.answer))
+    hedge = f"Usually {answer} days, sometimes {answer + 7}."
+    replies, reward, _ = await play(hub, verifier, scenario, policy_lookup(scenario), [
+        {"message": hedge, "answer": hedge}, {"message": f"It's {answer} days.", "answer": f"{answer} days"}])
+    assert replies[0]["status"] == "open" and "how many days" in replies[0]["customer_message"].lower()
+    assert (reward.r_task, reward.is_correct) == (1.0, True)
+    assert len(next(c for c in reward.breakdown if c.name == "numeric_answer").found) == 1
+
+
+async def test_a_no_said_as_a_doubt_is_read_as_the_no_it_is(hub, verifier):
+    scenario = find(hub, "policy", lambda s: s.goal.answer == "no" and topic_of(s.goal.question) == "ability"
+                    and not s.goal.unstated)
+    replies, reward, _ = await play(hub, verifier, scenario, policy_lookup(scenario), [
+        {"message": "I doubt you can, I'm sorry.", "answer": "I doubt you can."}])
+    assert replies[0]["status"] == "closed"
+    assert (reward.r_task, reward.is_correct) == (1.0, True)
+
+
+async def test_two_sources_that_disagree_on_a_status_are_asked_back(hub, verifier):
+    scenario = find(hub, "status", lambda s: s.axes.max_turns >= 3 and s.goal.status not in ("delivered", "cancelled"))
+    order_id, status = scenario.goal.order_id, scenario.goal.status
+    hedge = "Tracking says it's delivered; the carrier says it's still on its way."
+    replies, reward, _ = await play(hub, verifier, scenario, status_lookup(scenario), [
+        {"message": hedge, "order_id": order_id, "answer": hedge},
+        {"message": f"It's {status.replace('_', ' ')}.", "order_id": order_id, "answer": status.replace("_", " ")}])
+    assert replies[0]["status"] == "open" and "which is it" in replies[0]["customer_message"].lower()
+    assert (reward.r_task, reward.is_correct) == (1.0, True)
