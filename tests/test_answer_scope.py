@@ -53,6 +53,10 @@ YES_NO_OPPOSITES = [
     (Q_CANCEL_SHIPPED, "You can cancel for free only if it hasn't shipped yet.", None),
     (Q_CANCEL_SHIPPED, "Yes, as long as it hasn't left our warehouse.", None),
     (Q_SHIP, "It ships free only if the order is over $35.", None),
+    (Q_RETURN, "I seriously doubt we can take them back.", "no"),
+    (Q_RETURN, "It's doubtful you can return them.", "no"),
+    (Q_RETURN, "I'm not convinced you can.", "no"),
+    (Q_RETURN, "Only unworn socks can be returned.", None),
 ]
 
 

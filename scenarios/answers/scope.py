@@ -45,7 +45,8 @@ def unsure(text: str) -> bool:
 
 # Said before a statement, these deny it ("I doubt you can" is a no, "I don't think it's 30 days"
 # names no figure): negated belief, reaching to the end of its clause.
-DOUBT = re.compile(r"\b(?:i (?:really |strongly |very much )?doubt|i (?:don'?t|do not) (?:think|believe|reckon|"
+DOUBT = re.compile(r"\b(?:i (?:\w+ |very much )?doubt|(?:it'?s|it is|that'?s) (?:\w+ )?doubtful(?: that)?|"
+                   r"i'?m not (?:convinced|confident)(?: that)?|i am not (?:convinced|confident)(?: that)?|i (?:don'?t|do not) (?:think|believe|reckon|"
                    r"suppose|expect)|i wouldn'?t (?:say|think)|(?:it'?s|it is|it isn'?t) (?:not )?true(?= that)|"
                    r"it isn'?t (?:the case|so)(?= that)|it'?s not (?:the case|so)(?= that)|i wish i could (?:say|tell you)|"
                    r"i (?:can'?t|cannot) say(?= that))\b(?! so\b)")
