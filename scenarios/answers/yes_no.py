@@ -267,7 +267,7 @@ _REFUSAL_OPENING = re.compile(r"^(?:(?:i'?m|i am) (?:so |very |really |terribly 
                               r"regrettably|(?:i'?m |i am )?afraid|i (?:must |do )?apologi[sz]e|(?:my )?apologies|alas)"
                               r"\b(?! (?:for|about|to keep|to hear|if|again)\b)")
 # "we can only offer an exchange": the ability is restricted to something else.
-_ONLY = re.compile(r"\b(?:can|could|may|will) (?:\w+ )?only\b|\bonly (?:[\w-]+ ){0,3}(?:can|could|may|are|is|qualify|"
+_ONLY = re.compile(r"\b(?:can|could|may|will) (?:\w+ )?only\b|(?<!the )\bonly (?:[\w-]+ ){0,3}(?:can|could|may|are|is|qualify|"
                    r"qualifies)\b|\b(?:we|they|you) only\b")
 # A time window restated as the condition of a yes to "Can I return it?" ("as long as it's within
 # 30 days") is the policy's rule, not a case the customer cannot place; to "Can I *still* return
