@@ -71,7 +71,7 @@ RESTRICTION = re.compile(r"\b(?:only (?:if|when|after|before|with)|as long as|so
                          r"apart from|aside from|with the exception of|but not|(?:anything|everything|all|any item|all items) but|"
                          r"(?<!even )if)\b(?P<condition>[^.;!?]*)")
 # "if you'd like", "if you want to": the customer's choice, not a case the answer leaves open.
-_AT_WILL = re.compile(r"^(?:you'?d like|you would like|you (?:want|wish|prefer|like|need)|needed|necessary|"
+_AT_WILL = re.compile(r"^(?:you'?d (?:like|rather|prefer)|you would (?:like|rather|prefer)|you (?:want|wish|prefer|like|need)|needed|necessary|"
                       r"(?:that|it) helps|so)\b")
 _HELP_OFFER = re.compile(r"(?:let me know|ask|reach out|contact us|get in touch|happy to help|here to help|glad to help)"
                          r"\W*$")
