@@ -9,7 +9,11 @@ on its way" is in transit; cancelled ends any history. A state the message denie
 the future does not count ("it hasn't been delivered yet", "it should arrive... be delivered
 Friday", "cancelled before it shipped"). Statuses offered as alternatives ("shipped or in
 transit", "delivered or not, I can't say") or listed ("shipped, in transit, delivered") are a
-hedge: AMBIGUOUS.
+hedge: AMBIGUOUS, and so are two statuses set against each other or told by two sources ("it
+shows as delivered, but the courier lists it as in transit", "tracking says X; the carrier says
+Y") and a status that may be ("it may have been delivered already"). The carrier holding an
+order ("the carrier has it", "in the courier's hands") is in transit in every wording; the
+carrier taking it ("UPS picked it up") is shipped.
 """
 
 from __future__ import annotations

@@ -8,7 +8,10 @@ nothing about "Can I return it?"; "It ships free of charge" answers "Will it shi
 yes. Agreement and reassurance carry no polarity of their own ("Correct, there is no fee",
 "No problem, you can return it", "No worries, yes") and count as a yes only when nothing else
 is said. A particle that the gist contradicts (only contradicts) is a hedge, and so is any
-answer that says it is unsure ("yes or no", "maybe", "I can't say").
+answer that says it is unsure ("yes or no", "maybe", "I can't say"). Only one reading may
+survive (`scope`): a doubt reverses what follows ("I doubt you can" is a no), a condition or an
+exception leaves the customer's case open ("only if they're unworn", "except socks"), and an
+opening apology contradicts good news read from the words after it.
 """
 
 from __future__ import annotations
