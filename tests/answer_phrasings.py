@@ -173,7 +173,7 @@ YES_NO: list[tuple[str | None, str | None, object]] = [
     # "never carry a fee" (was read as yes), plural subjects, "no way to", an action's own verdict
     (Q_DEFECT_FEE, "Defective items never carry a restocking fee.", "no"),
     (Q_FEE, "Opened chargers never incur a fee.", "no"),
-    (Q_RETURN, "Socks can be returned if unopened.", "yes"), (Q_RETURN, "There's no way to return socks.", "no"),
+    (Q_RETURN, "Socks can be returned if unopened.", HEDGE), (Q_RETURN, "There's no way to return socks.", "no"),
     (Q_RETURN, "No returns can be made on socks.", "no"), (Q_RETURN, "Socks can never be returned.", "no"),
     (Q_CANCEL, "Cancelling is free while it's processing.", "yes"),
     (Q_CANCEL, "There's no charge to cancel at this stage.", "yes"),
@@ -374,7 +374,7 @@ STATUS: list[tuple[str | None, object]] = [
     ("It'll be delivered once it ships.", NOT), ("It's expected to arrive on March 9.", NOT),
     ("UPS picked it up this morning.", "shipped"), ("The courier collected it yesterday.", "shipped"),
     ("It's waiting to be packed.", "processing"), ("It's awaiting pickup by the carrier.", "processing"),
-    ("FedEx has it now.", "shipped"),
+    ("FedEx has it now.", "in_transit"),
     ("It's out with the driver today.", "in_transit"), ("It's sitting at the carrier's facility near you.", "in_transit"),
     ("It's at the local depot.", "in_transit"), ("It's still at our facility.", NOT),
 ]

@@ -3,7 +3,12 @@
 Each reader returns one value, `None` when the text names none, or `AMBIGUOUS` when it names
 several different ones or says it is unsure. A hedge ("yes or no", "30 or 45 days", "delivered
 or not, I can't say", "as store credit or to your card") is an answer that could be anything,
-so it is never read as a value: brute force inside one message cannot pass. What a sentence
+so it is never read as a value: brute force inside one message cannot pass. A reader commits a
+value only when exactly one reading survives doubt ("I doubt you can" is a no), conditions and
+exceptions ("only if", "unless", "except"), an apology that contradicts good news, possibilities
+("it may have been delivered"), alternatives ("usually X, sometimes Y", "X if A, Y if B") and
+sources that disagree ("tracking says X; the carrier says Y"): `scope`. Otherwise it returns
+None or AMBIGUOUS, and the customer asks back. What a sentence
 says is *not* the case does not count ("30 days, not 45"; "it hasn't been delivered yet, it's
 on its way" names one status, in transit). Every reader first makes the text plain (Unicode
 NFKC, straight quotes, lower case: `text.plain`).

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import re
 
-from verishop.scenarios.answers.text import AMBIGUOUS, UNSURE, Reading, one, plain
+from verishop.scenarios.answers.scope import doubted, restrictions, unsure
+from verishop.scenarios.answers.text import AMBIGUOUS, Reading, one, plain
 
 REFUND_OPTIONS: dict[str, tuple[str, ...]] = {
     "store credit": ("store credit", "gift card", "shop credit", "credit to your account", "account credit",
@@ -50,9 +51,10 @@ def read_choice(text: str | None, options: dict[str, tuple[str, ...]]) -> Readin
         regex = re.compile(rf"(?<![\w-]){re.escape(phrasing)}(?![\w-])")
         for m in regex.finditer(marked):
             before = marked[max(0, m.start() - 80):m.start()]
-            if not _DENIED.search(before) and not _CONTRAST.search(before):
+            if not _DENIED.search(before) and not _CONTRAST.search(before) and not doubted(marked, m.start()):
                 found.add(name)
         marked = regex.sub(lambda m: "#" * len(m[0]), marked)
-    if found and UNSURE.search(t):
+    # "Store credit, unless you paid by card": which case is the customer's, the answer does not say.
+    if found and (unsure(t) or restrictions(t)):
         return AMBIGUOUS
     return one(found)

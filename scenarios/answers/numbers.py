@@ -10,15 +10,18 @@ or "percentage" for a percentage, "days" or "how long" for days. Knowing it lets
   - leave out figures in another unit beside the answer: "$12.98, refunded within 5 business days"
     asks money, so 5 is not the answer (alone, a figure in another unit is still read: "$45.00" to a
     question in days is 45); "18 days ago" is never a number of days to answer with.
-Figures the question or the world already states (`given`), thresholds ("orders of $35 or
-more") and the usual rule ("the usual window is 14 days") are context when the answer states
-another figure too ("On your $41.49 purchase it comes to $12.98"); a figure the answer denies
-("30 days, not 45", "not 45 but 30", "30 rather than 45") is not its answer; a result after "="
-or "comes to" is the answer ("30 + 14 = 44 days"). Several figures offered as alternatives ("30
-or 45 days", "between 14 and 30", "30/45", "30, 45, 60", "58 days, 14 days.") are a hedge:
-AMBIGUOUS, whatever is given. A figure in parentheses is an aside beside one outside them
-("$35.00 for non-members (Plus members: $24.50)"): context after the question's own figures and
-before those the world gives. Dates ("March 3, 2026", "2026-03-03"), times
+Figures the question already states, thresholds ("orders of $35 or more") and the usual rule
+("the usual window is 14 days") are context when the answer states another figure too ("On your
+$41.49 purchase it comes to $12.98"); a figure the answer denies ("30 days, not 45", "not 45 but
+30", "30 rather than 45", "I don't think it's 45") is not its answer; a result after "=" or "comes
+to" is the answer ("30 + 14 = 44 days"), and so is the total its parts add up to ("51 days, 30
+base + 21 holiday"). Several figures offered as alternatives ("30 or 45 days", "between 14 and
+30", "30/45", "30, 45, 60", "58 days, 14 days.", "usually 5, sometimes 7", "5 if you paid by card,
+10 with PayPal", "the site says 30; the policy page says 14", "$4.99, but it can be $7.99") are a
+hedge: AMBIGUOUS. A figure the world gives (`given`, the policy's figures) is not set aside for
+its value alone (issue 28): which of two figures the policy states says nothing about which one
+is the answer. A figure in parentheses is an aside beside one outside them
+("$35.00 for non-members (Plus members: $24.50)"): context after the question's own figures. Dates ("March 3, 2026", "2026-03-03"), times
 ("2pm") and IDs are never numbers of the answer.
 """
 
@@ -29,7 +32,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
-from verishop.scenarios.answers.text import AMBIGUOUS, UNSURE, Reading, plain
+from verishop.scenarios.answers.scope import doubted, unsure
+from verishop.scenarios.answers.text import AMBIGUOUS, Reading, plain
 
 Unit = Literal["money", "percent", "days"]
 
@@ -137,6 +141,14 @@ _RESULT = re.compile(r"(?:=|\brefund(?:ed)? (?:would be|will be|is|of|comes to|a
 # Said before money only ("you'd get $76.49 back"); before days it may be a part ("you get 15 extra days").
 _MONEY_RESULT = re.compile(r"\byou(?:'ll|'d| will| would)? (?:get|receive)(?: back)?\s*$|"
                            r"(?:[,;]\s*|\b)(?:so|that'?s|that is|which is)\s*\$?\s?$")
+# "51 days in total: the 30-day window and ...", "$34.98: $4.99 standard shipping plus ...": a total, then its parts.
+_TOTAL_AFTER = re.compile(r"\s*(?:in total|total|altogether|overall)?\s*:\s")
+# A figure this answer says it can be, beside another ("$4.99 usually, but it can be $7.99").
+_CAN_BE = re.compile(r"\bcan (?:be|take|go|reach|run|cost)\b")
+# Two cases, each with its figure ("the full $41.49 if you paid by card, $35.27 if you used PayPal").
+_CASES = re.compile(r"\b(?:if|when|unless|otherwise)\b")
+# Two sources each giving their figure ("the site says 30; the policy page says 14").
+_SOURCE = re.compile(r"\b(?:says?|said|shows?|showing|lists?|listed|states?|reports?|according to)\b")
 _CONDITION_AFTER = re.compile(r"\s*(?:or (?:more|above|over|higher|longer)|and (?:up|above|over)|\+)")
 # Thresholds and the usual rule, stated beside the answer: "orders of $35 or more", "the usual window is 14 days".
 _CONDITION_BEFORE = re.compile(r"(?:\b(?:orders?|purchases?|subtotals?|spend(?:ing)?) (?:of|over|above|under|below)|"
@@ -175,7 +187,9 @@ def _figures(t: str) -> list[_Figure]:
         condition = bool(_CONDITION_AFTER.match(t, end) or _CONDITION_BEFORE.search(before))
         result = bool(_RESULT.search(before) or (unit == "money" and _MONEY_RESULT.search(before)))
         aside = t.count("(", 0, m.start()) > t.count(")", 0, m.start())
-        found.append(_Figure(value, unit, m.start(), end, bool(_DENIED.search(before)), result, condition, aside))
+        result = result or bool(_TOTAL_AFTER.match(t, end))
+        denied = bool(_DENIED.search(before)) or doubted(t, m.start())
+        found.append(_Figure(value, unit, m.start(), end, denied, result, condition, aside))
     return found
 
 
@@ -201,15 +215,29 @@ def _hedged(t: str, figures: list[_Figure]) -> bool:
     return False
 
 
+_ARITHMETIC = re.compile(r"\+|\bplus\b|\bminus\b|\bless\b|\band\b|\bbase\b|\bextra\b|\bextension\b")
+
+
+def _total_of_parts(t: str, values: set[float]) -> float | None:
+    """The one value the others add up to, or are taken from, in an explanation ("51 days, 30
+    base + 21 holiday", "$41.49 minus $6.22 leaves $35.27"), else None."""
+    if len(values) < 3 or not _ARITHMETIC.search(t):
+        return None
+    sums = {v for v in values if abs(sum(values - {v}) - v) < 0.005}
+    if len(sums) == 1:
+        return sums.pop()
+    return None
+
+
 def read_number(text: str | None, unit: Unit | None = None, given: Iterable[float] = (),
                 question: str | None = None) -> Reading:
     """The one number `text` answers with, None, or AMBIGUOUS (see the module docstring).
-    `question` gives the unit (unless `unit` is passed) and its own figures count as given."""
+    `question` gives the unit (unless `unit` is passed) and its own figures are restatements;
+    `given` is accepted for callers and sets nothing aside (see the module docstring)."""
     if not text:
         return None
     unit = unit or unit_of(question)
     restated = {round(g, 6) for g in figures_in(question)}
-    given = {round(g, 6) for g in given} | restated
     t = _NOT_FIGURES.sub(" ", plain(text))
     t = _words_to_digits(t, unit)
     t = _spoken_money(t) if unit == "money" else t
@@ -223,7 +251,10 @@ def read_number(text: str | None, unit: Unit | None = None, given: Iterable[floa
     if not figures:
         return None
     # Alternatives are a hedge whatever their units ("30 days (or 45)").
-    if _hedged(t, figures) or UNSURE.search(t):
+    if _hedged(t, figures) or unsure(t):
+        return AMBIGUOUS
+    if len({f.value for f in figures}) > 1 and (_CAN_BE.search(t) or len(_SOURCE.findall(t)) > 1
+                                                or len(_CASES.findall(t)) > 1):
         return AMBIGUOUS
     # Another unit's figure is context beside the answer (money asked, "5 business days" is not
     # it), but the answer when it is the only figure ("$45.00" to a question in days is 45).
@@ -235,17 +266,25 @@ def read_number(text: str | None, unit: Unit | None = None, given: Iterable[floa
     results = {f.value for f in figures if f.result}
     if len(results) == 1:
         return results.pop()
+    # A bare figure in a clause parallel to one in the asked unit is another value of that unit
+    # ("5 business days if you paid by card, 10 if you used PayPal"): two left after the context
+    # (thresholds, asides, the question's own figures) is a hedge.
+    offered = {f.value for f in figures if f.unit in (None, unit) and not (f.condition or f.aside)
+               and round(f.value, 6) not in restated}
+    if unit is not None and not results and len(offered) > 1:
+        total = _total_of_parts(t, {f.value for f in figures if f.unit in (None, unit)})
+        return AMBIGUOUS if total is None else total
     if unit is not None and any(f.unit == unit for f in figures):
         figures = [f for f in figures if f.unit == unit]
     values = {f.value for f in figures}
     if len(values) > 1:
-        # Thresholds and the figures already given are context beside the answer.
+        # Thresholds and the usual rule are context beside the answer.
         values = {f.value for f in figures if not f.condition} or values
     if len(values) > 1:
         # The question's own figures first ("since $120.99 is over ..."), then any the world gives.
         values = {v for v in values if round(v, 6) not in restated} or values
     if len(values) > 1:
         values = {f.value for f in figures if f.value in values and not f.aside} or values
-    if len(values) > 1:
-        values = {v for v in values if round(v, 6) not in given} or values
+    # Figures the world gives (the policy's) are no longer set aside on that ground alone: "5
+    # business days if you paid by card, 10 with PayPal" offers two, whichever the policy states.
     return values.pop() if len(values) == 1 else AMBIGUOUS

@@ -9,16 +9,21 @@ on its way" is in transit; cancelled ends any history. A state the message denie
 the future does not count ("it hasn't been delivered yet", "it should arrive... be delivered
 Friday", "cancelled before it shipped"). Statuses offered as alternatives ("shipped or in
 transit", "delivered or not, I can't say") or listed ("shipped, in transit, delivered") are a
-hedge: AMBIGUOUS.
+hedge: AMBIGUOUS, and so are two statuses set against each other or told by two sources ("it
+shows as delivered, but the courier lists it as in transit", "tracking says X; the carrier says
+Y") and a status that may be ("it may have been delivered already"). The carrier holding an
+order ("the carrier has it", "in the courier's hands") is in transit in every wording; the
+carrier taking it ("UPS picked it up") is shipped.
 """
 
 from __future__ import annotations
 
 import re
 
+from verishop.scenarios.answers.scope import DOUBT, future
 from verishop.scenarios.answers.text import AMBIGUOUS, UNSURE, Reading, one, plain
 
-_CARRIER = (r"(?:the |a |your )?(?:carrier|courier|shipping company|delivery (?:company|service|driver)|ups|fedex|"
+_CARRIER = (r"(?:the |a |your |our )?(?:carrier|courier|shipping company|delivery (?:company|service|driver|partner)|driver|shipping partner|ups|fedex|"
             r"usps|dhl|post office|postal service|mail carrier|mailman|postman)")
 # Order matters: "not shipped yet" is read as processing before "shipped" is looked for, and each
 # phrase is read once.
@@ -31,16 +36,20 @@ STATUS_PHRASES: tuple[tuple[str, str], ...] = (
     ("cancelled", r"cancell?ed|called off|voided"),
     ("in_transit", rf"in transit|on (?:its|the|their) way|en route|out for delivery|in the (?:mail|post)|"
                    rf"(?:it'?s|it is|is|are|currently|now|still) (?:now |currently |still )?(?:with|in the hands of) "
-                   rf"{_CARRIER}|on the (?:truck|road)|being delivered|heading (?:your way|to you)|"
+                   rf"{_CARRIER}|{_CARRIER} (?:now |currently |still |already )?(?:has|holds|(?:is|are) (?:now |currently )?"
+                   rf"(?:holding|handling|delivering|carrying|transporting|bringing)) (?:had )?"
+                   rf"(?:it|them|your (?:package|parcel|order|box|shipment|delivery|items?))|in (?:the )?"
+                   rf"(?:carrier|courier|driver|postman|mail carrier|ups|fedex|usps|dhl)'?s? (?:hands|possession|custody|care)|on the (?:truck|road)|being delivered|heading (?:your way|to you)|"
                    rf"travell?ing to you|making its way|moving through|out with (?:the |a |your )?(?:driver|courier|"
                    rf"carrier|mail carrier|postman)|at (?:the |a |your )?(?:local |carrier'?s |courier'?s |sorting |"
-                   rf"regional |delivery )(?:facility|depot|hub|center|centre|station)"),
+                   rf"regional |delivery |ups |fedex |usps |dhl )(?:facility|depot|hub|center|centre|station)"),
     ("delivered", r"delivered|arrived|dropped (?:it |them )?off|left at your (?:door|porch|doorstep)|signed for|"
                   r"reached you|"
                   r"(?:you|you've|you have) (?:already )?received (?:it|them)"),
     ("shipped", rf"shipped|dispatched|sent out|(?:has|have|was|were) (?:been )?sent|handed (?:over )?(?:to|off to) "
-                rf"{_CARRIER}|picked up by {_CARRIER}|{_CARRIER} (?:picked (?:it|them) up|collected (?:it|them)|"
-                rf"has (?:it|them)|took (?:it|them))|left (?:our|the) (?:warehouse|facility)|"
+                rf"{_CARRIER}|picked up by {_CARRIER}|{_CARRIER} (?:has |have |had |just |already )*(?:picked (?:it|them) up|"
+                rf"collected (?:it|them)|took (?:it|them))|(?:handed|passed|gave|given) (?:it |them )?(?:over )?(?:to|off to) "
+                rf"{_CARRIER}|left (?:our|the) (?:warehouse|facility)|"
                 rf"(?:gone|went) out"),
     ("processing", r"processing|processed|pending|being prepared|preparing|being packed|packing|getting (?:it )?ready|"
                    r"being picked|being readied"),
@@ -54,6 +63,14 @@ _DENIED = re.compile(r"(?:\bnot|n't|\bnever|\bno longer|\byet to be|\bwill|'ll|\
                      r"\b(?:once|when|if|until) (?:it|they)(?:'s| is| are| has| have| gets| get)|\bbe)"
                      r"\s+(?:(?:\w+|been|be|have|get)\s+){0,2}$")
 _ALTERNATIVE = re.compile(r"\b(?:or|either|whether|nor)\b|/")
+_POSSIBLY = re.compile(r"\b(?:may|might|could)\s+(?:(?:\w+|been|be|have|already|still)\s+){0,3}$")
+_EXPECTED_BY_NOW = re.compile(r"[^.;!?]{0,20}\b(?:by now|already)\b")
+# Two statuses set against each other ("it shows as delivered, but the courier lists it as in
+# transit") are a hedge; a history told with its time ("but then it was cancelled") is not.
+_CONTRAST = re.compile(r"\b(?:but|though|although|however|whereas|yet)\b")
+_THEN = re.compile(r"\b(?:then|now|since|later|after that|afterwards|eventually|finally|subsequently)\b")
+_SOURCE = re.compile(r"\b(?:says?|said|shows?|showing|lists?|listed|reports?|marked|according to|indicates?|"
+                     r"states?)\b")
 # Statuses with nothing but punctuation or "and" between them are a list, not a history.
 _LISTED = re.compile(r"[\s,;|&+.!?]*(?:and)?[\s,;|&+.!?]*")
 
@@ -66,21 +83,30 @@ def read_status(text: str | None) -> Reading:
     t = re.sub(r"[_\-]+", " ", plain(text))
     marked = t
     said: list[tuple[int, int, str]] = []
+    possible = False
     for i, (status, pattern) in enumerate(STATUS_PHRASES):
         regex = re.compile(rf"\b(?:{pattern})\b")
         for m in regex.finditer(marked):
+            before = marked[max(0, m.start() - 40):m.start()]
             # The phrases of "not shipped yet" carry their own negation; a bare status denied doesn't count.
-            if i == 0 or not _DENIED.search(marked[max(0, m.start() - 40):m.start()]):
+            if i == 0 or not _DENIED.search(before):
                 said.append((m.start(), m.end(), status))
+            elif _POSSIBLY.search(before) and not future(marked, m.end()) or _EXPECTED_BY_NOW.match(marked, m.end()):
+                possible = True  # "it may have been delivered", "it should be delivered by now": perhaps, not is
         marked = regex.sub(lambda m: "#" * len(m[0]), marked)
     if not said:
         return None
     said.sort()
-    if UNSURE.search(t):
+    if possible or UNSURE.search(t) or DOUBT.search(t):
         return AMBIGUOUS
     for (_, end, a), (start, _, b) in zip(said, said[1:]):
-        if a != b and (_ALTERNATIVE.search(t[end:start]) or _LISTED.fullmatch(t[end:start])):
+        gap = t[end:start]
+        if a != b and (_ALTERNATIVE.search(gap) or _LISTED.fullmatch(gap)
+                       or (_CONTRAST.search(gap) and not _THEN.search(gap))):
             return AMBIGUOUS
+    # Two sources, each with its status ("tracking says delivered; the carrier says in transit").
+    if len({s for _, _, s in said}) > 1 and len(_SOURCE.findall(t)) > 1:
+        return AMBIGUOUS
     return max({s for _, _, s in said}, key=_STAGE.__getitem__)
 
 

@@ -28,6 +28,25 @@ _RANGE_DASH = re.compile(r"(?<=\d)\s*[\u2012\u2013\u2014\u2015]\s*(?=\$?\d)")
 _MARKUP = re.compile(r"[*_#>`~]+")
 
 
+# Contractions typed without their apostrophe ("isnt", "cant", "youre"): the negation is the answer.
+_BARE_CONTRACTION = re.compile(r"\b(is|are|was|were|do|does|did|has|have|had|ca|could|would|should|must|wo|ai)nt\b|"
+                               r"\b(you|they)re\b|\b(you|they|it|that|there)(ll|ve|d)\b|\b(that|there|what)s\b|"
+                               r"\bim\b")
+
+
+def _apostrophe(m: re.Match[str]) -> str:
+    word = m[0]
+    if m[1]:
+        return m[1] + "n't"
+    if m[2]:
+        return f"{m[2]}'re"
+    if m[3]:
+        return f"{m[3]}'{m[4]}"
+    if m[5]:
+        return f"{m[5]}'s"
+    return "i'm"
+
+
 def plain(text: str) -> str:
     """`text` as the readers see it (see the module docstring)."""
     text = unicodedata.normalize("NFKC", text).translate(_QUOTES).replace("\u2010", "-")
@@ -35,7 +54,8 @@ def plain(text: str) -> str:
     text = _RANGE_DASH.sub(" to ", text)
     text = _DASH.sub(", ", text)
     text = _MARKUP.sub(" ", text)
-    return re.sub(r"\s+", " ", text).strip().lower()
+    text = re.sub(r"\s+", " ", text).strip().lower()
+    return _BARE_CONTRACTION.sub(_apostrophe, text)
 
 
 _SENTENCES = re.compile(r"(?<=[.!?;:])\s+|(?<=[.!?;])(?=[a-z])|\n+")
@@ -55,7 +75,17 @@ def one(found: Iterable[object]) -> Reading:
 
 
 # Words that say the writer does not know: with a value they make it a hedge, alone no answer.
-UNSURE = re.compile(r"\b(?:not (?:\w+ )?sure|unsure|can(?:'t|not|not) (?:say|tell|confirm|be sure)|"
+# Besides "not sure" and "maybe": a possibility ("it might be", "it may have shipped", "it could be
+# 14"), a frequency that admits another value ("usually X, sometimes Y", "not always", "in some
+# cases", "for some items"), a promise withheld ("I can't promise", "no guarantee").
+UNSURE = re.compile(r"\b(?:not (?:\w+ )?sure|unsure|can(?:'t|not|not) (?:say|tell|confirm|be sure|promise)|"
                     r"(?:don't|do not|doesn't) know|no idea|hard to say|not certain|uncertain|"
                     r"may or may not|might or might not|could go either way|it depends|depends on|either way|"
-                    r"one or the other|(?<!whether )or not\b|or maybe|maybe|perhaps|possibly)\b")
+                    r"one or the other|(?<!whether )or not\b|or maybe|maybe|perhaps|possibly|"
+                    r"sometimes|occasionally|at times|in (?:some|certain|most|rare) cases|not always|"
+                    r"(?:can|may|might) (?:vary|differ|change)|varies|depending on|unlikely|no guarantee|"
+                    r"(?:it'?s|it is) possible(?! to\b)|for some\b(?! reason)|i'?d (?:have|need) to check|then again|on the other hand|"
+                    r"(?:can|could|may|might) be (?:more|less|higher|lower|longer|shorter|different)|(?:could|can|might) try|"
+                    r"give or take|more or less|or so|or at least|seems?|seemingly|appears? to|apparently|supposedly|"
+                    r"(?:though|although|but)\b[^.;!?]*\b(?:costs? more|costs? less|more for|less for|higher for|"
+                    r"lower for|longer for|shorter for))\b")

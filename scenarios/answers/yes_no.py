@@ -8,7 +8,10 @@ nothing about "Can I return it?"; "It ships free of charge" answers "Will it shi
 yes. Agreement and reassurance carry no polarity of their own ("Correct, there is no fee",
 "No problem, you can return it", "No worries, yes") and count as a yes only when nothing else
 is said. A particle that the gist contradicts (only contradicts) is a hedge, and so is any
-answer that says it is unsure ("yes or no", "maybe", "I can't say").
+answer that says it is unsure ("yes or no", "maybe", "I can't say"). Only one reading may
+survive (`scope`): a doubt reverses what follows ("I doubt you can" is a no), a condition or an
+exception leaves the customer's case open ("only if they're unworn", "except socks"), and an
+opening apology contradicts good news read from the words after it.
 """
 
 from __future__ import annotations
@@ -16,11 +19,12 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from verishop.scenarios.answers.text import AMBIGUOUS, UNSURE, Reading, one, plain, sentences
+from verishop.scenarios.answers.scope import doubted, restrictions, unsure
+from verishop.scenarios.answers.text import AMBIGUOUS, Reading, one, plain, sentences
 
 Topic = Literal["ability", "fee", "free_shipping"]
 
-_ADV = (r"(?:maybe|perhaps|possibly|probably|absolutely|certainly|definitely|of course|sure|surely|really|"
+_ADV = (r"(?:maybe|perhaps|possibly|probably|absolutely|certainly|definitely|of course|sure|surely|really|technically|"
         r"totally|honestly|actually|well|oh|"
         r"most (?:certainly|definitely)|unfortunately|sadly|regrettably|i'?m afraid|i am afraid|afraid|"
         r"i'?m (?:so |very )?sorry(?:,? but)?|sorry(?:,? but)?|i'?m sorry to say|alas)")
@@ -103,6 +107,7 @@ _ABILITY: tuple[tuple[str, str], ...] = (
             r"(?:cancell?(?:ing|ation)|returns?|returning|exchanges?|exchanging) (?:is|are) (?:completely |totally |"
             r"always |also |still )?(?:free|allowed|fine|possible|accepted)|"
             r"no (?:charge|fee|cost)s?(?: at all)? (?:to|for)(?= (?:cancel|return|exchange))|"
+            r"(?:we|they) (?:do |gladly |happily |still |also )?(?:accept|allow|permit|take (?:it |them )?back)|"
             r"(?:you|it|they|that|this|items?|which|the \w+|we|\w+s) (?:\w+ )?(?:can|may|could|are able to|is able to|"
             r"are allowed to|is allowed to|will be accepted|qualif\w*)|"
             r"(?:is|are|it'?s|they'?re|that'?s) (?:still |absolutely |definitely |fully )?(?:returnable|eligible|"
@@ -113,7 +118,8 @@ _ABILITY: tuple[tuple[str, str], ...] = (
             r"free of charge|free to (?:cancel|return)|you (?:still )?have (?:until|time|\d+|\w+ (?:more )?days)|"
             r"there'?s still time|there is still time|"
             r"days? (?:left|remaining)|"
-            r"feel free|go ahead|by all means|no problem|not a problem"),
+            r"feel free(?! to (?:reach|ask|contact|get in touch|let|message|write|call|email|drop))|go ahead|by all means|"
+            r"no problem|not a problem"),
 )
 _FEE: tuple[tuple[str, str], ...] = (
     ("no", r"no (?:\w+ )?(?:restocking )?(?:fees?|charges?|costs?|deductions?)|"
@@ -179,10 +185,18 @@ def _gist(text: str, topic: Topic | None, question: str | None) -> set[str]:
             # names one, "it must be returned instead", says why the asked one cannot be done)
             other = (_ACTION_AFTER.match(text, m.end()) or _ACTION_BEFORE.search(text, 0, m.start())
                      or (_ACTION.match(m.group(0)) if polarity == "yes" else None))
+            if polarity == "yes" and _NEGATED_BEFORE.search(text, 0, m.start()):
+                continue  # "it can't be cancelled free of charge": the "free of charge" is what is denied
             if not (asked and other and _action(other[1]) != _action(asked[1])):
-                found.add(polarity)
-        text = regex.sub(" | ", text)
+                # "I doubt you can", "I don't think there's a fee": the opposite of the words inside
+                found.add(_OPPOSITE[polarity] if doubted(text, m.start()) else polarity)
+        text = regex.sub(" |no| " if polarity == "no" else " | ", text)
     return found
+
+
+_OPPOSITE = {"yes": "no", "no": "yes"}
+# A no read earlier in the same clause: what follows in that clause is inside its scope.
+_NEGATED_BEFORE = re.compile(r"\|no\|[^,.;:!?|]*$")
 
 
 def _particles(parts: list[str]) -> tuple[set[str], bool]:
@@ -219,8 +233,23 @@ def read_yes_no(text: str | None, question: str | None = None) -> Reading:
     parts = sentences(t)
     said, weak = _particles(parts)
     gist = _gist(" . ".join(_FILLER.sub("", p) for p in parts), topic_of(question), question)
-    if UNSURE.search(t):
+    if unsure(t):
         return AMBIGUOUS if said or gist or weak else None
+    reading = _reading(parts, said, weak, gist, question)
+    if reading is None or reading is AMBIGUOUS:
+        return reading
+    # Only one reading may survive its conditions and its apology: "You can return them only if
+    # they're unworn" and "Yes, except socks" say yes for some cases; "Sorry, but we can only
+    # offer an exchange" opens a refusal whose words the gist reads as a yes.
+    if _restricted(t, question):
+        return AMBIGUOUS
+    good_news = "no" if topic_of(question) == "fee" else "yes"
+    if reading == good_news and not said and _REFUSAL_OPENING.match(_FILLER.sub("", parts[0])):
+        return AMBIGUOUS
+    return reading
+
+
+def _reading(parts: list[str], said: set[str], weak: bool, gist: set[str], question: str | None) -> Reading:
     if len(said) > 1:
         return AMBIGUOUS
     if said:
@@ -228,7 +257,29 @@ def read_yes_no(text: str | None, question: str | None = None) -> Reading:
         # not about this case: only the other clauses can contradict the particle.
         clauses = [c for p in parts for c in re.split(r"[,;]", _FILLER.sub("", p)) if not _RULE.search(c)]
         case = _gist(" . ".join(clauses), topic_of(question), question)
-        return said.pop() if not case or said <= case else AMBIGUOUS
+        return next(iter(said)) if not case or said <= case else AMBIGUOUS
     if gist:
         return one(gist)
     return "yes" if weak else None
+
+
+# An apology that opens the answer announces bad news (a no to "Can I?", a yes to "Is there a
+# fee?"), unless it is about something else ("Sorry for the wait!"): good news read from the gist
+# after it, with no particle said, is a reading the apology contradicts.
+_REFUSAL_OPENING = re.compile(r"^(?:(?:i'?m|i am) (?:so |very |really |terribly )?sorry|sorry|unfortunately|sadly|"
+                              r"regrettably|(?:i'?m |i am )?afraid|i (?:must |do )?apologi[sz]e|(?:my )?apologies|alas)"
+                              r"\b(?! (?:for|about|to keep|to hear|if|again)\b)")
+# "we can only offer an exchange": the ability is restricted to something else.
+_ONLY = re.compile(r"\b(?:can|could|may|will) (?:\w+ )?only\b|(?<!the )\bonly (?:[\w-]+ ){0,3}(?:can|could|may|are|is|qualify|"
+                   r"qualifies)\b|\b(?:we|they|you) only\b")
+# A time window restated as the condition of a yes to "Can I return it?" ("as long as it's within
+# 30 days") is the policy's rule, not a case the customer cannot place; to "Can I *still* return
+# it?" it is no answer.
+_WINDOW = re.compile(r"^(?:it'?s |you'?re |they'?re |it is |you are |they are )?(?:still )?(?:within|in) (?:the |your |its |a )?"
+                     r"(?:\d+|\w+)?[- ]?(?:days?|weeks?|window|return window|period)\b")
+
+
+def _restricted(t: str, question: str | None) -> bool:
+    still = bool(re.search(r"\bstill\b", plain(question or "")))
+    conditions = [c for c in restrictions(t, question) if still or not _WINDOW.match(c)]
+    return bool(conditions or _ONLY.search(t))
