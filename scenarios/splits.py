@@ -71,3 +71,18 @@ def split_of(seed: int) -> Split | None:
     """The split a seed's top bits name, or None for a plain seed (below 2^61)."""
     tag = seed >> OFFSET_BITS
     return next((name for name, value in _TAGS.items() if value == tag), None)
+
+
+def is_sealed(seed: object) -> bool:
+    """Whether `seed` is a private test-split seed: one no output, log or agent may ever see
+    (with the public generator it is the hidden goal)."""
+    return isinstance(seed, int) and not isinstance(seed, bool) and split_of(seed) == "test"
+
+
+def seed_label(seed: object, index: int | None = None) -> object:
+    """What to show for an episode's seed: the seed itself for a plain, train or dev seed (users
+    reproduce with it), and for a test-split seed its index in the split ("test #7") when known,
+    else only that it is sealed."""
+    if not is_sealed(seed):
+        return seed
+    return f"test #{index}" if index is not None else "test (sealed)"

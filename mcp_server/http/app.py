@@ -31,7 +31,7 @@ import contextlib
 import logging
 import secrets
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 import anyio
@@ -189,12 +189,12 @@ def episode_payload(base: str, hub: EpisodeHub, episode_id: str, *, private: boo
 class ControlSettings:
     """Who may use the control API and how much of it. Built at the entry point (`verishop serve`)."""
 
-    token: str | None = None  # required on the control API when set
+    token: str | None = field(default=None, repr=False)  # required on the control API when set
     allowed_hosts: tuple[str, ...] = ()  # Host values beyond the loopback names and the bind address
     public_url: str | None = None  # the base of every mcp_url, e.g. https://shop.example.org
     max_episodes: int | None = None  # open at once; None: sized from the open-file limit
     max_body_bytes: int = MAX_CONTROL_BODY_BYTES
-    split_secret: str | None = None  # the private test split's (scenarios/splits.py)
+    split_secret: str | None = field(default=None, repr=False)  # the private test split's (scenarios/splits.py)
 
 
 def short(text: str, limit: int = MAX_ERROR_CHARS) -> str:
