@@ -26,6 +26,8 @@ from __future__ import annotations
 import hashlib
 import hmac
 import os
+import re
+from collections.abc import Mapping
 from typing import Literal
 
 from verishop.scenarios.envs import get_env
@@ -86,3 +88,16 @@ def seed_label(seed: object, index: int | None = None) -> object:
     if not is_sealed(seed):
         return seed
     return f"test #{index}" if index is not None else "test (sealed)"
+
+
+_NINETEEN_DIGITS = re.compile(r"(?<![0-9])[0-9]{19}(?![0-9])")  # every test seed is 3·2^61 or more
+
+
+def redact_seeds(text: str, indices: Mapping[int, int] | None = None) -> str:
+    """`text` with every test-split seed in it (an exception's message, a traceback, a transcript
+    line) replaced by its label: the net under every printed text."""
+    def label(match: re.Match[str]) -> str:
+        value = int(match.group())
+        return str(seed_label(value, (indices or {}).get(value))) if is_sealed(value) else match.group()
+
+    return _NINETEEN_DIGITS.sub(label, text)

@@ -120,7 +120,8 @@ def walk(root, limit=20000):
             todo += list(obj.keys()) + list(obj.values())
         elif isinstance(obj, (list, tuple, set, frozenset)):
             todo += list(obj)
-        for name in getattr(type(obj), "__slots__", ()) if isinstance(getattr(type(obj), "__slots__", ()), tuple) else ():
+        slots = getattr(type(obj), "__slots__", ())
+        for name in slots if isinstance(slots, tuple) else ():
             try:
                 todo.append(getattr(obj, name))
             except Exception:
@@ -231,7 +232,8 @@ def test_no_output_of_a_test_split_run_names_a_seed_or_the_secret(catalog_path: 
                              env={**os.environ, "VERISHOP_SPLIT_SECRET": SECRET})
     assert as_json.returncode == 0, as_json.stderr
     outputs = {"eval stdout": done.stdout, "eval stderr (server banners included)": done.stderr,
-               "JUnit": junit.read_text(), "HTML report": report.read_text(), "report stdout": made.stdout + made.stderr,
+               "JUnit": junit.read_text(), "HTML report": report.read_text(),
+               "report stdout": made.stdout + made.stderr,
                "eval --json": as_json.stdout + as_json.stderr}
     seeds = {s["seed"] for s in scenario_files(tmp_path / "runs")}
     assert len(seeds) == EPISODES  # both runs played the same three test episodes
@@ -243,3 +245,24 @@ def test_no_output_of_a_test_split_run_names_a_seed_or_the_secret(catalog_path: 
     # What they print instead: the split's index, so a failure can still be found again.
     assert "test #0" in junit.read_text() and "test #2" in report.read_text()
     assert "test #" in done.stderr  # the failed episode's line
+
+
+def test_outputs_name_a_test_episode_by_its_index_and_keep_every_other_seed():
+    from verishop.agents.junit import junit_xml
+    from verishop.agents.sealed import redact_json
+    from verishop.mcp_server.http.app import ControlSettings
+    from verishop.scenarios.splits import redact_seeds
+
+    sealed, dev = split_seed("test", ENV, 1, 4, SECRET), split_seed("dev", ENV, 1, 4)
+    rewards = [{"env_id": "status-v4", "difficulty": 1, "seed": seed, "verdict": "scored", "is_correct": True,
+                "episode_id": f"ep_{n}"} for n, seed in enumerate((sealed, dev, 7))]
+    names = [case.get("name") for case in junit_xml(rewards, indices={sealed: 4}).getroot().iter("testcase")]
+    assert sorted(names) == sorted(["d1 test #4 trial 1 (ep_0)", f"d1 seed {dev} trial 1 (ep_1)",
+                                    "d1 seed 7 trial 1 (ep_2)"])
+    # Without the index the seed is still never shown; inside any text, too.
+    assert redact_seeds(f"order IDs collided (d=1, seed={sealed}); dev {dev}") == \
+        f"order IDs collided (d=1, seed=test (sealed)); dev {dev}"
+    assert redact_json({"seed": sealed, "rows": [{"seed": 7, "m": f"x{sealed}"}]}, {sealed: 4}) == \
+        {"seed": "test #4", "rows": [{"seed": 7, "m": "xtest #4"}]}
+    settings = ControlSettings(token="a-control-token-9f8e7d", split_secret=SECRET)
+    assert SECRET not in repr(settings) and "a-control-token-9f8e7d" not in repr(settings)

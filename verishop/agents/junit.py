@@ -51,8 +51,8 @@ def junit_xml(rewards: list[dict[str, Any]], name: str = "verishop eval",
             trial[task] += 1
             shown = shown_seed(task[1], indices)
             which = f"seed {shown}" if shown == task[1] else shown
-            case = ET.SubElement(suite, "testcase", classname=_clean(f"verishop.{env_id}"),
-                                 name=_clean(f"d{task[0]} {which} trial {trial[task]} ({r.get('episode_id')})", indices))
+            name = f"d{task[0]} {which} trial {trial[task]} ({r.get('episode_id')})"
+            case = ET.SubElement(suite, "testcase", classname=_clean(f"verishop.{env_id}"), name=_clean(name, indices))
             if r.get("verdict") != "scored":
                 counts["errors"] += 1
                 error = ET.SubElement(case, "error", type=_clean(r.get("verdict", "missing")),

@@ -11,14 +11,12 @@ its label, wherever it came from (an exception's message, a transcript line)."""
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 from typing import Any
 
-from verishop.scenarios.splits import is_sealed, seed_label
+from verishop.scenarios.splits import is_sealed, redact_seeds, seed_label
 
 INDEX_FILE = "split.json"
-_INTEGER = re.compile(r"(?<![0-9])[0-9]{19}(?![0-9])")  # every test seed is 3·2^61 or more: 19 digits
 
 
 def write_split_index(run_root: Path, split: str | None, seeds_by_index: dict[int, int]) -> None:
@@ -45,11 +43,7 @@ def shown_seed(seed: object, indices: dict[int, int] | None = None) -> object:
 
 def redact(text: str, indices: dict[int, int] | None = None) -> str:
     """`text` with every test-split seed in it replaced by its label."""
-    def label(match: re.Match[str]) -> str:
-        value = int(match.group())
-        return str(shown_seed(value, indices)) if is_sealed(value) else match.group()
-
-    return _INTEGER.sub(label, text)
+    return redact_seeds(text, indices)
 
 
 def redact_json(value: Any, indices: dict[int, int] | None = None) -> Any:
