@@ -159,16 +159,29 @@ def integers_in(texts: list[str]) -> set[int]:
     return {n for n in found if 0 <= n < 2**64}
 
 
-def run_eval(catalog: Path, tmp_path: Path, transport: str, *extra: str) -> tuple[subprocess.CompletedProcess, Path]:
-    agent = tmp_path / "hunter.py"
+def hunter_file(where: Path) -> Path:
+    agent = where / "hunter.py"
     agent.write_text(HUNTER)
-    seen = tmp_path / "seen.jsonl"
+    return agent
+
+
+def run_eval(catalog: Path, where: Path, *extra: str) -> tuple[subprocess.CompletedProcess, Path]:
+    """The hunter plays the test split through a real `verishop eval` over HTTP (its default)."""
+    seen = where / "seen.jsonl"
     env = {**os.environ, "VERISHOP_SPLIT_SECRET": SECRET, "SEALED_SEEN": str(seen)}
-    done = subprocess.run([sys.executable, "-m", "verishop", "eval", "--agent", f"{agent}:play", "--transport",
-                           transport, "--catalog", str(catalog), "--runs-dir", str(tmp_path / "runs"), "--env", ENV,
+    done = subprocess.run([sys.executable, "-m", "verishop", "eval", "--agent", f"{hunter_file(where)}:play",
+                           "--catalog", str(catalog), "--runs-dir", str(where / "runs"), "--env", ENV,
                            "--difficulty", "0-2", "--episodes", str(EPISODES), "--split", "test", "--concurrency",
-                           "2", *extra], capture_output=True, text=True, timeout=300, env=env, cwd=tmp_path)
+                           "2", *extra], capture_output=True, text=True, timeout=300, env=env, cwd=where)
     return done, seen
+
+
+@pytest.fixture(scope="module")
+def hunted(catalog_path: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[subprocess.CompletedProcess, Path]:
+    """One test-split run of the hunter, with JUnit: its folder holds runs/, seen.jsonl, junit.xml."""
+    where = tmp_path_factory.mktemp("hunted")
+    done, _ = run_eval(catalog_path, where, "--junit", str(where / "junit.xml"))
+    return done, where
 
 
 def episode_folders(runs: Path) -> list[Path]:
@@ -179,16 +192,14 @@ def scenario_files(runs: Path) -> list[dict]:
     return [json.loads((p / "scenario.json").read_text()) for p in episode_folders(runs)]
 
 
-def test_an_agent_under_the_test_split_cannot_rebuild_any_goal_from_what_it_sees(catalog_path: Path,
-                                                                                  tmp_path: Path):
-    transport = "http"
-    done, seen_file = run_eval(catalog_path, tmp_path, transport)
+def test_an_agent_under_the_test_split_cannot_rebuild_any_goal_from_what_it_sees(hunted, catalog_path: Path):
+    done, where = hunted
     assert done.returncode == 1, done.stderr  # the hunter gave up on one episode: recorded, the rest went on
-    scenarios = scenario_files(tmp_path / "runs")
+    scenarios = scenario_files(where / "runs")
     # The agent made no episode of its own in the evaluator's server: exactly the planned ones exist.
     assert len(scenarios) == EPISODES
     assert {s["seed"] for s in scenarios} == {split_seed("test", ENV, i, i, SECRET) for i in range(EPISODES)}
-    records = [json.loads(line) for line in seen_file.read_text().splitlines()]
+    records = [json.loads(line) for line in (where / "seen.jsonl").read_text().splitlines()]
     assert len(records) == EPISODES
     with CatalogReader(catalog_path) as reader:
         for record in records:
@@ -201,50 +212,60 @@ def test_an_agent_under_the_test_split_cannot_rebuild_any_goal_from_what_it_sees
             assert len(candidates) > 20  # it did see the shop: ids, prices, dates, schemas
             rebuilt = [n for n in sorted(candidates)
                        if generate(ENV, d, n, reader).model_dump(mode="json")["goal"] == goal]
-            assert rebuilt == [], f"{transport}: the agent can rebuild its goal from {rebuilt}"
+            assert rebuilt == [], f"the agent can rebuild its goal from {rebuilt}"
 
 
 @pytest.mark.parametrize("transport", ["memory", "stdio"])
 def test_a_user_agent_plays_the_test_split_over_http_only(transport: str, catalog_path: Path, tmp_path: Path):
     # In memory the session is the server itself, its episodes' goals a few attributes away; over
     # stdio it holds the server's command line, which names the run folder (the hunter found it).
-    done, seen = run_eval(catalog_path, tmp_path, transport)
-    said = re.sub(r"[│\s]+", " ", done.stderr)  # rich draws the usage error in a box
-    assert done.returncode == 2 and "the test split is sealed" in said and "use --transport http" in said, said
-    assert not seen.exists() and episode_folders(tmp_path / "runs") == []
+    from typer.testing import CliRunner
+
+    from verishop.cli import app
+
+    done = CliRunner().invoke(app, ["eval", "--agent", f"{hunter_file(tmp_path)}:play", "--transport", transport,
+                                    "--catalog", str(catalog_path), "--runs-dir", str(tmp_path / "runs"), "--env",
+                                    ENV, "--episodes", "1", "--split", "test", "--split-secret", SECRET],
+                              env={"SEALED_SEEN": str(tmp_path / "seen.jsonl")})
+    said = re.sub(r"[│\s]+", " ", done.output)  # rich draws the usage error in a box
+    assert done.exit_code == 2 and "the test split is sealed" in said and "use --transport http" in said, said
+    assert not (tmp_path / "seen.jsonl").exists() and episode_folders(tmp_path / "runs") == []
 
 
-def test_no_output_of_a_test_split_run_names_a_seed_or_the_secret(catalog_path: Path, tmp_path: Path):
-    junit = tmp_path / "junit.xml"
-    done, _ = run_eval(catalog_path, tmp_path, "http", "--junit", str(junit))
-    assert done.returncode == 1, done.stderr
-    run_root = next((tmp_path / "runs").glob("eval-*"))
+def test_no_output_of_a_test_split_run_names_a_seed_or_the_secret(hunted, catalog_path: Path, tmp_path: Path):
+    from typer.testing import CliRunner
+
+    from verishop.cli import app
+
+    done, where = hunted
+    junit = where / "junit.xml"
+    run_root = next((where / "runs").glob("eval-*"))
     report = tmp_path / "report.html"
-    made = subprocess.run([sys.executable, "-m", "verishop", "report", str(run_root), "--out", str(report)],
-                          capture_output=True, text=True, timeout=300)
-    assert made.returncode == 0, made.stderr
+    made = CliRunner().invoke(app, ["report", str(run_root), "--out", str(report), "--json"])
+    assert made.exit_code == 0, made.output
+    exported = CliRunner().invoke(app, ["export", str(run_root)])
+    assert exported.exit_code == 0 and exported.output.count("\n") == EPISODES, exported.output
     # A built-in agent over stdio: each server's banner goes to eval's stderr.
     as_json = subprocess.run([sys.executable, "-m", "verishop", "eval", "--json", "--agent", "null", "--transport",
-                              "stdio", "--catalog",
-                              str(catalog_path), "--runs-dir", str(tmp_path / "runs"), "--env", ENV, "--difficulty",
-                              "0-2", "--episodes", str(EPISODES), "--split", "test"],
+                              "stdio", "--catalog", str(catalog_path), "--runs-dir", str(tmp_path / "runs"), "--env",
+                              ENV, "--difficulty", "0-2", "--episodes", "2", "--split", "test"],
                              capture_output=True, text=True, timeout=300,
                              env={**os.environ, "VERISHOP_SPLIT_SECRET": SECRET})
     assert as_json.returncode == 0, as_json.stderr
-    outputs = {"eval stdout": done.stdout, "eval stderr (server banners included)": done.stderr,
-               "JUnit": junit.read_text(), "HTML report": report.read_text(),
-               "report stdout": made.stdout + made.stderr,
-               "eval --json": as_json.stdout + as_json.stderr}
-    seeds = {s["seed"] for s in scenario_files(tmp_path / "runs")}
-    assert len(seeds) == EPISODES  # both runs played the same three test episodes
-    assert seeds == {split_seed("test", ENV, i, i, SECRET) for i in range(EPISODES)}
+    outputs = {"eval stdout": done.stdout, "eval stderr": done.stderr, "JUnit": junit.read_text(),
+               "HTML report": report.read_text(), "report output": made.output, "export": exported.output,
+               "eval --json (stdio servers' banners included)": as_json.stdout + as_json.stderr}
+    seeds = {s["seed"] for s in scenario_files(where / "runs") + scenario_files(tmp_path / "runs")}
+    assert seeds == {split_seed("test", ENV, i, i, SECRET) for i in range(EPISODES)}  # both runs: the same tasks
     for name, text in outputs.items():
+        unwrapped = text.replace("\n", "")  # rich wraps long words on stderr
         for seed in seeds:
-            assert str(seed) not in text, f"{name} names the test seed {seed}"
-        assert SECRET not in text, f"{name} names the split secret"
+            assert str(seed) not in text and str(seed) not in unwrapped, f"{name} names the test seed {seed}"
+        assert SECRET not in unwrapped, f"{name} names the split secret"
     # What they print instead: the split's index, so a failure can still be found again.
     assert "test #0" in junit.read_text() and "test #2" in report.read_text()
     assert "test #" in done.stderr  # the failed episode's line
+    assert "seed=test (sealed)" in " ".join(as_json.stderr.split())  # the servers' banners
 
 
 def test_outputs_name_a_test_episode_by_its_index_and_keep_every_other_seed():
