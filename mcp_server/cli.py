@@ -251,12 +251,14 @@ async def _serve_stdio(catalog: Path, runs: Path, chosen: Scenario | None, env: 
     from verishop.mcp_server.stdio import run_stdio
     from verishop.mcp_server.tools import INSTRUCTIONS, create_server
     from verishop.scenarios.console import err
+    from verishop.scenarios.splits import seed_label
 
     hub = EpisodeHub(catalog, runs)
     _recover(hub)
     episode = await _open_default(hub, chosen, env, difficulty, seed, lookups_per_turn)
+    # A test-split seed is never printed (with the public generator it is the goal): its label is.
     err.print(f"verishop: episode {episode.episode_id} ({episode.scenario.env_id}, d={episode.scenario.difficulty}, "
-              f"seed={episode.scenario.seed}) in {episode.directory}")
+              f"seed={seed_label(episode.scenario.seed)}) in {episode.directory}")
     instructions = f"{INSTRUCTIONS}\n\nThe customer's opening message:\n{episode.scenario.opening_message}"
     try:
         await run_stdio(create_server(hub, instructions=instructions))

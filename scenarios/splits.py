@@ -26,6 +26,8 @@ from __future__ import annotations
 import hashlib
 import hmac
 import os
+import re
+from collections.abc import Mapping
 from typing import Literal
 
 from verishop.scenarios.envs import get_env
@@ -71,3 +73,31 @@ def split_of(seed: int) -> Split | None:
     """The split a seed's top bits name, or None for a plain seed (below 2^61)."""
     tag = seed >> OFFSET_BITS
     return next((name for name, value in _TAGS.items() if value == tag), None)
+
+
+def is_sealed(seed: object) -> bool:
+    """Whether `seed` is a private test-split seed: one no output, log or agent may ever see
+    (with the public generator it is the hidden goal)."""
+    return isinstance(seed, int) and not isinstance(seed, bool) and split_of(seed) == "test"
+
+
+def seed_label(seed: object, index: int | None = None) -> object:
+    """What to show for an episode's seed: the seed itself for a plain, train or dev seed (users
+    reproduce with it), and for a test-split seed its index in the split ("test #7") when known,
+    else only that it is sealed."""
+    if not is_sealed(seed):
+        return seed
+    return f"test #{index}" if index is not None else "test (sealed)"
+
+
+_NINETEEN_DIGITS = re.compile(r"(?<![0-9])[0-9]{19}(?![0-9])")  # every test seed is 3·2^61 or more
+
+
+def redact_seeds(text: str, indices: Mapping[int, int] | None = None) -> str:
+    """`text` with every test-split seed in it (an exception's message, a traceback, a transcript
+    line) replaced by its label: the net under every printed text."""
+    def label(match: re.Match[str]) -> str:
+        value = int(match.group())
+        return str(seed_label(value, (indices or {}).get(value))) if is_sealed(value) else match.group()
+
+    return _NINETEEN_DIGITS.sub(label, text)

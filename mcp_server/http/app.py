@@ -30,8 +30,9 @@ from __future__ import annotations
 import contextlib
 import logging
 import secrets
+import traceback
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 import anyio
@@ -54,7 +55,7 @@ from verishop.mcp_server.tools import EPISODE_HEADER, create_server
 from verishop.scenarios.curriculum import Window
 from verishop.scenarios.curriculum_store import FILE_NAME, CurriculumStore
 from verishop.scenarios.difficulty import MAX_DIFFICULTY
-from verishop.scenarios.splits import Split, split_of, split_seed
+from verishop.scenarios.splits import Split, redact_seeds, split_of, split_seed
 from verishop.scenarios.envs import REGISTRY, collection, get_env
 from verishop.scenarios.rng import make_rng
 from verishop.scenarios.models import Scenario
@@ -189,12 +190,12 @@ def episode_payload(base: str, hub: EpisodeHub, episode_id: str, *, private: boo
 class ControlSettings:
     """Who may use the control API and how much of it. Built at the entry point (`verishop serve`)."""
 
-    token: str | None = None  # required on the control API when set
+    token: str | None = field(default=None, repr=False)  # required on the control API when set
     allowed_hosts: tuple[str, ...] = ()  # Host values beyond the loopback names and the bind address
     public_url: str | None = None  # the base of every mcp_url, e.g. https://shop.example.org
     max_episodes: int | None = None  # open at once; None: sized from the open-file limit
     max_body_bytes: int = MAX_CONTROL_BODY_BYTES
-    split_secret: str | None = None  # the private test split's (scenarios/splits.py)
+    split_secret: str | None = field(default=None, repr=False)  # the private test split's (scenarios/splits.py)
 
 
 def short(text: str, limit: int = MAX_ERROR_CHARS) -> str:
@@ -283,7 +284,8 @@ def create_http_app(hub: EpisodeHub, *, host: str = "127.0.0.1", port: int = 800
                 return JSONResponse({"error": f"no space left on the disk holding the episode folders ({hub.runs_dir})"
                                               f": free some space there, or retry later"}, 507,
                                     headers={"Retry-After": str(RETRY_AFTER_S)})
-            log.exception("creating an episode failed")
+            # Its traceback may name the seed (a generator's message): never a test-split one.
+            log.error("creating an episode failed: %s", redact_seeds(traceback.format_exc()))
             return JSONResponse({"error": "internal error: the episode could not be created"}, 500)
         finally:
             creating -= 1

@@ -197,14 +197,16 @@ def _env_list(text: str) -> tuple[str, ...]:
         raise typer.BadParameter(str(exc.args[0]), param_hint="--env") from None
 
 
-def _check_split(plan) -> None:
-    """A bad split or a missing test secret is a usage error before anything is played."""
+def _check_split(plan, transport: str) -> None:
+    """A bad split, a missing test secret or an unsealed transport is a usage error before anything
+    is played."""
     from verishop.scenarios.splits import SplitError
 
     if plan.split is None:
         return
     try:
         plan.episodes_to_play()
+        plan.check_sealed(transport)
     except SplitError as exc:
         raise typer.BadParameter(str(exc), param_hint="--split") from None
 
@@ -266,6 +268,7 @@ def evaluate(
                                              stopping_on_signals, summary_json, trial_outputs)
     from verishop.agents.evaluate import RUNNERS, Plan, failures, new_eval_dir, summarize, verify
     from verishop.agents.passk import pass_k_rows
+    from verishop.agents.sealed import read_split_index, redact_json, write_split_index
     from verishop.agents.scripted import AGENTS
     from verishop.scenarios.catalog.cache import runs_home
     from verishop.scenarios.console import err, resolve_catalog
@@ -291,9 +294,10 @@ def evaluate(
     label = user_agent.name if user_agent else agent
     plan = Plan(agent, _env_list(env), _difficulty_range(difficulty), episodes, seed, options, trials=trials,
                 split=split, split_secret=split_secret, user_agent=user_agent)
-    _check_split(plan)
+    _check_split(plan, transport.value)
     catalog_file = resolve_catalog(catalog)
     run_root = new_eval_dir(runs_dir or runs_home(), label)
+    write_split_index(run_root, plan.split, plan.index_of_seed)
     total = len(plan.episodes_to_play())
     control = RunControl(episode_timeout_s=episode_timeout)
     with stopping_on_signals(control):
@@ -309,9 +313,11 @@ def evaluate(
         pass_k = pass_k_rows(rewards, range(1, trials + 1)) if trials > 1 else []
         repeated = trial_outputs(rewards, run_root) if trials > 1 else {}
         if as_json:
-            typer.echo(json.dumps({"agent": label, "run_dir": str(run_root), "split": split, "rows": rows,
-                                   "failures": summary_json(failed, rewards), "stopped_by": control.stopped_by,
-                                   **({"pass_k": pass_k} if pass_k else {}), **repeated}))
+            # No test-split seed in what is printed: each shows as its index in the split.
+            typer.echo(json.dumps(redact_json({
+                "agent": label, "run_dir": str(run_root), "split": split, "rows": rows,
+                "failures": summary_json(failed, rewards), "stopped_by": control.stopped_by,
+                **({"pass_k": pass_k} if pass_k else {}), **repeated}, read_split_index(run_root))))
         else:
             print_tables(console, label, run_root, rows, pass_k)
             print_trials(console, repeated)

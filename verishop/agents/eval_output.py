@@ -23,6 +23,7 @@ from verishop.agents.determinism import certify
 from verishop.agents.episode_limits import RunControl
 from verishop.agents.evaluate import failures, solved_share
 from verishop.agents.junit import write_junit
+from verishop.agents.sealed import read_split_index, redact, shown_seed
 from verishop.scenarios.console import err
 
 
@@ -31,7 +32,7 @@ def ci_gates(rewards: list[dict[str, Any]], run_root: Path, junit: Path | None, 
     """Write the JUnit file if asked, then exit 1 when the solved share is below the gate."""
     failed = failures(run_root)
     if junit is not None:
-        write_junit(rewards, junit, name, failed)
+        write_junit(rewards, junit, name, failed, read_split_index(run_root))
     share = solved_share(rewards, failed)
     if fail_under is not None and share < fail_under:
         err.print(f"error: solved share {share:.1%} is below --fail-under {fail_under:.1%}")
@@ -134,7 +135,7 @@ def print_trials(console: Console, repeated: dict[str, Any]) -> None:
     for env, row in repeated["flip_rate"].items():
         table.add_row(env, str(row["tasks"]), str(row["flipped"]), f"{row['flip_rate']:.0%}")
     out.print(table)
-    out.print(repeated["determinism"]["line"], markup=False, highlight=False)
+    out.print(redact(repeated["determinism"]["line"]), markup=False, highlight=False)
 
 
 def print_failures(run_root: Path, failed: list[dict[str, Any]]) -> None:
@@ -142,6 +143,7 @@ def print_failures(run_root: Path, failed: list[dict[str, Any]]) -> None:
     if not failed:
         return
     err.print(f"[bold red]{len(failed)} episode(s) failed[/] (details in {run_root / 'failures.jsonl'}):")
+    indices = read_split_index(run_root)  # a test-split seed shows as its index, even inside a message
     for f in failed[:20]:
-        err.print(f"  {f['env_id']} d={f['difficulty']} seed={f['seed']}: {f['kind']}: {f['message'][:200]}",
-                  markup=False, highlight=False)
+        err.print(redact(f"  {f['env_id']} d={f['difficulty']} seed={shown_seed(f['seed'], indices)}: {f['kind']}: "
+                         f"{f['message'][:200]}", indices), markup=False, highlight=False)

@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import secrets
 import socket
 import subprocess
 import sys
@@ -28,6 +29,7 @@ import uuid
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -40,7 +42,7 @@ from verishop.agents.scripted import make_agent
 from verishop.agents.session import ShopSession, ToolFailed
 from verishop.agents.user_agent import Episode, UserAgent
 from verishop.scenarios.models import Scenario
-from verishop.scenarios.splits import split_seed
+from verishop.scenarios.splits import SECRET_ENV, SplitError, is_sealed, split_seed
 
 FAILURES_FILE = "failures.jsonl"
 MESSAGE_CHARS = 500
@@ -72,15 +74,36 @@ class Plan:
                 plays += [(env, difficulty, seed)] * self.trials
         return plays
 
+    @cached_property
+    def index_of_seed(self) -> dict[int, int]:
+        """Each split seed's index in its split (empty without a split): what an agent and the
+        outputs are shown instead of a test-split seed."""
+        if self.split is None:
+            return {}
+        return {split_seed(self.split, env, self.difficulties[i % len(self.difficulties)], self.seed + i,
+                           self.split_secret): self.seed + i for env in self.envs for i in range(self.episodes)}
+
+    def check_sealed(self, transport: str) -> None:
+        """Under the test split a user's agent plays over HTTP only, where all it holds is its
+        episode's MCP URL: in memory its session is the server itself (each goal a few attributes
+        away), over stdio its session holds the server's command line (the run folder's path)."""
+        if self.split == "test" and self.user_agent is not None and transport != "http":
+            held = "the server (and its goals)" if transport == "memory" else "the path of the run folder"
+            raise SplitError(f"the test split is sealed: on the {transport} transport your agent's session would "
+                             f"hold {held}; use --transport http")
+
 
 async def _play(plan: Plan, scenario: Scenario, client, control: RunControl, *, mcp_url: str | None = None,
                 episode_id: str | None = None) -> None:
     if plan.user_agent is not None:
         # On its own thread and loop: an agent blocked in sync code cannot stall eval (episode_limits).
+        # Sealed: under the test split the agent gets the episode's index in it, never its seed.
         await play_in_thread(control, plan.user_agent, Episode(
-            env_id=scenario.env_id, difficulty=scenario.difficulty, seed=scenario.seed,
+            env_id=scenario.env_id, difficulty=scenario.difficulty,
+            seed=None if is_sealed(scenario.seed) else scenario.seed,
             system_prompt=scenario.system_prompt, opening_message=scenario.opening_message,
-            max_turns=scenario.axes.max_turns, session=client, mcp_url=mcp_url, episode_id=episode_id))
+            max_turns=scenario.axes.max_turns, session=client, mcp_url=mcp_url, episode_id=episode_id,
+            split=plan.split, index=plan.index_of_seed.get(scenario.seed)))
         return
     try:
         await make_agent(plan.agent, scenario, **plan.agent_options).play(ShopSession(client))
@@ -192,14 +215,21 @@ async def run_http(plan: Plan, catalog: Path, runs: Path, concurrency: int, adva
     control.bind()
     port = _free_port()
     base = f"http://127.0.0.1:{port}"
-    # Its own session (a Ctrl-C at the terminal reaches eval only, which closes and scores the
-    # episodes first), tied to eval by a pipe: it stops when eval exits, SIGKILL included.
+    # The control API is the evaluator's alone (its token, in the environment, not the command
+    # line): an agent holds only its episode's MCP URL, so it can neither read other episodes nor
+    # create its own (with the split secret, a re-created test episode's run_dir would show the goal).
+    # The server computes no split seed, so it never gets the secret. Its own session (a Ctrl-C at
+    # the terminal reaches eval only, which closes and scores the episodes first), tied to eval by a
+    # pipe: it stops when eval exits, SIGKILL included.
+    token = secrets.token_urlsafe(24)
+    child_env = {k: v for k, v in os.environ.items() if k != SECRET_ENV} | {"VERISHOP_TOKEN": token}
     server = spawn_parent_bound(_serve_command("--transport", "http", "--no-default-episode", "--port", str(port),
                                                "--catalog", str(catalog), "--runs-dir", str(runs)),
-                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=child_env)
     limiter = anyio.Semaphore(concurrency)
     try:
-        async with httpx2.AsyncClient(base_url=base, timeout=httpx2.Timeout(60)) as http:
+        async with httpx2.AsyncClient(base_url=base, timeout=httpx2.Timeout(60),
+                                      headers={"Authorization": f"Bearer {token}"}) as http:
             await _wait_healthy(http, server)
 
             async def one(index: int, env: str, difficulty: int, seed: int) -> None:

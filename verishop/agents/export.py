@@ -77,8 +77,11 @@ def openai_record(directory: Path) -> dict[str, Any]:
 
 
 def export_lines(paths: list[Path]) -> Iterator[str]:
+    from verishop.agents.sealed import read_split_index, redact_json
+
     for directory in episode_dirs(paths):
-        yield json.dumps(openai_record(directory), ensure_ascii=False)
+        # A test-split seed is exported as its index in the split, never itself (docs/scores.md#splits).
+        yield json.dumps(redact_json(openai_record(directory), read_split_index(directory.parent)), ensure_ascii=False)
 
 
 def export(

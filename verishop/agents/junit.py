@@ -14,11 +14,15 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
+from verishop.agents.sealed import redact, shown_seed
+
 _NOT_XML = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
 
-def _clean(value: Any) -> str:
-    return _NOT_XML.sub("", value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str))
+def _clean(value: Any, indices: dict[int, int] | None = None) -> str:
+    # Every text goes through here: a test-split seed in it (a message, a check) shows as its index.
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+    return redact(_NOT_XML.sub("", text), indices)
 
 
 def _failed_checks(reward: dict[str, Any]) -> list[dict[str, Any]]:
@@ -27,9 +31,11 @@ def _failed_checks(reward: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def junit_xml(rewards: list[dict[str, Any]], name: str = "verishop eval",
-              failed: list[dict[str, Any]] = ()) -> ET.ElementTree:
+              failed: list[dict[str, Any]] = (), indices: dict[int, int] | None = None) -> ET.ElementTree:
     """`failed`: episodes that failed ({env_id, difficulty, seed, episode_id, kind, message}),
-    reported as errors: on their episode's testcase when it has a reward, else on their own."""
+    reported as errors: on their episode's testcase when it has a reward, else on their own.
+    `indices` (seed -> index in its split, sealed.read_split_index) names a test-split episode by
+    its index: no testcase names its seed."""
     suites: dict[str, list[dict[str, Any]]] = defaultdict(list)
     failed_by_id = {f["episode_id"]: f for f in failed if f.get("episode_id")}
     for r in rewards:
@@ -46,16 +52,19 @@ def junit_xml(rewards: list[dict[str, Any]], name: str = "verishop eval",
         suite = ET.SubElement(root, "testsuite", name=_clean(env_id))
         counts: Counter[str] = Counter(tests=len(items))
         trial: Counter[tuple] = Counter()
-        for r in sorted(items, key=lambda r: (str(r.get("difficulty")).zfill(4), str(r.get("seed")).zfill(12))):
+        for r in sorted(items, key=lambda r: (str(r.get("difficulty")).zfill(4),
+                                              str(shown_seed(r.get("seed"), indices)).zfill(20))):
             task = (r.get("difficulty"), r.get("seed"))
             trial[task] += 1
-            case = ET.SubElement(suite, "testcase", classname=_clean(f"verishop.{env_id}"),
-                                 name=_clean(f"d{task[0]} seed {task[1]} trial {trial[task]} ({r.get('episode_id')})"))
+            shown = shown_seed(task[1], indices)
+            which = f"seed {shown}" if shown == task[1] else shown
+            name = f"d{task[0]} {which} trial {trial[task]} ({r.get('episode_id')})"
+            case = ET.SubElement(suite, "testcase", classname=_clean(f"verishop.{env_id}"), name=_clean(name, indices))
             if r.get("failed_as"):
                 counts["errors"] += 1
                 cause = r["failed_as"]
                 error = ET.SubElement(case, "error", type=_clean(cause.get("kind") or "failed"),
-                                      message=_clean(f"{cause.get('kind')}: {cause.get('message')}"))
+                                      message=_clean(f"{cause.get('kind')}: {cause.get('message')}", indices))
                 error.text = _clean(f"reward {r.get('verdict')}: total {r.get('total')}, solved "
                                     f"{bool(r.get('is_correct'))}")
             elif r.get("verdict") != "scored":
@@ -90,5 +99,5 @@ def _why(check: dict[str, Any]) -> str:
 
 
 def write_junit(rewards: list[dict[str, Any]], path: Path, name: str = "verishop eval",
-                failed: list[dict[str, Any]] = ()) -> None:
-    junit_xml(rewards, name, failed).write(path, encoding="utf-8", xml_declaration=True)
+                failed: list[dict[str, Any]] = (), indices: dict[int, int] | None = None) -> None:
+    junit_xml(rewards, name, failed, indices).write(path, encoding="utf-8", xml_declaration=True)

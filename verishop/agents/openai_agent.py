@@ -33,6 +33,7 @@ import httpx2
 
 from verishop.agents.session import ShopSession, ToolFailed
 from verishop.scenarios.models import Scenario
+from verishop.scenarios.splits import seed_label
 
 log = logging.getLogger("agents.openai")
 
@@ -150,7 +151,8 @@ class OpenAIAgent:
                 try:
                     reply = await chat.complete(messages, tools)
                 except LLMError as exc:  # the episode is scored as it stands; the run goes on
-                    log.warning("episode %s: %s", self.scenario.seed, exc)
+                    log.warning("episode %s d=%s seed %s: %s", self.scenario.env_id, self.scenario.difficulty,
+                                seed_label(self.scenario.seed), exc)  # never a test-split seed
                     return
                 calls = [_normalized(call, i) for i, call in enumerate(reply.get("tool_calls") or [])]
                 # llama.cpp's chatml-function-calling format returns HTML-escaped text ("I&#39;m"),

@@ -47,13 +47,16 @@ class Episode:
 
     env_id: str
     difficulty: int
-    seed: int
+    # None in the private test split: with the public generator its seed would be the goal.
+    seed: int | None
     system_prompt: str
     opening_message: str  # the customer's first message (also what `get_conversation` returns first)
     max_turns: int  # customer turns before the episode is closed as truncated
     session: Client  # an open MCP client on this episode: `await session.call_tool(name, arguments)`
     mcp_url: str | None  # the episode's Streamable HTTP endpoint; None on the memory and stdio transports
     episode_id: str | None  # None on the stdio transport, where the server process names it
+    split: str | None = None  # train, dev or test under `eval --split`
+    index: int | None = None  # the episode's index in that split (what `--seed` counts), never its seed
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from verishop.agents.sealed import read_split_index
+
 # A tool result longer than this is cut in the report (a search page can be tens of kB).
 MAX_RESULT_CHARS = 6000
 
@@ -36,6 +38,8 @@ class Run:
     episodes: list[EpisodeRecord]
     # Episodes the runner could not play (`failures.jsonl`: env_id, difficulty, seed, kind, message).
     failures: list[dict[str, Any]] = field(default_factory=list)
+    # Seed -> index in its split (`split.json`): a test-split episode is shown by its index, never its seed.
+    split_index: dict[int, int] = field(default_factory=dict)
 
     @property
     def rewards(self) -> list[dict[str, Any]]:
@@ -57,7 +61,8 @@ def load_run(path: Path, label: str | None = None) -> Run:
     if not directories:
         raise FileNotFoundError(f"{path} holds no episode folder (one with transcript.jsonl or scenario.json)")
     failures = _read_events(path / "failures.jsonl", []) if (path / "failures.jsonl").is_file() else []
-    return Run(label or path.resolve().name, path, [load_episode(d) for d in directories], failures)
+    indices = read_split_index(path) or read_split_index(path.parent)
+    return Run(label or path.resolve().name, path, [load_episode(d) for d in directories], failures, indices)
 
 
 def load_episode(directory: Path) -> EpisodeRecord:
