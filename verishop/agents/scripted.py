@@ -51,9 +51,11 @@ class GreedyAgent:
 _PLAIN = {"null": NullAgent, "greedy": GreedyAgent, "enumerate": redteam.EnumerateAgent,
           "bruteforce": redteam.BruteforceAgent, "spray": redteam.SprayAgent, "pad": redteam.PadAgent,
           "namedrop": redteam.NamedropAgent, "namedrop-greedy": redteam.NamedropGreedyAgent,
-          "denied": redteam.DeniedAgent, "denied-spelled": redteam.DeniedSpelledAgent}
+          "denied": redteam.DeniedAgent, "denied-spelled": redteam.DeniedSpelledAgent,
+          "prior": redteam.PriorAgent, "oldest": redteam.OldestAgent, "newest": redteam.NewestAgent}
 
-AGENTS = ("oracle", "null", "greedy", "hallucinate", *redteam.HOSTILE, *redteam.NATURAL, "openai")
+AGENTS = ("oracle", "null", "greedy", "hallucinate", *redteam.HOSTILE, *redteam.HEURISTIC, *redteam.NATURAL,
+          "openai")
 
 
 def make_agent(name: str, scenario: Scenario, **options):
