@@ -104,8 +104,8 @@ def test_greedy_beats_every_simple_heuristic_on_an_imported_shop(imported_plays,
     assert greedy.solved > best, (env, greedy, {h: imported_plays[h][env] for h in HEURISTIC})
 
 
-@pytest.mark.parametrize("env", ["pd", "bundle"])
-def test_greedy_finds_an_imported_shops_categories_through_search(imported_plays, env: str):
+@pytest.mark.parametrize(("env", "at_least"), [("pd", 3), ("bundle", 1)])
+def test_greedy_finds_an_imported_shops_categories_through_search(imported_plays, env: str, at_least: int):
     """The customer names a category in the shop's own words ("Hello, I'm shopping for notebooks"):
     greedy finds it from what a search for those words returns, not from the generated taxonomy."""
-    assert imported_plays["greedy"][env].solved >= 3, imported_plays["greedy"][env]
+    assert imported_plays["greedy"][env].solved >= at_least, imported_plays["greedy"][env]
