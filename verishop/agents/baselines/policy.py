@@ -52,7 +52,7 @@ def kind_of(question: str) -> str:
         return "price"
     if "business days" in q or "refund paid" in q:
         return "refund"
-    if "restocking" in q or "get back" in q:
+    if "restocking" in q or re.search(r"how much will i get|get b\w*ck", q):
         return "fee"
     if "ship" in q:
         return "shipping"
@@ -67,7 +67,7 @@ async def play(shop: ShopSession, text: str) -> None:
     except ToolFailed:
         found = []
     clauses = Clauses({r["policy_id"]: r["text"] for r in found})
-    answer = await _answer(shop, kind, question, read_situation(text), clauses)
+    answer = await _answer(shop, kind, question, _item(question, text), read_situation(text), clauses)
     if answer is None and found:
         answer = _first_figure(question, found)
     await shop.call("respond_to_customer", **_submission(answer))
@@ -94,16 +94,20 @@ def _first_figure(question: str, found: list[dict]) -> Any:
     return float(number.group()) if number else None
 
 
-def _item(question: str) -> str:
-    """The item the question is about ("... return the memory foam pillow?" -> its words)."""
-    found = re.search(r"(?:return (?:the |an |a )?(?:opened )?|like an? |buy an? \$[\d.,]+ |for the )([a-z -]+?)"
-                      r"(?: i bought| because| and opened|\?|$)", question.lower())
-    return found.group(1) if found else question
+def _item(question: str, text: str) -> str:
+    """The item the question is about ("... return the memory foam pillow?" -> its words; "I paid
+    $30 for the teapot and opened it ... if I return it?" -> the teapot)."""
+    pattern = (r"(?:return (?:the |an |a )?(?:opened )?|like an? |buy an? \$[\d.,]+ |for the )([a-z -]+?)"
+               r"(?: i bought| because| and opened|\?|$)")
+    found = re.search(pattern, question.lower())
+    if found and found.group(1) != "it":
+        return found.group(1)
+    paid = re.search(r"for the ([a-z -]+?) and opened", text.lower())
+    return paid.group(1) if paid else question
 
 
-async def _answer(shop: ShopSession, kind: str, question: str, said: Situation, clauses: Clauses) -> Any:
+async def _answer(shop: ShopSession, kind: str, question: str, item: str, said: Situation, clauses: Clauses) -> Any:
     q = question.lower()
-    item = _item(question)
     match kind:
         case "gift":
             return clauses.refund_method("POL-GIFTS")
@@ -127,7 +131,7 @@ def _fee(q: str, item: str, said: Situation, clauses: Clauses) -> Any:
     percent = 0.0 if said.defective else clauses.restocking_percent(item)
     if "percentage" in q:
         return percent
-    if "get back" in q:
+    if not q.startswith("is there"):  # "How much will I get back?" (its words typo-proof enough)
         if not said.amounts:
             return None
         paid = said.amounts[0]
