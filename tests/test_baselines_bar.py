@@ -110,3 +110,35 @@ def test_greedy_finds_an_imported_shops_categories_through_search(imported_plays
     """The customer names a category in the shop's own words ("Hello, I'm shopping for notebooks"):
     greedy finds it from what a search for those words returns, not from the generated taxonomy."""
     assert imported_plays["greedy"][env].solved >= at_least, imported_plays["greedy"][env]
+
+
+def test_greedys_clause_reading_gives_the_rule_functions_window_when_everything_is_stated():
+    """Greedy's reading of the clause texts (no rule function, no goal) agrees with the rules the
+    generator computes answers with, for every item kind, membership, holiday, gift and defect."""
+    import random
+    from datetime import date
+
+    from verishop.agents.baselines.policy import _extensions
+    from verishop.agents.baselines.policy_text import Clauses, read_situation
+    from verishop.scenarios.envs.policy import ELECTRONICS, NON_ELECTRONICS
+    from verishop.scenarios.policy import extend_policy, make_policy, return_window
+    from verishop.scenarios.taxonomy import category
+
+    checked = 0
+    for seed in range(30):
+        rng = random.Random(seed)
+        policy = extend_policy(rng, make_policy(rng))
+        clauses = Clauses({c.policy_id: c.text for c in policy.clauses})
+        for category_id in ELECTRONICS + NON_ELECTRONICS:
+            noun = category(category_id).nouns[0].lower()
+            tier, gift, defective, holiday = rng.choice((None, "Plus", "Premier")), rng.random() < .5, \
+                rng.random() < .5, rng.random() < .5
+            delivered = date(2025, 11, 20) if holiday else date(2026, 3, 2)
+            said = read_situation(" ".join([f"I'm a Verishop {tier} member." if tier else "",
+                                            f"I bought the {noun} as a gift." if gift else "",
+                                            f"The {noun} arrived defective." if defective else "",
+                                            f"Delivery was on {delivered:%B} {delivered.day}, {delivered.year}."]))
+            expected = return_window(policy, category_id, tier=tier, holiday=holiday, gift=gift, defective=defective)
+            assert clauses.base_window(noun) + _extensions(said, clauses) == expected, (seed, noun, said)
+            checked += 1
+    assert checked == 30 * len(ELECTRONICS + NON_ELECTRONICS)
