@@ -46,7 +46,7 @@ def test_the_bar_is_the_better_of_greedy_and_the_best_heuristic_per_environment(
 
 @pytest.fixture(scope="module")
 def generated_plays(catalog_path: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Cell]]:
-    rewards = play_all(("greedy", *HEURISTIC), ("policy", "status", "return", "journey"), ALL_DIFFICULTIES, 26,
+    rewards = play_all(("greedy", *HEURISTIC), ("policy", "status", "return", "journey"), ALL_DIFFICULTIES, 13,
                        8600, catalog_path, tmp_path_factory.mktemp("bar"))
     return table(rewards)
 
@@ -92,7 +92,7 @@ def test_greedy_commits_substitutes_on_an_imported_shop(shop, tmp_path):
 
 @pytest.fixture(scope="module")
 def imported_plays(shop, tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Cell]]:
-    rewards = play_all(("greedy", *HEURISTIC), ("pd", "status", "policy", "bundle"), ALL_DIFFICULTIES, 26, 8900,
+    rewards = play_all(("greedy", *HEURISTIC), ("pd", "status", "policy", "bundle"), ALL_DIFFICULTIES, 13, 8900,
                        shop, tmp_path_factory.mktemp("imported"))
     return table(rewards)
 
