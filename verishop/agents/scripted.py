@@ -9,7 +9,8 @@
   must bite).
 - The red team (`verishop.agents.redteam`): goal-blind attackers of the reward (`enumerate`,
   `bruteforce`, `spray`, `pad`, `invent`, `namedrop`, `namedrop-greedy`, `denied`) and
-  `natural`, a correct agent that talks like a person.
+  `natural`, a correct agent that talks like a person; and the simple heuristics `prior`,
+  `oldest`, `newest` (`verishop.agents.redteam.heuristics`), the floor greedy must clear.
 """
 
 from __future__ import annotations
