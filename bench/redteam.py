@@ -17,7 +17,7 @@ from pathlib import Path
 
 from _common import DEFAULT_CACHE, cached_catalog, console, now
 
-from verishop.agents.redteam.suite import AGENTS, ENVS, play_all, render, table
+from verishop.agents.redteam.suite import AGENTS, BAR_AGENTS, ENVS, bar, play_all, render, table
 
 SEED = 7100
 
@@ -40,7 +40,12 @@ def main() -> None:
     episodes = sum(len(rs) for rs in rewards.values())
     print(f"{args.episodes} episodes per environment and agent (difficulties 0..12, seeds from {args.seed}), "
           f"catalog {args.size:,} products; each cell: solved share / mean total\n")
-    print(render(table(rewards)))
+    cells = table(rewards)
+    print(render(cells))
+    if any(a in cells for a in BAR_AGENTS):
+        print("| **bar** (better of greedy and the heuristics) | " + " | ".join(
+            "{:.0%} / {:+.3f}".format(solved / cells[next(a for a in BAR_AGENTS if a in cells)][e].episodes, total)
+            for e in ENVS for solved, total in [bar(cells, e)]) + " |")
     console.print(f"\n{episodes} episodes played and verified in {elapsed_s:.0f} s")
 
 

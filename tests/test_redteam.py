@@ -5,7 +5,8 @@ in its own process, on seeds no other test uses.
 One module-scoped run plays every agent on the same episodes (8 per environment, difficulties
 spread over 0..12; `-m slow`: 26 per environment, every difficulty twice). Then, per
 environment:
-(a) no hostile agent solves more episodes than greedy, nor earns a higher mean total;
+(a) no hostile agent solves more episodes, nor earns a higher mean total, than the bar: the better
+    of greedy and the best simple heuristic (`prior`, `oldest`, `newest`; issue 28, break 9);
 (b) inventing IDs or name-dropping seen ones never earns a higher mean total than doing nothing;
 (c) a denied product named in a message is a hard fail, in every episode where it was named, in
     any spelling of its ID or title (`denied-spelled`);
@@ -23,11 +24,11 @@ from pathlib import Path
 
 import pytest
 
-from verishop.agents.redteam import HOSTILE
+from verishop.agents.redteam import HEURISTIC, HOSTILE
 from verishop.agents.redteam import idioms
 from verishop.agents.redteam.idioms import STATUS_HISTORIES
 from verishop.agents.redteam.phrasing import STATUS_SENTENCES, number_words
-from verishop.agents.redteam.suite import AGENTS, ENVS, Cell, play_all, render, table
+from verishop.agents.redteam.suite import AGENTS, BAR_AGENTS, ENVS, Cell, bar, play_all, render, table
 from verishop.agents.scripted import make_agent
 from verishop.scenarios.catalog.reader import CatalogReader
 from verishop.scenarios.envs import generate
@@ -75,11 +76,16 @@ def plays(request, catalog_path: Path, tmp_path_factory: pytest.TempPathFactory)
 
 @pytest.mark.parametrize("env", ENVS)
 @pytest.mark.parametrize("agent", HOSTILE)
-def test_no_hostile_agent_beats_greedy(plays: Plays, agent: str, env: str):
-    mine, greedy = plays.cells[agent][env], plays.cells["greedy"][env]
-    why = f"{plays.row(agent, env)}; {plays.row('greedy', env)}"
-    assert mine.solved <= greedy.solved, why
-    assert mine.mean_total <= greedy.mean_total + 1e-9, why
+def test_no_hostile_agent_beats_the_better_of_greedy_and_the_best_heuristic(plays: Plays, agent: str, env: str):
+    mine = plays.cells[agent][env]
+    solved, mean_total = bar(plays.cells, env)
+    why = "; ".join(plays.row(a, env) for a in (agent, *BAR_AGENTS))
+    assert mine.solved <= solved, why
+    assert mine.mean_total <= mean_total + 1e-9, why
+
+
+def test_the_bar_is_played_by_greedy_and_every_heuristic():
+    assert set(BAR_AGENTS) == {"greedy", *HEURISTIC} and set(BAR_AGENTS) <= set(AGENTS)
 
 
 @pytest.mark.parametrize("env", ENVS)
@@ -128,7 +134,7 @@ def test_the_idioms_agent_really_answers_in_idioms(plays: Plays, env: str):
     assert len(spoken) >= len(answers) // 2, answers
 
 
-@pytest.mark.parametrize("agent", HOSTILE)
+@pytest.mark.parametrize("agent", HOSTILE + HEURISTIC)
 def test_hostile_agents_never_hold_the_goal(agent: str, reader: CatalogReader):
     scenario = generate("status", 4, 7000, reader)
     held = vars(make_agent(agent, scenario)).values()

@@ -9,7 +9,8 @@
   must bite).
 - The red team (`verishop.agents.redteam`): goal-blind attackers of the reward (`enumerate`,
   `bruteforce`, `spray`, `pad`, `invent`, `namedrop`, `namedrop-greedy`, `denied`) and
-  `natural`, a correct agent that talks like a person.
+  `natural`, a correct agent that talks like a person; and the simple heuristics `prior`,
+  `oldest`, `newest` (`verishop.agents.redteam.heuristics`), the floor greedy must clear.
 """
 
 from __future__ import annotations
@@ -51,9 +52,11 @@ class GreedyAgent:
 _PLAIN = {"null": NullAgent, "greedy": GreedyAgent, "enumerate": redteam.EnumerateAgent,
           "bruteforce": redteam.BruteforceAgent, "spray": redteam.SprayAgent, "pad": redteam.PadAgent,
           "namedrop": redteam.NamedropAgent, "namedrop-greedy": redteam.NamedropGreedyAgent,
-          "denied": redteam.DeniedAgent, "denied-spelled": redteam.DeniedSpelledAgent}
+          "denied": redteam.DeniedAgent, "denied-spelled": redteam.DeniedSpelledAgent,
+          "prior": redteam.PriorAgent, "oldest": redteam.OldestAgent, "newest": redteam.NewestAgent}
 
-AGENTS = ("oracle", "null", "greedy", "hallucinate", *redteam.HOSTILE, *redteam.NATURAL, "openai")
+AGENTS = ("oracle", "null", "greedy", "hallucinate", *redteam.HOSTILE, *redteam.HEURISTIC, *redteam.NATURAL,
+          "openai")
 
 
 def make_agent(name: str, scenario: Scenario, **options):

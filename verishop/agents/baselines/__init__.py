@@ -17,13 +17,14 @@ import re
 from verishop.agents.session import ShopSession, ToolFailed
 from verishop.scenarios.taxonomy import SHOPPABLE_CATEGORIES
 
-# Most specific first; product discovery is the catch-all.
+# Most specific first; product discovery is the catch-all. A policy question names the store
+# policy, and may name things other requests do ("Can I still return the camping tent?").
 MODULES = (
+    "verishop.agents.baselines.policy",
     "verishop.agents.baselines.returns",
     "verishop.agents.baselines.order_status",
     "verishop.agents.baselines.cart",
     "verishop.agents.baselines.bundle",
-    "verishop.agents.baselines.policy",
     "verishop.agents.baselines.substitution",
     "verishop.agents.baselines.product_discovery",
 )

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from verishop.agents.baselines import search_words
+from verishop.agents.baselines import categories, search_words
 from verishop.agents.baselines.reading import named_category, stated_filters, stated_sort
 from verishop.agents.session import ShopSession, ToolFailed
 
@@ -16,7 +16,10 @@ def matches(text: str) -> bool:
 
 async def play(shop: ShopSession, text: str) -> None:
     cat = named_category(text)
-    if cat is None:
+    kind = _kind_phrase(text) if cat is None else None
+    if kind:  # a category the generated taxonomy does not name (an imported shop): found by search
+        results = await _search_found_category(shop, text, kind)
+    elif cat is None:
         results = await search_words(shop, text, 5)
     else:
         try:
@@ -31,6 +34,33 @@ async def play(shop: ShopSession, text: str) -> None:
                         recommended_product_ids=ids)
     else:
         await shop.call("respond_to_customer", message="Sorry, I couldn't find anything.", done=True)
+
+
+def _kind_phrase(text: str) -> str | None:
+    """The kind of product the customer shops for ("I'm shopping for bottled ink: ...")."""
+    found = re.search(r"shopping for ([^:.!?]+)", text, re.IGNORECASE)
+    return found.group(1).strip() if found else None
+
+
+async def _search_found_category(shop: ShopSession, text: str, kind: str) -> list[dict]:
+    cards = await categories.cards_for(shop, kind)
+    category_id = categories.category_among(cards, kind)
+    if category_id is None:
+        return []
+    sample = next((c for c in cards if c["category_id"] == category_id), None)
+    filters = await categories.stated_filters(shop, text, category_id, sample)
+    try:
+        found = await shop.call("search_catalog", **filters, in_stock_only=True, sort_by=stated_sort(text),
+                                limit=_wanted(text))
+    except ToolFailed:
+        from verishop.agents.baselines.returns import lookup
+
+        try:  # the turn's lookups spent: one filler turn, then the same search
+            found = await lookup(shop, "search_catalog", **filters, in_stock_only=True, sort_by=stated_sort(text),
+                                 limit=_wanted(text))
+        except ToolFailed:
+            return []
+    return found["results"]
 
 
 def _wanted(text: str) -> int:

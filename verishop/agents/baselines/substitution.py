@@ -7,6 +7,10 @@ cards are ranked by what they share with the sold-out product: the brand, the de
 in the title, and a price close to its price (known when it shows up among the results). When
 the customer names the product only vaguely ("the Anker charger I was looking at"), greedy has
 just the brand and the kind of product to go on.
+
+On a shop whose categories the generated taxonomy does not name (an imported feed), greedy finds
+the sold-out product's category through a search for its name (`categories`), and its brand
+from the card of the product itself, or of the cards whose brand the name starts with.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from __future__ import annotations
 import math
 import re
 
+from verishop.agents.baselines import categories
 from verishop.agents.baselines.reading import stated_filters
 from verishop.agents.session import ShopSession, ToolFailed
 from verishop.scenarios.taxonomy import SHOPPABLE_CATEGORIES, Category
@@ -30,8 +35,11 @@ async def play(shop: ShopSession, text: str) -> None:
     wanted = re.search(r"(\d+)\s+(?:similar|in-stock)", text)
     k = int(wanted.group(1)) if wanted else 3
     cat = _category(name)
-    results = await _search(shop, text, name, cat) if cat else []
-    ids = [c["product_id"] for c in _closest(results, name, cat, k)] if cat else []
+    if cat is not None:
+        results = await _search(shop, text, name, cat)
+        ids = [c["product_id"] for c in _closest(results, name, _brand(name, cat), k)]
+    else:
+        ids = await _found_by_search(shop, text, name, k)
     if ids:
         await shop.call("respond_to_customer", message="Here are the closest matches I found.",
                         recommended_product_ids=ids)
@@ -71,9 +79,35 @@ async def _search(shop: ShopSession, text: str, name: str, cat: Category) -> lis
     return found["results"]
 
 
-def _closest(cards: list[dict], name: str, cat: Category, k: int) -> list[dict]:
+async def _found_by_search(shop: ShopSession, text: str, name: str, k: int) -> list[str]:
+    """The imported-shop path: the category and brand from a search for the product's name, then
+    the closest in-stock products of that category meeting what the customer stated."""
+    cards = await categories.cards_for(shop, name)
+    category_id = categories.category_among(cards, name)
+    if category_id is None:
+        return []
+    own = [c for c in cards if c["category_id"] == category_id]
+    brand = next((c["brand"] for c in own if c["brand"] and name.lower().startswith(c["brand"].lower())), None)
+    filters = await categories.stated_filters(shop, text, category_id, own[0] if own else None)
+    query = " ".join(_describing_words(name))
+    if not query and brand and "brand" not in filters:
+        filters["brand"] = brand
+    from verishop.agents.baselines.returns import lookup
+
+    try:
+        found = (await lookup(shop, "search_catalog", query=query, **filters, limit=50))["results"]
+        if not [c for c in found if c["in_stock"]] and query:  # the name's words were too narrow
+            found = (await lookup(shop, "search_catalog", **filters, limit=50))["results"]
+    except ToolFailed:
+        found = []
+    return [c["product_id"] for c in _closest(cards + found, name, brand, k, pool=found)]
+
+
+def _closest(cards: list[dict], name: str, brand: str | None, k: int, pool: list[dict] | None = None) -> list[dict]:
+    """The `k` in-stock cards of `pool` (default: `cards`) closest to the product `name`, which
+    `cards` may show (then its brand and price count)."""
     original = next((c for c in cards if c["title"].lower() == name.lower()), None)
-    brand = original["brand"] if original else _brand(name, cat)
+    brand = original["brand"] if original else brand
     words = {w.lower() for w in _describing_words(name)}
 
     def closeness(card: dict) -> float:
@@ -83,5 +117,10 @@ def _closest(cards: list[dict], name: str, cat: Category, k: int) -> list[dict]:
                  if original else 0.0)
         return 2 * shared + (card["brand"] == brand) + price
 
-    others = [c for c in cards if c["in_stock"] and c is not original]
+    seen = {original["product_id"]} if original else set()
+    others = []
+    for c in (cards if pool is None else pool):
+        if c["in_stock"] and c["product_id"] not in seen:
+            seen.add(c["product_id"])
+            others.append(c)
     return sorted(others, key=closeness, reverse=True)[:k]

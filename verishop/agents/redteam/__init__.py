@@ -13,9 +13,15 @@ without the customer being served, and one correct agent that talks like a perso
     natural          the oracle's work, answered in sentences (reads the goal)
     natural-idioms   the same, answered in idioms, spoken money, histories and restated figures
 
+The simple heuristics (`heuristics.py`), the floor a baseline must clear:
+
+    prior            the most common answer of the question's form; the most common listed status
+    oldest / newest  the order at one end of the list, for status and returns
+
 Hostile agents never read the scenario: only tool results and the customer's replies. The
-suite that plays them (`verishop.agents.redteam.suite`) asserts none beats greedy, inventing or
-name-dropping never beats doing nothing, and `natural` is scored as solved.
+suite that plays them (`verishop.agents.redteam.suite`) asserts none beats the bar (the better of
+greedy and the best heuristic, per environment: `suite.bar`), inventing or name-dropping never
+beats doing nothing, and `natural` is scored as solved.
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ from __future__ import annotations
 from verishop.agents.redteam.bruteforce import BruteforceAgent
 from verishop.agents.redteam.denied import DeniedAgent, DeniedSpelledAgent
 from verishop.agents.redteam.enumeration import EnumerateAgent
+from verishop.agents.redteam.heuristics import NewestAgent, OldestAgent, PriorAgent
 from verishop.agents.redteam.invent import InventAgent
 from verishop.agents.redteam.namedrop import NamedropAgent, NamedropGreedyAgent
 from verishop.agents.redteam.natural import NaturalAgent, NaturalIdiomsAgent
@@ -32,6 +39,8 @@ from verishop.agents.redteam.spray import SprayAgent
 HOSTILE = ("enumerate", "bruteforce", "spray", "pad", "invent", "namedrop", "namedrop-greedy", "denied",
            "denied-spelled")
 NATURAL = ("natural", "natural-idioms")
+HEURISTIC = ("prior", "oldest", "newest")
 
-__all__ = ["HOSTILE", "NATURAL", "BruteforceAgent", "DeniedAgent", "DeniedSpelledAgent", "EnumerateAgent", "InventAgent", "NamedropAgent",
-           "NamedropGreedyAgent", "NaturalAgent", "NaturalIdiomsAgent", "PadAgent", "SprayAgent"]
+__all__ = ["HEURISTIC", "HOSTILE", "NATURAL", "BruteforceAgent", "DeniedAgent", "DeniedSpelledAgent", "EnumerateAgent", "InventAgent", "NamedropAgent",
+           "NamedropGreedyAgent", "NaturalAgent", "NaturalIdiomsAgent", "NewestAgent", "OldestAgent", "PadAgent", "PriorAgent",
+           "SprayAgent"]

@@ -44,15 +44,15 @@ async def sub_products(shop: ShopSession, text: str, limit: int) -> list[str]:
     name = named.group(1) if named else text
     cat = greedy_sub._category(name)
     if cat is None:
-        return []
+        return await greedy_sub._found_by_search(shop, text, name, limit)
     results = await greedy_sub._search(shop, text, name, cat)
-    return [c["product_id"] for c in greedy_sub._closest(results, name, cat, limit)]
+    return [c["product_id"] for c in greedy_sub._closest(results, name, greedy_sub._brand(name, cat), limit)]
 
 
 async def bundle_products(shop: ShopSession, text: str, per_category: int) -> list[list[str]]:
     """For each category the request names, its top `per_category` results under an even
     share of the budget."""
-    categories = greedy_bundle.spot_categories(text)
+    categories = greedy_bundle.spot_categories(text) or await greedy_bundle._found_by_search(shop, text)
     budget = greedy_bundle.budget_usd(text)
     cap = round(budget / len(categories), 2) if budget and categories else None
     lists = []

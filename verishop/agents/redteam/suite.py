@@ -19,9 +19,10 @@ import anyio
 from verishop.agents.evaluate import Plan, read_rewards, run_memory
 
 ENVS = ("pd", "sub", "cart", "return", "status", "policy", "bundle", "journey")
-AGENTS = ("null", "greedy", "enumerate", "bruteforce", "spray", "pad", "invent", "namedrop", "namedrop-greedy",
-          "denied", "denied-spelled", "natural",
-          "natural-idioms")
+AGENTS = ("null", "greedy", "prior", "oldest", "newest", "enumerate", "bruteforce", "spray", "pad", "invent",
+          "namedrop", "namedrop-greedy", "denied", "denied-spelled", "natural", "natural-idioms")
+# The honest goal-blind baselines whose better one, per environment, no hostile agent may beat.
+BAR_AGENTS = ("greedy", "prior", "oldest", "newest")
 
 
 @dataclass(frozen=True)
@@ -74,6 +75,16 @@ def table(rewards: dict[str, list[dict[str, Any]]]) -> dict[str, dict[str, Cell]
                                   round(sum(r.get("total", -1.0) for r in items) / len(items), 4))
                         for env, items in by_env.items()}
     return cells
+
+
+def bar(cells: dict[str, dict[str, Cell]], env: str, agents: tuple[str, ...] = BAR_AGENTS) -> tuple[int, float]:
+    """The bar in `env`: the most episodes solved and the highest mean total among greedy and the
+    simple heuristics (each figure the better agent's: a heuristic can solve more while greedy
+    earns more). Agents not played are left out."""
+    played = [cells[a][env] for a in agents if a in cells and env in cells[a]]
+    if not played:
+        raise ValueError(f"no bar agent was played in {env}: play greedy or one of {', '.join(agents[1:])}")
+    return max(c.solved for c in played), max(c.mean_total for c in played)
 
 
 def render(cells: dict[str, dict[str, Cell]], envs: tuple[str, ...] = ENVS) -> str:
