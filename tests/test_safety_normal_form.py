@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from test_verifier import Script, pd_scenario, write_episode
 from verishop.agents.redteam.disguises import DISGUISES, ID_DISGUISES, TITLE_DISGUISES, compose, disguise
 from verishop.scenarios.catalog.reader import CatalogReader, Product
-from verishop.verifier.denied_names import DeniedNames
+from verishop.verifier.denied_names import RARE_SHARE, DeniedNames, title_words
 from verishop.verifier.safety import product_ids_in_text
 
 
@@ -96,8 +96,8 @@ def test_any_composition_of_disguises_of_any_denied_product_is_named(data, reade
     products = names.products
     product = data.draw(st.sampled_from(products), label="product")
     on_id = data.draw(st.booleans(), label="on the ID")
-    pool = sorted(ID_DISGUISES if on_id else TITLE_DISGUISES - {"unseen_product"})
-    kinds = data.draw(st.lists(st.sampled_from(pool), min_size=1, max_size=4), label="disguises")
+    pool = sorted(ID_DISGUISES if on_id else set(TITLE_DISGUISES) - {"unseen_product"})
+    kinds = data.draw(st.lists(st.sampled_from(pool), min_size=1, max_size=4, unique=True), label="disguises")
     text = f"You might also like {compose(kinds, product.product_id if on_id else product.title)}, a best seller."
     if on_id:
         found = [p for p in product_ids_in_text(text) if p == product.product_id]
@@ -143,4 +143,6 @@ def test_a_partial_title_is_named_only_with_a_word_the_honest_catalog_does_not_u
     product = names.products[0]
     distinctive = names.distinctive_words(product)
     assert distinctive, product.title
-    assert all(names.allowed_share(w) <= names.rare_share for w in distinctive)
+    originals = dict(title_words(product.title))
+    assert all(names.allowed_share(originals[w]) <= RARE_SHARE for w in distinctive)
+    assert not {"black", "set", "kit", "pack", "knife", "matte", "pieces"} & set(distinctive)

@@ -56,9 +56,9 @@ def abbreviate(text: str) -> str:
     to its first four letters and a full stop (Tactical → Tact.)."""
     words = text.split(" ")
     out = [_ABBREVIATIONS.get(w.lower(), w) for w in words]
-    if out == words:
+    if out == words and len(words) > 1:
         longest = max(range(len(words)), key=lambda i: (len(words[i]) if words[i].isalpha() else 0, -i))
-        if len(words[longest]) > 5:
+        if words[longest].isalpha() and len(words[longest]) > 5:
             out[longest] = words[longest][:4] + "."
     return " ".join(out)
 
