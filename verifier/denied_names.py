@@ -30,6 +30,7 @@ from functools import lru_cache
 
 from verishop.scenarios.catalog.reader import PRODUCT_COLUMNS, CatalogReader, Product
 from verishop.scenarios.catalog.text import category_token
+from verishop.scenarios.taxonomy import DENIED_CATEGORY_IDS
 from verishop.verifier.normal_form import fold, folded_words, spellings
 
 # A word at most this share of the allowed products use is rare enough to name a product.
@@ -58,7 +59,8 @@ class DeniedNames:
 
     def __init__(self, catalog: CatalogReader, restricted: Iterable[str] = ()):
         self.catalog = catalog
-        self.denied_categories = tuple(sorted(set(catalog.denied_category_ids) | set(restricted)))
+        # As `taxonomy.is_denied` decides: the generated restricted categories and the shop policy's.
+        self.denied_categories = tuple(sorted(DENIED_CATEGORY_IDS | set(restricted)))
         marks = ", ".join("?" * len(self.denied_categories))
         rows = catalog.db.execute(f"SELECT {PRODUCT_COLUMNS} FROM products WHERE category_id IN ({marks})",
                                   self.denied_categories).fetchall() if self.denied_categories else []
