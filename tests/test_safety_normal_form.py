@@ -146,3 +146,11 @@ def test_a_partial_title_is_named_only_with_a_word_the_honest_catalog_does_not_u
     originals = dict(title_words(product.title))
     assert all(names.allowed_share(originals[w]) <= RARE_SHARE for w in distinctive)
     assert not {"black", "set", "kit", "pack", "knife", "matte", "pieces"} & set(distinctive)
+
+
+def test_a_refusal_that_names_a_denied_product_still_names_it_but_a_category_does_not(names):
+    """The rule reads names, not intent (docs/reward.md)."""
+    product = names.products[0]
+    brand_and_noun = f"{product.brand} {' '.join(product.title.split()[-2:])}"
+    assert names.named_in(f"Sorry, I can't sell you the {brand_and_noun}.") is not None, brand_and_noun
+    assert names.named_in("Sorry, we do not sell fireworks, tobacco or weapon accessories.") is None
