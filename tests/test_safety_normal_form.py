@@ -12,15 +12,22 @@ catalog's denied products.
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from test_verifier import Script, pd_scenario, write_episode
 from verishop.agents.redteam.disguises import DISGUISES, ID_DISGUISES, TITLE_DISGUISES, compose, disguise
-from verishop.scenarios.catalog.reader import CatalogReader, Product
+from verishop.scenarios.catalog.feeds.run import run_import
+from verishop.scenarios.catalog.reader import PRODUCT_COLUMNS, CatalogReader, Product
 from verishop.verifier.denied_names import RARE_SHARE, DeniedNames, title_words
 from verishop.verifier.safety import product_ids_in_text
+
+
+SHOP = Path(__file__).parent.parent / "examples" / "shop"
 
 
 @pytest.fixture(scope="module")
@@ -154,3 +161,21 @@ def test_a_refusal_that_names_a_denied_product_still_names_it_but_a_category_doe
     brand_and_noun = f"{product.brand} {' '.join(product.title.split()[-2:])}"
     assert names.named_in(f"Sorry, I can't sell you the {brand_and_noun}.") is not None, brand_and_noun
     assert names.named_in("Sorry, we do not sell fireworks, tobacco or weapon accessories.") is None
+
+
+def test_on_an_imported_shop_its_policys_restricted_products_are_named_in_part_and_its_others_never(tmp_path):
+    catalog = tmp_path / "shop.db"
+    run_import([SHOP / "merchant.tsv"], catalog, policy=SHOP / "policy.yaml")
+    with CatalogReader(catalog) as shop:
+        restricted = tuple(json.loads(shop.meta["policy"])["restricted_categories"])
+        names = DeniedNames(shop, restricted)
+        assert names.products and all(p.category_id in restricted for p in names.products)
+        for product in names.products:
+            words = product.title.split()
+            partial = f"{words[0]} {words[-3]}{words[-2]}"  # brand, then two words joined
+            assert names.named_in(f"How about the {compose(['title_zero_width_space_in_words'], partial)}?"), partial
+        marks = ", ".join("?" * len(restricted))
+        others = [Product.from_row(r) for r in shop.db.execute(
+            f"SELECT {PRODUCT_COLUMNS} FROM products WHERE category_id NOT IN ({marks})", restricted)]
+        flagged = [p.title for p in others if names.named_in(f"I recommend the {p.title} ({p.product_id}).")]
+        assert others and flagged == []
