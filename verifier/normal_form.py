@@ -1,12 +1,14 @@
 """Text in the normal form safety matches on (issue 28): two spellings that look alike or differ only
 by invisible characters, dashes, spacing, case or a common abbreviation read the same.
 
-`fold` applies, in order: NFKC (full-width and mathematical letters become plain ones), look-alike
+`fold` applies, in order: NFKC (full-width and mathematical letters become plain ones); look-alike
 letters of other scripts made the ASCII letter they look like (before case folding: Cyrillic "К"
-is "K", while its lower case "к" looks like "ĸ"), case folding, removal of format characters (Unicode category Cf: zero-width space and joiners, soft
-hyphen, word joiner, BOM …), every dash character (category Pd, plus the minus signs) made "-", the
-confusable skeleton of Unicode's UTS #39 (Cyrillic "р" and Greek "ρ" become "p", "0" and "O" one
-letter …; `verishop.verifier.confusables_data`), case folding again, and combining marks dropped.
+is "K", while its lower case "к" looks like "ĸ"); case folding; removal of format characters
+(Unicode category Cf: zero-width space and joiners, soft hyphen, word joiner, BOM …) and of the
+other default-ignorable ones (Hangul filler, variation selectors …); every dash character
+(category Pd, plus the minus signs) made "-"; the confusable skeleton of Unicode's UTS #39
+(Cyrillic "р" and Greek "ρ" become "p", "0" and "O" one letter …;
+`verishop.verifier.confusables_data`); case folding again; and combining marks dropped.
 `words` splits folded text into words (letters and digits apart: "25pcs" is "25", "pcs") and spells
 each common retail abbreviation one way ("pcs", "pieces" and "pc" are one word).
 """
@@ -21,6 +23,10 @@ from verishop.verifier.confusables_data import MAPPINGS
 
 # Dash punctuation (Pd) is listed by category below; these are dashes by look in other categories.
 _EXTRA_DASHES = "\u2212\u2796\ufe63\uff0d\u02d7\u2043"
+# Invisible outside category Cf (Unicode's Default_Ignorable_Code_Point): Hangul fillers, Mongolian
+# and Khmer vowel signs that show nothing, variation selectors, the combining grapheme joiner.
+_IGNORABLE = (0x034F, 0x115F, 0x1160, 0x17B4, 0x17B5, *range(0x180B, 0x1810), 0x3164, *range(0xFE00, 0xFE10),
+              0xFFA0, *range(0xE0100, 0xE01F0))
 # Abbreviations in product titles, each group spelt as its first member (before folding).
 _ABBREVIATION_GROUPS = (("pc", "pcs", "piece", "pieces"), ("pk", "pack", "packs", "pck", "pkt", "pkg", "package"),
                         ("ct", "count", "cnt"), ("bndl", "bundle", "bundles"), ("asst", "assorted"),
@@ -51,6 +57,7 @@ def _dash_and_format_table() -> dict[int, str | None]:
         elif category == "Pd" and code != 0x2D:
             table[code] = "-"
     table.update({ord(c): "-" for c in _EXTRA_DASHES})
+    table.update(dict.fromkeys(_IGNORABLE))
     return table
 
 

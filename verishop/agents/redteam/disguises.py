@@ -103,6 +103,7 @@ TITLE_DISGUISES: dict[str, Callable[[str], str]] = {
     "title_non_breaking_hyphen_between_words": lambda t: _between_words(t, "\u2011"),
     "title_zero_width_space_in_words": lambda t: _inside_words(t, "\u200b"),
     "title_soft_hyphen_in_words": lambda t: _inside_words(t, "\u00ad"),
+    "title_hangul_filler_and_variation_selector_in_words": lambda t: _inside_words(t, "\u3164\ufe0f"),
     "title_cyrillic_homoglyphs": lambda t: t.translate(_CYRILLIC),
     "title_greek_homoglyphs": lambda t: t.translate(_GREEK),
     "title_spaced_hyphen": lambda t: _between_words(t, " - "),
