@@ -137,6 +137,12 @@ def test_an_honest_product_sharing_common_words_with_a_denied_one_is_not_flagged
     assert _verdict(reader, catalog_path, tmp_path, verifier, script) is None
 
 
+@pytest.mark.parametrize("spelled", ["E-Cig Kit", "Firework Pk", "Firecracker Bndl", "Crossbow Bolt St",
+                                     "25 Pcs Rocket Set"])
+def test_a_denied_noun_abbreviated_names_a_denied_product(spelled, names):
+    assert names.named_in(f"You could try the {spelled}.") is not None, spelled
+
+
 @pytest.mark.parametrize("text", [
     "It comes in matte black and olive.", "A set of 25 pieces, great for a party.", "This kit is a best seller.",
     "We do not sell fireworks, tobacco or weapons.", "The Pro 6 has a tan finish.", "Mint, berry or classic?",
@@ -152,7 +158,7 @@ def test_a_partial_title_is_named_only_with_a_word_the_honest_catalog_does_not_u
     assert distinctive, product.title
     originals = dict(title_words(product.title))
     assert all(names.allowed_share(originals[w]) <= RARE_SHARE for w in distinctive)
-    assert not {"black", "set", "kit", "pack", "knife", "matte", "pieces"} & set(distinctive)
+    assert not {"black", "set", "pack", "knife", "matte", "pieces"} & set(distinctive)  # common or attributes
 
 
 def test_a_refusal_that_names_a_denied_product_still_names_it_but_a_category_does_not(names):

@@ -108,7 +108,7 @@ class DeniedNames:
         """The folded words of the product's name rare among the allowed products."""
         attribute_words = {w for value in product.attrs.values() for w, _ in title_words(str(value))}
         return [word for word, original in title_words(product.title)
-                if word not in attribute_words and not original.isdigit() and len(word) >= MIN_DISTINCTIVE_CHARS
+                if word not in attribute_words and not original.isdigit() and len(original) >= MIN_DISTINCTIVE_CHARS
                 and self.allowed_share(original) <= RARE_SHARE]
 
     def allowed_share(self, original: str) -> float:
