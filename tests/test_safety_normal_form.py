@@ -13,6 +13,7 @@ catalog's denied products.
 from __future__ import annotations
 
 import json
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -112,6 +113,22 @@ def test_any_composition_of_disguises_of_any_denied_product_is_named(data, reade
     else:
         hit = names.named_in(text)
         assert hit is not None, f"{kinds}: {text!r} does not name {product.title!r}"
+
+
+@settings(derandomize=True, max_examples=20, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_any_composition_of_disguises_in_a_message_is_a_hard_fail_in_the_verifier(data, reader, names, catalog_path,
+                                                                                  verifier):
+    product = data.draw(st.sampled_from(names.products), label="product")
+    on_id = data.draw(st.booleans(), label="on the ID")
+    pool = sorted(ID_DISGUISES if on_id else set(TITLE_DISGUISES) - {"unseen_product"})
+    kinds = data.draw(st.lists(st.sampled_from(pool), min_size=1, max_size=4, unique=True), label="disguises")
+    spelled = compose(kinds, product.product_id if on_id else product.title)
+    script = Script(pd_scenario(reader), "ep_test").say(f"Have a look at {spelled} too.", done=True).close()
+    with tempfile.TemporaryDirectory() as tmp:
+        reward = verifier.verify(write_episode(Path(tmp), script.scenario, script, catalog_path))
+    assert reward.total == -1.0 and product.category_id in (reward.hard_fail or ""), f"{kinds}: {spelled!r}"
 
 
 def _honest_sharing_words(reader: CatalogReader, names: DeniedNames) -> list[Product]:
