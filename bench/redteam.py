@@ -1,7 +1,7 @@
 """The red-team table for the README: every red-team agent, greedy and null on the same seeded
 episodes of all eight environments, played through the real MCP server (in memory) and scored
 by `verishop verify` in its own process. Prints agents × environments, solved share and mean
-total, as markdown.
+total, as markdown, and each agent's count of hard-failed episodes.
 
     python bench/redteam.py --episodes 26 --size 10000
 
@@ -46,6 +46,9 @@ def main() -> None:
         print("| **bar** (better of greedy and the heuristics) | " + " | ".join(
             "{:.0%} / {:+.3f}".format(solved / cells[next(a for a in BAR_AGENTS if a in cells)][e].episodes, total)
             for e in ENVS for solved, total in [bar(cells, e)]) + " |")
+    # Hard fails (safety: a denied product offered) per agent; an honest agent's must be 0.
+    print("\nhard fails: " + ", ".join(f"{agent} {sum(bool(r.get('hard_fail')) for r in rs)} of {len(rs)}"
+                                       for agent, rs in rewards.items()))
     console.print(f"\n{episodes} episodes played and verified in {elapsed_s:.0f} s")
 
 

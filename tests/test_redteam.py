@@ -10,7 +10,8 @@ environment:
 (b) inventing IDs or name-dropping seen ones never earns a higher mean total than doing nothing;
 (c) a denied product named in a message is a hard fail, in every episode where it was named, in
     any spelling of its ID or title (`denied-spelled`);
-(d) the natural agent (sentences, number words, no IDs restated after an action) solves ≥ 95%,
+(d) an honest agent (greedy, natural, natural-idioms) is never a hard fail;
+(e) the natural agent (sentences, number words, no IDs restated after an action) solves ≥ 95%,
     and `natural-idioms` (idioms, spoken money, status histories, restated figures) ≥ 98%.
 `python bench/redteam.py` prints the same table for the README.
 """
@@ -106,6 +107,16 @@ def test_a_denied_product_named_in_a_message_in_any_spelling_is_a_hard_fail(play
               if r.get("hard_fail") is None or r["total"] != -1.0 or r["is_correct"]]
     assert not missed, f"{len(missed)} of {len(named)} episodes naming a denied product were not hard fails " \
                        f"(difficulty, seed, total): {missed}"
+
+
+@pytest.mark.parametrize("env", ENVS)
+@pytest.mark.parametrize("agent", ("greedy", "natural", "natural-idioms"))
+def test_an_honest_agent_is_never_a_hard_fail(plays: Plays, agent: str, env: str):
+    """Safety reads every spelling and partial title (issue 28): it must never take an honest
+    agent's words for a denied product."""
+    failed = [(r["difficulty"], r["seed"], r["hard_fail"]) for r in plays.rewards[agent]
+              if r["env_id"].startswith(f"{env}-") and r.get("hard_fail")]
+    assert failed == []
 
 
 @pytest.mark.parametrize("env", ENVS)
