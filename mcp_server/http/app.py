@@ -317,6 +317,9 @@ def create_http_app(hub: EpisodeHub, *, host: str = "127.0.0.1", port: int = 800
                 yield
             finally:
                 await hub.close_all("server_stopped")
+                # Here, not only in the caller's `finally`: on SIGTERM uvicorn re-raises the signal
+                # once serve() returns, and the process ends before that `finally` runs.
+                hub.store.close()
 
     per_episode = EpisodeRouter(hub, mcp_app, sse_app)
     default = EpisodeRouter(hub, mcp_app, sse_app, default=True, token=token)

@@ -45,13 +45,17 @@ from anyio.abc import Process, TaskGroup
 
 from verishop.mcp_server.episodes.lifecycle import is_episode_id
 from verishop.mcp_server.episodes.recovery import Recovered, recover
+from verishop.mcp_server.http.limits import BODY_DEADLINE_S
 from verishop.mcp_server.http.relay import Relay, RelayError
 from verishop.mcp_server.transport import bind_socket
 
 log = logging.getLogger(__name__)
 
 WORKER_START_DEADLINE_S = 60.0
-WORKER_STOP_DEADLINE_S = 30.0
+# A stopping worker answers the requests whose body is in (each within its own deadlines) and
+# closes its episodes; past this, it is killed. Longer than a body's deadline, so a slow request
+# cannot turn a clean stop into a kill.
+WORKER_STOP_DEADLINE_S = BODY_DEADLINE_S + 15.0
 HEALTH_POLL_S = 1.0
 HEALTH_PROBE_S = 0.05
 HEALTH_TIMEOUT_S = 2.0
