@@ -29,6 +29,7 @@ from verishop.scenarios.stock import EpisodeStock
 
 T = TypeVar("T", bound=BaseModel)
 
+OUT_OF_MEMORY_ERROR = "the shop is out of memory"
 log = logging.getLogger(__name__)
 # How a call the shop failed on (not the agent) reads, to the agent and in the transcript.
 INTERNAL_ERROR = "internal error"
@@ -119,6 +120,14 @@ class Episode:
                     recorded = True
                     self._record_refusal(name, arguments, started, str(exc))
                     raise
+                except MemoryError:
+                    # The machine, not the agent nor a bug: a refusal to retry, one log line, no
+                    # traceback (whose formatting would need the memory that is missing).
+                    log.error("episode %s: %s ran out of memory", self.episode_id, name)
+                    recorded = True
+                    self._record_refusal(name, arguments, started, OUT_OF_MEMORY_ERROR)
+                    raise InternalError(f"{OUT_OF_MEMORY_ERROR}: {name} did not run; nothing changed. Retry later, "
+                                        f"or with arguments that match fewer products") from None
                 except Exception as exc:
                     # A bug, not the agent's mistake: the call still happened (it may have spent a
                     # lookup), so it is recorded like any other; the traceback goes to the log only.

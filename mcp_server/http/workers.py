@@ -111,6 +111,7 @@ class PoolSettings:
     split_secret: str | None = None  # the test split's, passed in the environment like the token
     max_episodes: int | None = None  # the total; None: each worker sizes its own from its open-file limit
     count: int = 1
+    max_memory_bytes: int | None = None  # the total; each worker gets its share (mcp_server/http/memory.py)
 
     def max_episodes_of(self, index: int) -> int:
         """Worker `index`'s share of the total (0: its own size): the shares add up to the total,
@@ -199,6 +200,8 @@ class WorkerPool:
         args = [sys.executable, "-m", "verishop", *self.settings.worker_args, "--listen-fd",
                 str(worker.listener.fileno()), "--parent-fd", str(parent_fd),
                 "--max-episodes", str(self.settings.max_episodes_of(worker.index))]
+        if self.settings.max_memory_bytes is not None:
+            args += ["--max-memory", str(max(1, self.settings.max_memory_bytes // self.settings.count))]
         if worker.index == 0 and self.settings.default_args is not None:
             args += self.settings.default_args
         else:
