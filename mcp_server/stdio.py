@@ -152,11 +152,16 @@ async def _forward_lines(fd: int, to_session: MemoryObjectSendStream, to_client:
 
 async def _write_messages(fd: int, from_server: MemoryObjectReceiveStream, pending: PendingAnswers,
                           done: anyio.Event) -> None:
+    client_gone = False
     async with from_server:
         async for session_message in from_server:
             message = session_message.message
             data = message.model_dump_json(by_alias=True, exclude_unset=True).encode() + b"\n"
-            await anyio.to_thread.run_sync(partial(_write_all, fd, data), abandon_on_cancel=True)
+            try:
+                if not client_gone:
+                    await anyio.to_thread.run_sync(partial(_write_all, fd, data), abandon_on_cancel=True)
+            except OSError:  # the client closed its end (EPIPE): the rest is dropped, and settled
+                client_gone = True
             if isinstance(message, (types.JSONRPCResponse, types.JSONRPCError)):
                 request_id = echoable_id(message.id)
                 if request_id is not None:

@@ -83,12 +83,13 @@ def stdio_server(catalog_path: Path, tmp_path: Path) -> Iterator[StdioServer]:
         server.send(INITIALIZED)
         yield server
     finally:
-        process.kill()
+        if process.poll() is None:
+            process.kill()
         process.wait(timeout=30)
         for stream in (process.stdin, process.stdout):
             try:
                 stream.close()
-            except BrokenPipeError:
+            except (BrokenPipeError, ValueError):
                 pass
 
 
@@ -200,3 +201,16 @@ def test_each_malformed_line_gets_the_json_rpc_error_the_spec_gives_it(catalog_p
             server.send(b"   ")  # a blank line is no message: no answer
             server.send({"jsonrpc": "2.0", "id": f"after-{n}", "method": "ping"})
             assert server.answer() == {"jsonrpc": "2.0", "id": f"after-{n}", "result": {}}  # and reads on
+
+
+def test_a_client_that_closes_its_end_early_leaves_a_clean_stop(catalog_path: Path, tmp_path: Path) -> None:
+    with stdio_server(catalog_path, tmp_path) as server:
+        server.process.stdout.close()  # the answers have nowhere to go: EPIPE
+        for n in range(40):
+            server.send({"jsonrpc": "2.0", "id": n, "method": "tools/list"})
+        server.process.stdin.close()
+        assert server.process.wait(timeout=ANSWER_DEADLINE_S) == 0
+    log = (tmp_path / "server.log").read_text()
+    assert "Traceback" not in log and "server stopped" in log, log[-2000:]
+    transcript = next((tmp_path / "runs").glob("ep_*/transcript.jsonl")).read_text().splitlines()
+    assert json.loads(transcript[-1])["reason"] == "client_disconnected"
