@@ -24,10 +24,13 @@ import contextlib
 import fcntl
 import os
 import sys
+import threading
 from collections.abc import Awaitable, Callable, Iterator
 from functools import partial
 
 import anyio
+import anyio.from_thread
+import anyio.lowlevel
 import mcp.types as types
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp.server.mcpserver import MCPServer
@@ -91,32 +94,53 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[os.write(fd, view):]
 
 
+def _pump_reads(fd: int, chunks: MemoryObjectSendStream[bytes], token: anyio.lowlevel.EventLoopToken) -> None:
+    """Read `fd` in chunks into `chunks` until end of file (sent as b""). A daemon thread of its
+    own: one blocked on a client that neither writes nor closes never holds up the process's
+    exit (anyio's worker threads would). The stream has no buffer, so it reads one chunk ahead."""
+    while True:
+        try:
+            chunk = os.read(fd, READ_CHUNK_BYTES)
+        except OSError:
+            chunk = b""
+        try:
+            anyio.from_thread.run(chunks.send, chunk, token=token)
+        except Exception:  # noqa: BLE001 - the loop has ended or the reader has gone: stop reading
+            return
+        if not chunk:
+            return
+
+
 async def read_lines(fd: int, on_line: Callable[[bytes], Awaitable[None]],
                      on_too_long: Callable[[], Awaitable[None]], max_line_bytes: int = MAX_LINE_BYTES) -> None:
     """Call `on_line` for each line read from `fd` (without its newline; the last one may lack
     it) and `on_too_long` for each line over `max_line_bytes`, which is skipped as it arrives.
-    Nothing is read while a callback runs: that is the backpressure."""
+    Nothing more is read while a callback runs: that is the backpressure."""
+    sink, chunks = anyio.create_memory_object_stream[bytes](0)
+    threading.Thread(target=_pump_reads, args=(fd, sink, anyio.lowlevel.current_token()),
+                     name="verishop-stdio-reader", daemon=True).start()
     line = bytearray()
     skipping = False
-    while chunk := await anyio.to_thread.run_sync(os.read, fd, READ_CHUNK_BYTES, abandon_on_cancel=True):
-        start = 0
-        while start < len(chunk):
-            end = chunk.find(b"\n", start)
-            piece = chunk[start:] if end < 0 else chunk[start:end]
-            start = len(chunk) if end < 0 else end + 1
-            if not skipping and len(line) + len(piece) > max_line_bytes:
-                skipping = True
-                line.clear()
-            if not skipping:
-                line += piece
-            if end < 0:
-                break
-            if skipping:
-                skipping = False
-                await on_too_long()
-            else:
-                whole, line = bytes(line), bytearray()
-                await on_line(whole)
+    async with chunks:
+        while chunk := await chunks.receive():
+            start = 0
+            while start < len(chunk):
+                end = chunk.find(b"\n", start)
+                piece = chunk[start:] if end < 0 else chunk[start:end]
+                start = len(chunk) if end < 0 else end + 1
+                if not skipping and len(line) + len(piece) > max_line_bytes:
+                    skipping = True
+                    line.clear()
+                if not skipping:
+                    line += piece
+                if end < 0:
+                    break
+                if skipping:
+                    skipping = False
+                    await on_too_long()
+                else:
+                    whole, line = bytes(line), bytearray()
+                    await on_line(whole)
     if skipping:
         await on_too_long()
     elif line:
