@@ -74,6 +74,10 @@ def serve(
                                                           "open-file limit. With workers it is the total: each "
                                                           "worker holds its share, and there are at most this "
                                                           "many workers.")] = 0,
+    max_memory: Annotated[str, typer.Option(
+        help="HTTP: the memory the shop may use, e.g. 2G or 512M (with workers, the total: each worker holds its "
+             "share). POST /episodes answers 503 with Retry-After while one more episode would not fit. Default: "
+             "three quarters of the memory available at start (docs/reliability.md).")] = "",
     lookups_per_turn: Annotated[int, typer.Option(
         min=0, max=100, help="The default episode's lookups (read-only tool calls) between two messages to the "
                              f"customer. The default, {IDE_LOOKUPS_PER_TURN} (the most any difficulty allows), lets "
@@ -153,8 +157,10 @@ def serve(
     with_default = not no_default_episode or chosen is not None
     from verishop.mcp_server.http.app import ControlSettings
 
+    max_memory_bytes = _memory_size(max_memory)
     control = ControlSettings(token=token or None, public_url=public_url, allowed_hosts=extra_hosts,
-                              max_episodes=max_episodes or None, split_secret=split_secret or None)
+                              max_episodes=max_episodes or None, split_secret=split_secret or None,
+                              max_memory_bytes=max_memory_bytes)
     if max_episodes and listen_fd is None:
         count = min(count, max_episodes)  # each worker holds a share of the total: at least one episode
     if listen_fd is None and count > 1:
@@ -190,6 +196,17 @@ def serve(
         if worker:
             return
     err.print("server stopped")
+
+
+def _memory_size(text: str) -> int | None:
+    from verishop.mcp_server.http.memory import parse_size
+
+    if not text:
+        return None
+    try:
+        return parse_size(text)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--max-memory") from None
 
 
 def _check_scenario_file(chosen: Scenario, catalog: Path) -> None:

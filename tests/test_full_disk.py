@@ -161,3 +161,30 @@ def test_an_event_the_full_disk_cannot_hold_leaves_no_partial_line(small_disk: P
         assert transcript.write("tool_call", result="ok") == 2  # numbering goes on without a gap
     finally:
         transcript.close()
+
+
+async def test_a_call_refused_for_its_lookup_budget_on_a_full_disk_answers_the_refusal(
+        catalog_path: Path, small_disk: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """The refusal's transcript event cannot be written: the agent still gets the budget refusal
+    (not a bare "Error executing tool"), and the log gets one line, no traceback."""
+    from verishop.scenarios.budget import BUDGET_ERROR
+
+    hub = EpisodeHub(catalog_path, small_disk / "runs")
+    try:
+        scenario = hub.generate("pd", 2, 1)
+        scenario = scenario.model_copy(update={"axes": scenario.axes.model_copy(update={"tool_calls_per_turn": 1})})
+        episode = await hub.open(scenario, default=True)
+        async with Client(create_server(hub)) as client:
+            assert not (await client.call_tool("search_catalog", {"query": ""})).is_error
+            fill(small_disk)  # what is left is the slack of the transcript's last block: a few events
+            calls = 40
+            for _ in range(calls):
+                refused = await client.call_tool("search_catalog", {"query": "x" * 200})
+                assert refused.is_error
+                assert BUDGET_ERROR in refused.content[0].text, refused.content[0].text
+        recorded = [e for e in events(episode.directory) if e["event"] == "tool_call"]
+        assert len(recorded) < 1 + calls  # some refusals found the disk full
+        assert not [r for r in caplog.records if r.exc_info], [r.getMessage() for r in caplog.records if r.exc_info]
+    finally:
+        (small_disk / "filler").unlink(missing_ok=True)
+        await hub.aclose()

@@ -29,6 +29,7 @@ from verishop.scenarios.stock import EpisodeStock
 
 T = TypeVar("T", bound=BaseModel)
 
+OUT_OF_MEMORY_ERROR = "the shop is out of memory"
 log = logging.getLogger(__name__)
 # How a call the shop failed on (not the agent) reads, to the agent and in the transcript.
 INTERNAL_ERROR = "internal error"
@@ -93,7 +94,7 @@ class Episode:
             if not self.is_open:
                 error = f"episode {self.episode_id} is closed ({self.close_reason}); no tool can change it now"
                 if self.db is not None:  # a call that waited while the episode was finalized has no transcript
-                    self._record(name, arguments, started, error=error)
+                    self._record_refusal(name, arguments, started, error)
                 raise EpisodeClosed(error)
             self.calls += 1
             if name in LOOKUP_TOOLS:
@@ -101,7 +102,7 @@ class Episode:
                 if self.lookups_this_turn >= budget:
                     error = (f"{BUDGET_ERROR}: at most {budget} lookup{'s' if budget > 1 else ''} per turn at "
                              f"this difficulty; answer the customer with respond_to_customer to start a new turn")
-                    self._record(name, arguments, started, error=error)
+                    self._record_refusal(name, arguments, started, error)
                     raise BudgetSpent(error)
                 self.lookups_this_turn += 1
             # A write commits only after its transcript event is on disk: whatever reached
@@ -117,8 +118,16 @@ class Episode:
                     outcome = result.model_dump(mode="json")
                 except ShopError as exc:
                     recorded = True
-                    self._record(name, arguments, started, error=str(exc))
+                    self._record_refusal(name, arguments, started, str(exc))
                     raise
+                except MemoryError:
+                    # The machine, not the agent nor a bug: a refusal to retry, one log line, no
+                    # traceback (whose formatting would need the memory that is missing).
+                    log.error("episode %s: %s ran out of memory", self.episode_id, name)
+                    recorded = True
+                    self._record_refusal(name, arguments, started, OUT_OF_MEMORY_ERROR)
+                    raise InternalError(f"{OUT_OF_MEMORY_ERROR}: {name} did not run; nothing changed. Retry later, "
+                                        f"or with arguments that match fewer products") from None
                 except Exception as exc:
                     # A bug, not the agent's mistake: the call still happened (it may have spent a
                     # lookup), so it is recorded like any other; the traceback goes to the log only.
@@ -165,6 +174,14 @@ class Episode:
             except OSError:  # not even the failure fits: the transcript, like the world, lacks the call
                 log.error("episode %s: the failed %s could not be recorded either", self.episode_id, name)
             raise InternalError(error) from None
+
+    def _record_refusal(self, name: str, arguments: dict[str, Any], started: float, error: str) -> None:
+        """Record a refused call (it changed nothing). When the transcript cannot take it (a full
+        disk), the agent still gets the refusal and the log one line, not a traceback."""
+        try:
+            self._record(name, arguments, started, error=error)
+        except OSError as exc:
+            log.warning("episode %s: the refused %s call could not be recorded: %s", self.episode_id, name, exc)
 
     def _record(self, name: str, arguments: dict[str, Any], started: float, **outcome: Any) -> None:
         self.last_active_s = time.monotonic()

@@ -24,7 +24,7 @@ from verishop.mcp_server.episodes.connection import WorldConnection
 from verishop.mcp_server.episodes.episode import Episode
 from verishop.mcp_server.errors import CatalogChanged, EpisodeClosed, NotFound, ShopError
 from verishop.mcp_server.episodes.lifecycle import TRIM_EVERY_CLOSINGS, ClosedEpisodes, give_memory_back, is_episode_id
-from verishop.mcp_server.episodes.recovery import Recovered, append_closing, lock_directory, recover, release
+from verishop.mcp_server.episodes.recovery import Recovered, append_closing, make_locked_directory, recover, release
 from verishop.mcp_server.episodes.store import WorldStore, write_world_file
 from verishop.mcp_server.episodes.transcript import TRANSCRIPT_VERSION, Transcript
 from verishop.mcp_server.episodes.worlds import WorldPool
@@ -123,13 +123,14 @@ class EpisodeHub:
                 f"the scenario was generated on catalog (seed={scenario.catalog.seed}, size={scenario.catalog.size}) "
                 f"but this server runs catalog (seed={self.catalog.meta['seed']}, size={self.catalog.size})")
         self.check_catalog_unchanged()
-        episode_id = "ep_" + secrets.token_hex(12)
-        directory = self.runs_dir / episode_id
         # Made under a temporary name and locked before it gets its real one, so that a server
         # starting on the same runs dir never takes it for a crashed episode (mcp_server.recovery).
-        making = self.runs_dir / f".{episode_id}.creating"
-        making.mkdir(parents=True)
-        lock = lock_directory(making)
+        lock = None
+        while lock is None:
+            episode_id = "ep_" + secrets.token_hex(12)
+            directory = self.runs_dir / episode_id
+            making = self.runs_dir / f".{episode_id}.creating"
+            lock = make_locked_directory(making)
         os.rename(making, directory)
         world = db = None
         try:

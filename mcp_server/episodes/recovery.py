@@ -19,6 +19,11 @@ For an ownerless directory:
 - no transcript: the world's creation was interrupted. The transcript gets only an
   `episode_closed` event with reason `creation_interrupted`, so the verifier reports the
   episode instead of waiting for it, and the server names it on stderr.
+
+A folder still under its temporary name (`.ep_<id>.creating`) that can be locked is what a process
+killed between making and renaming it left: it holds nothing to score, and is removed. A creating
+process that finds its new folder taken by a recovery (`make_locked_directory` returns None)
+takes another id.
 """
 
 from __future__ import annotations
@@ -26,6 +31,8 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import re
+import shutil
 import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,6 +43,7 @@ from verishop.mcp_server.episodes.transcript import strict_json
 CRASHED = "server_crashed"
 CREATION_INTERRUPTED = "creation_interrupted"
 TRANSCRIPT = "transcript.jsonl"
+_CREATING = re.compile(r"^\.ep_[0-9a-f]{24}\.creating$")
 
 
 def lock_directory(path: Path) -> int | None:
@@ -50,6 +58,16 @@ def lock_directory(path: Path) -> int | None:
         os.close(fd)
         raise
     return fd
+
+
+def make_locked_directory(path: Path) -> int | None:
+    """Make directory `path` and lock it; None if a recovery took it between the two (it is then
+    being removed: make another)."""
+    path.mkdir(parents=True)
+    try:
+        return lock_directory(path)
+    except FileNotFoundError:
+        return None
 
 
 def release(fd: int | None) -> None:
@@ -69,6 +87,7 @@ def recover(runs_dir: Path, is_episode_id) -> Recovered:
     if not runs_dir.is_dir():
         return found
     recover_stores(runs_dir, is_episode_id)
+    _remove_creating_leftovers(runs_dir)
     for directory in sorted(runs_dir.iterdir()):
         if not is_episode_id(directory.name) or directory.is_symlink() or not directory.is_dir():
             continue
@@ -90,6 +109,22 @@ def recover(runs_dir: Path, is_episode_id) -> Recovered:
         finally:
             release(fd)
     return found
+
+
+def _remove_creating_leftovers(runs_dir: Path) -> None:
+    for directory in sorted(runs_dir.iterdir()):
+        if not _CREATING.fullmatch(directory.name) or directory.is_symlink() or not directory.is_dir():
+            continue
+        try:
+            fd = lock_directory(directory)
+        except FileNotFoundError:
+            continue  # renamed (made) meanwhile by its owner
+        if fd is None:
+            continue  # its process is alive and still creating it
+        try:
+            shutil.rmtree(directory, ignore_errors=True)
+        finally:
+            release(fd)
 
 
 def _last_event(transcript: Path) -> dict:

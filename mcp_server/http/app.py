@@ -30,6 +30,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import secrets
+import sys
 import traceback
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
@@ -51,6 +52,7 @@ from verishop.mcp_server.http.limits import BodyLimit
 from verishop.mcp_server.errors import CatalogChanged, ShopError, is_disk_full
 from verishop.mcp_server.episodes.hub import EpisodeHub
 from verishop.mcp_server.episodes.lifecycle import default_max_episodes
+from verishop.mcp_server.http.memory import MemoryBudget, default_budget_bytes
 from verishop.mcp_server.tools import EPISODE_HEADER, create_server
 from verishop.scenarios.curriculum import Window
 from verishop.scenarios.curriculum_store import FILE_NAME, CurriculumStore
@@ -193,7 +195,8 @@ class ControlSettings:
     token: str | None = field(default=None, repr=False)  # required on the control API when set
     allowed_hosts: tuple[str, ...] = ()  # Host values beyond the loopback names and the bind address
     public_url: str | None = None  # the base of every mcp_url, e.g. https://shop.example.org
-    max_episodes: int | None = None  # open at once; None: sized from the open-file limit
+    max_episodes: int | None = None  # open at once; None: sized from the open-file limit and the memory budget
+    max_memory_bytes: int | None = None  # this process's memory budget; None: from the memory available at start
     max_body_bytes: int = MAX_CONTROL_BODY_BYTES
     split_secret: str | None = field(default=None, repr=False)  # the private test split's (scenarios/splits.py)
 
@@ -233,7 +236,8 @@ def create_http_app(hub: EpisodeHub, *, host: str = "127.0.0.1", port: int = 800
     curriculum = curriculum or CurriculumStore(hub.runs_dir / FILE_NAME)
     control = control or ControlSettings()
     token = control.token
-    max_episodes = control.max_episodes or default_max_episodes()
+    memory = MemoryBudget(control.max_memory_bytes or default_budget_bytes())
+    max_episodes = control.max_episodes or min(default_max_episodes(), memory.episodes_that_fit() or sys.maxsize)
     allowed = AllowedHosts.build(host, port, control.allowed_hosts)
     # HostGuard (below) checks Host and Origin exactly in front of every route; the SDK's own
     # check matches by prefix, so it is off here (its Content-Type check stays).
@@ -255,6 +259,8 @@ def create_http_app(hub: EpisodeHub, *, host: str = "127.0.0.1", port: int = 800
             return JSONResponse({"error": f"{max_episodes} episodes are open, the most this server holds; close "
                                           f"one (DELETE /episodes/<id>) or retry later"}, 503,
                                 headers={"Retry-After": str(RETRY_AFTER_S)})
+        if why := memory.refusal():
+            return JSONResponse({"error": why}, 503, headers={"Retry-After": str(RETRY_AFTER_S)})
         # The slot is taken in the same step as the check, before any await: a creation whose
         # body is still arriving already counts, so concurrent ones cannot all pass the check.
         creating += 1
@@ -278,6 +284,10 @@ def create_http_app(hub: EpisodeHub, *, host: str = "127.0.0.1", port: int = 800
             return JSONResponse({"error": short(str(exc))}, 503)
         except (KeyError, ShopError, ValueError) as exc:
             return JSONResponse({"error": short(str(exc).strip("'\""))}, 400)
+        except MemoryError:  # hub.open has removed what it made; the process goes on
+            log.error("creating an episode failed: out of memory")
+            return JSONResponse({"error": "the server is out of memory; close an episode (DELETE /episodes/<id>) "
+                                          "or retry later"}, 503, headers={"Retry-After": str(RETRY_AFTER_S)})
         except Exception as exc:  # noqa: BLE001 - logged; the client gets a short answer, the server goes on
             if is_disk_full(exc):  # hub.open has removed what it made
                 log.error("creating an episode failed: the disk holding %s is full", hub.runs_dir)
@@ -319,6 +329,9 @@ def create_http_app(hub: EpisodeHub, *, host: str = "127.0.0.1", port: int = 800
                 yield
             finally:
                 await hub.close_all("server_stopped")
+                # Here, not only in the caller's `finally`: on SIGTERM uvicorn re-raises the signal
+                # once serve() returns, and the process ends before that `finally` runs.
+                hub.store.close()
 
     per_episode = EpisodeRouter(hub, mcp_app, sse_app)
     default = EpisodeRouter(hub, mcp_app, sse_app, default=True, token=token)

@@ -40,6 +40,7 @@ from verishop.mcp_server.http.app import RETRY_AFTER_S, ControlSettings, read_ca
 from verishop.mcp_server.http.limits import BodyLimit, install_fd_exhaustion_log, uvicorn_limits
 from verishop.mcp_server.episodes.lifecycle import is_episode_id, raise_open_file_limit
 from verishop.mcp_server.http.relay import Answer, RelayError
+from verishop.mcp_server.http.memory import DEFAULT_SHARE, available_bytes
 from verishop.mcp_server.transport import KEEP_ALIVE_S, Transport
 from verishop.mcp_server.http.workers import PoolSettings, Worker, WorkerPool, WorkerStartFailed, worker_sockets
 
@@ -232,6 +233,13 @@ class DefaultEpisodeProxy:
         await response(scope, receive, send)
 
 
+def _available_share() -> int | None:
+    """The workers' default total budget: a share of the memory available before they start
+    (each worker taking that share of what it sees would count the same memory N times)."""
+    available = available_bytes()
+    return None if available is None else int(available * DEFAULT_SHARE)
+
+
 async def run_supervisor(worker_args: list[str], default_args: list[str] | None, count: int, first_port: int,
                          worker_template: str | None, host: str, port: int, transport: Transport, runs: Path,
                          control: ControlSettings, listener: socket.socket) -> None:
@@ -252,7 +260,8 @@ async def run_supervisor(worker_args: list[str], default_args: list[str] | None,
         raise typer.Exit(2) from None
     settings = PoolSettings(host=host, worker_args=worker_args, runs_dir=runs, default_args=default_args,
                             token=control.token, split_secret=control.split_secret,
-                            max_episodes=control.max_episodes, count=count)
+                            max_episodes=control.max_episodes, count=count,
+                            max_memory_bytes=control.max_memory_bytes or _available_share())
     pool = WorkerPool(settings, sockets)
     try:
         await pool.start()

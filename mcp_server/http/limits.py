@@ -10,7 +10,8 @@ accept) when the process is out of file descriptors.
   closed. Without it, 1,000 half-sent heads held 1,000 descriptors until the process ran out.
 - Body size and time: `BodyLimit`, an ASGI middleware in front of every route (the MCP
   endpoints buffer whole bodies anyway; uvicorn has no body limit): 413 past `max_body_bytes`
-  (declared or streamed), 408 when the body is not complete within `BODY_DEADLINE_S`.
+  (declared or streamed), 408 when the body is not complete within `BODY_DEADLINE_S`. On stop,
+  a request whose body is still arriving is dropped at once (`DeadlineH11Protocol.shutdown`).
 """
 
 from __future__ import annotations
@@ -70,6 +71,15 @@ class DeadlineH11Protocol(H11Protocol):
     def connection_lost(self, exc: Exception | None) -> None:
         self._cancel_head_timer()
         super().connection_lost(exc)
+
+    def shutdown(self) -> None:
+        """On stop, a request whose body has not all arrived is dropped at once: uvicorn would
+        wait for it (up to `BODY_DEADLINE_S`, as long as the supervisor waited for its workers).
+        Requests whose body is in are still answered; idle connections close as in uvicorn."""
+        if self.conn.their_state is h11.SEND_BODY and not self.transport.is_closing():
+            self.transport.close()  # the app's receive() gets http.disconnect: BodyLimit returns
+            return
+        super().shutdown()
 
     def _arm_head_timer(self) -> None:
         if self._head_timer is None:

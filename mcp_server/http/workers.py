@@ -45,13 +45,17 @@ from anyio.abc import Process, TaskGroup
 
 from verishop.mcp_server.episodes.lifecycle import is_episode_id
 from verishop.mcp_server.episodes.recovery import Recovered, recover
+from verishop.mcp_server.http.limits import BODY_DEADLINE_S
 from verishop.mcp_server.http.relay import Relay, RelayError
 from verishop.mcp_server.transport import bind_socket
 
 log = logging.getLogger(__name__)
 
 WORKER_START_DEADLINE_S = 60.0
-WORKER_STOP_DEADLINE_S = 30.0
+# A stopping worker answers the requests whose body is in (each within its own deadlines) and
+# closes its episodes; past this, it is killed. Longer than a body's deadline, so a slow request
+# cannot turn a clean stop into a kill.
+WORKER_STOP_DEADLINE_S = BODY_DEADLINE_S + 15.0
 HEALTH_POLL_S = 1.0
 HEALTH_PROBE_S = 0.05
 HEALTH_TIMEOUT_S = 2.0
@@ -107,6 +111,7 @@ class PoolSettings:
     split_secret: str | None = None  # the test split's, passed in the environment like the token
     max_episodes: int | None = None  # the total; None: each worker sizes its own from its open-file limit
     count: int = 1
+    max_memory_bytes: int | None = None  # the total; each worker gets its share (mcp_server/http/memory.py)
 
     def max_episodes_of(self, index: int) -> int:
         """Worker `index`'s share of the total (0: its own size): the shares add up to the total,
@@ -195,6 +200,8 @@ class WorkerPool:
         args = [sys.executable, "-P", "-m", "verishop", *self.settings.worker_args, "--listen-fd",
                 str(worker.listener.fileno()), "--parent-fd", str(parent_fd),
                 "--max-episodes", str(self.settings.max_episodes_of(worker.index))]
+        if self.settings.max_memory_bytes is not None:
+            args += ["--max-memory", str(max(1, self.settings.max_memory_bytes // self.settings.count))]
         if worker.index == 0 and self.settings.default_args is not None:
             args += self.settings.default_args
         else:
