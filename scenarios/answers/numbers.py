@@ -158,6 +158,7 @@ _CONDITION_BEFORE = re.compile(r"(?:\b(?:orders?|purchases?|subtotals?|spend(?:i
                                r"typical(?:ly)?|instead of)\b(?: [\w-]+){0,3}? ?(?:is|are|was|of)?)\s*\$?\s?$")
 _EXPLAINED = re.compile(r"\s*(?:(?:business |calendar )?days?\s*)?(?:=|\+|-|plus|minus|and|for|from|of|base|standard|"
                         r"extra|more|as|\(|times|x\b|×)")
+_WORDED_ALTERNATIVE = re.compile(r"^[\s,(]*or\b(?:[\s,]+(?!minus\b|less\b|plus\b)[a-z']+){0,3}[\s,]*\$?\s?$")
 _ALTERNATIVE = re.compile(r"^[\s,]*(?:\$|%|percent|(?:business |calendar )?days?)?[\s,]*(?:\(?\s*(?:or|/|to|-|and|or maybe|"
                           r"or perhaps|maybe))?[\s,]*\$?\s?$")
 
@@ -209,7 +210,9 @@ def _hedged(t: str, figures: list[_Figure]) -> bool:
             continue
         # "58 days, 14 days." offers two; "44 days, 30 plus 14" explains one.
         bare_pair = listed == 2 and not _EXPLAINED.match(t, b.end)
-        if listed >= 3 or bare_pair or (listed == 1 and _ALTERNATIVE.match(gap)) or \
+        # "$35.27 or the full $41.49": an "or" and a few words between two figures offers both.
+        worded_or = _WORDED_ALTERNATIVE.match(gap) and not _EXPLAINED.match(t, b.end)
+        if listed >= 3 or bare_pair or worded_or or (listed == 1 and _ALTERNATIVE.match(gap)) or \
                 re.search(r"\b(?:between|either|from)\s+\$?\s?$", t[max(0, a.start - 12):a.start]):
             return True
     return False
