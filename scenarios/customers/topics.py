@@ -164,12 +164,14 @@ _LABELS = {"budget": "price", "rating": "reviews", "delivery": "delivery time", 
 _SITUATION = frozenset({"item", "order", "date", "member", "gift", "condition", "needs", "refund"})
 
 
-def _no_detail(topics: set[str]) -> str:
+def _no_detail(topics: set[str], unneeded: Mapping[str, str]) -> str:
     if not topics:
         return ""
+    own = [unneeded[t] for t in sorted(topics) if t in unneeded]
+    topics = {t for t in topics if t not in unneeded}
     prefs = sorted(topics - _SITUATION)
     facts = sorted(topics & _SITUATION)
-    said = []
+    said = own
     if prefs:
         said.append(f"I don't mind about the {_join([_LABELS.get(t, t.replace('_', ' ')) for t in prefs])}.")
     if facts:
@@ -182,10 +184,12 @@ def _join(words: list[str]) -> str:
 
 
 def answer(state: CustomerState, message: str, details: list[Detail], nudge: str,
-           extra: Mapping[str, Iterable[str]] | None = None, nothing_left: str | None = None) -> CustomerTurn | None:
+           extra: Mapping[str, Iterable[str]] | None = None, nothing_left: str | None = None,
+           unneeded: Mapping[str, str] | None = None) -> CustomerTurn | None:
     """The reply to `message` if it requests something (None for a statement). `nudge` ends a
     reply that tells nothing new ("What would you recommend?"); `nothing_left` is the reply to an
-    open question once everything is told (default: "No, that's everything. " + nudge)."""
+    open question once everything is told (default: "No, that's everything. " + nudge); `unneeded`
+    what it says of an `extra` topic it has no detail on."""
     request = read(message, extra)
     if not request.is_request:
         return None
@@ -201,11 +205,11 @@ def answer(state: CustomerState, message: str, details: list[Detail], nudge: str
     new = [d for d in matching if d.withheld and d.key not in state.revealed]
     again = [d for d in matching if d not in new]
     covered = {t for d in matching for t in d.topics}
-    rest = _no_detail(set(request.topics - covered))
+    rest = _no_detail(set(request.topics - covered), unneeded or {})
     state.revealed.update(d.key for d in new)
-    if new:
-        text = " ".join(["Good question.", *(d.words for d in new), *(d.words for d in again), rest])
-        return CustomerTurn(text.strip(), "clarify")
+    if new:  # what it had said already is not repeated beside what it tells now
+        return CustomerTurn(" ".join(part for part in ("Good question.", *(d.words for d in new), rest) if part),
+                            "clarify")
     said = " ".join(["As I said:", *(d.words for d in again)]) if again else ""
     return CustomerTurn(" ".join(part for part in (said, rest, nudge) if part), "continue")
 
