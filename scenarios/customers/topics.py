@@ -246,3 +246,26 @@ def constraint_topics(kind: str, attribute: str | None = None) -> frozenset[str]
         case "category":
             return frozenset({"item"})
     return frozenset()
+
+
+# --- asking precisely (for agents that know what to ask: the oracles, tests) --------------
+
+_QUESTIONS = {"brand": "Which brand would you like?", "colour": "Which colour would you like?",
+              "size": "What size do you need?", "budget": "What's your budget?",
+              "rating": "What rating should it have at least?", "delivery": "How soon do you need it delivered?",
+              "priority": "What matters most to you?", "quantity": "How many do you need?",
+              "item": "Which item do you mean?", "order": "Which order do you mean?",
+              "member": "Are you a member?", "gift": "Was it a gift?", "condition": "Is anything wrong with it?",
+              "needs": "What else do you need?", "stock": "Does it need to be in stock?"}
+_ORDER = ("member", "gift", "condition", "delivery", "order", "item", "needs", "brand", "colour", "size", "budget",
+          "rating", "priority", "quantity", "stock")
+
+
+def question_about(topics: Iterable[str]) -> str:
+    """A request that asks about one of `topics` (a detail's topics), as a precise agent asks."""
+    topics = set(topics)
+    first = next((t for t in _ORDER if t in topics), None)
+    if first is not None:
+        return _QUESTIONS[first]
+    own = sorted(t for t in topics if t != "features")
+    return f"Which {own[0].replace('_', ' ')} would you like?" if own else "Any particular features you need?"
