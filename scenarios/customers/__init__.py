@@ -76,7 +76,8 @@ class SimulatedCustomer:
                                     "quit", turn.task)
         if not turn.ends_episode and self.state.turns_taken >= self.scenario.axes.max_turns:
             turn = CustomerTurn("I've run out of time for this, thanks anyway. Bye.", "quit", turn.task)
-        return CustomerTurn(add_typos(self.state.rng, turn.text, self.scenario.axes.p_noise), turn.tag, turn.task)
+        noisy = add_typos(self.state.rng, turn.text, self.scenario.axes.p_noise)
+        return CustomerTurn(noisy, turn.tag, turn.task, said=turn.text if noisy != turn.text else None)
 
 
 __all__ = ["PATIENCE", "CustomerState", "CustomerTurn", "SimulatedCustomer", "WorldView", "behaviour"]

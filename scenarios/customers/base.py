@@ -19,6 +19,8 @@ class CustomerTurn:
     tag: CustomerTag
     # In a journey, the request this message belongs to (0-based); None elsewhere.
     task: int | None = None
+    # The words before typo noise, when the noise changed them (`text` is what the agent reads).
+    said: str | None = None
 
     @property
     def ends_episode(self) -> bool:
