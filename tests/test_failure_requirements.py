@@ -270,8 +270,11 @@ def _policy_play(answer: str | None, questions: int):
         from verishop.agents.oracles.policy import policy_query
 
         await shop.call("search_policies", query=policy_query(goal), limit=10)
-        for _ in range(questions):
-            await shop.call("respond_to_customer", message="Is there anything else about your situation?")
+        from verishop.scenarios.customers.policy import situation_topics
+        from verishop.scenarios.customers.topics import question_about
+
+        for detail in goal.unstated[:questions]:  # asked by its topic: a free turn (issue 28)
+            await shop.call("respond_to_customer", message=question_about(situation_topics(detail)))
         await shop.call("respond_to_customer", message=f"The answer is {answer}." if answer else "Sorry, bye.",
                         answer=answer, done=True)
     return play
