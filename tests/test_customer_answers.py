@@ -170,3 +170,32 @@ def test_the_request_table_is_understood_with_no_wrong_reveal():
     wrong = [(text, sorted(got - label)) for text, label, got in readings if got - label]
     assert understood / len(REQUESTS) >= 0.95, [(t, sorted(lab), sorted(g)) for t, lab, g in readings if g != lab]
     assert wrong == []
+
+
+def test_every_detail_a_customer_can_hold_back_has_a_question_that_asks_for_it():
+    """Each catalog attribute, requirement kind and situation detail: the precise question an
+    agent would ask is read as a topic that detail answers (so no detail is reachable only by an
+    open, paid question)."""
+    from verishop.scenarios.customers.policy import situation_topics
+    from verishop.scenarios.customers.topics import attribute_topics, constraint_topics, question_about
+    from verishop.scenarios.taxonomy import CATEGORIES
+
+    topics = [attribute_topics(a.name) for c in CATEGORIES for a in c.attributes]
+    topics += [constraint_topics(kind) for kind in ("brand", "price_max", "rating_min", "ship_days_max", "in_stock")]
+    topics += [situation_topics(d) for d in ("I'm a Verishop Plus member.", "I bought the kettle as a gift.",
+                                             "The kettle arrived defective.", "Delivery was on March 3, 2026.",
+                                             "I just changed my mind about the kettle; nothing is wrong with it.")]
+    for answers in topics:
+        assert answers and asked(question_about(answers)) & answers, (sorted(answers), question_about(answers))
+
+
+def test_a_questionnaire_asked_blind_is_answered_but_not_free(reader):
+    """The goal-blind attacker asks about every topic at once: the customer answers what it held
+    back, but the turn is paid unless most of what was asked told something."""
+    blind = ("Which brand, colour, size, material, connector, features, budget, rating and delivery time do you need, "
+             "how many, and what matters most to you?")
+    cases = scenarios(reader, "pd", lambda s: sum(not c.stated for c in s.goal.constraints) == 1, most=6)
+    assert cases
+    for s in cases:
+        reply = SimulatedCustomer(s, reader.product).reply(blind, Submission())
+        assert reply.tag == "continue" and "It should be" in reply.text

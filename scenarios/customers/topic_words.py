@@ -45,7 +45,8 @@ PATTERNS: dict[str, tuple[str, ...]] = {
     "wattage": (r"watts?", r"wattage", r"power output"),
     "ports": (r"ports?",),
     "length": (r"length", r"lengths", r"how long[a-z ]* (cable|cord|lead)", r"how long should it be"),
-    "wireless": (r"wireless", r"wired", r"bluetooth", r"cordless", r"corded"),
+    "wireless": (r"wireless", r"wired", r"bluetooth"),
+    "cordless": (r"cordless", r"corded"),
     "noise_cancelling": (r"noise( cancell?ing)?", r"anc"),
     "capacity": (r"capacity", r"mah", r"litres?|liters?", r"how much (should it|does it|it should) hold"),
     "model": (r"model", r"which phone", r"what phone", r"iphone", r"galaxy", r"pixel"),
@@ -79,7 +80,7 @@ PATTERNS: dict[str, tuple[str, ...]] = {
     "fit": (r"(slim|relaxed|straight|which|what|the|a) fit",),
     "season": (r"season",),
     "diameter": (r"diameter",),
-    "count": (r"pieces",),
+    "count": (r"pieces", r"(piece )?count"),
     "stock": (r"in stock", r"available", r"availability"),
 }
 

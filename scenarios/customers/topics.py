@@ -10,7 +10,9 @@ budget") or a polite form. Typos of the words that name a topic are read as the 
 the topics it answers (the per-environment mapping lives in each behaviour module):
 
 - a topic asked whose detail the opening held back: the customer tells it (tag `clarify`, a
-  free turn), every such detail the message asks about;
+  free turn), every such detail the message asks about; a questionnaire asked blind (more
+  topics that tell nothing than ones that do, beyond `QUESTIONNAIRE_SLACK`) is answered in full
+  but paid (`continue`);
 - a topic asked whose detail was said already (in the opening, an answer or a correction): it
   says it again; a topic it has no detail on: it has no preference (or nothing to add);
 - an open question ("anything else I should know?") names no topic: the customer tells the one
@@ -37,6 +39,11 @@ from verishop.scenarios.customers.topic_words import (
 )
 
 GENERIC_TOPIC = "generic"
+# A request that tells something is free unless it asks about more topics that tell nothing than
+# about topics that do, beyond this many: "What matters most: price, reviews or delivery?" (one
+# held back, three not) is a question; "brand, colour, size, budget, rating, delivery, …?" asked
+# blind is a questionnaire, answered in full but paid, so that it never beats asking what matters.
+QUESTIONNAIRE_SLACK = 3
 
 # Words an agent's typo is corrected to (one edit away; see `_near`).
 _CORRECTABLE = (
@@ -208,8 +215,11 @@ def answer(state: CustomerState, message: str, details: list[Detail], nudge: str
     rest = _no_detail(set(request.topics - covered), unneeded or {})
     state.revealed.update(d.key for d in new)
     if new:  # what it had said already is not repeated beside what it tells now
+        telling = {t for d in new for t in d.topics} & request.topics
+        # A questionnaire (many topics, few of them held back) is answered but not free.
+        free = len(request.topics - telling) <= max(len(telling), QUESTIONNAIRE_SLACK)
         return CustomerTurn(" ".join(part for part in ("Good question.", *(d.words for d in new), rest) if part),
-                            "clarify")
+                            "clarify" if free else "continue")
     said = " ".join(["As I said:", *(d.words for d in again)]) if again else ""
     return CustomerTurn(" ".join(part for part in (said, rest, nudge) if part), "continue")
 
