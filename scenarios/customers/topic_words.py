@@ -27,16 +27,18 @@ PATTERNS: dict[str, tuple[str, ...]] = {
     "priority": (r"(matters?|matter) most", r"most important", r"more important", r"priorit(y|ies|ise|ize)",
                  r"care (about )?(the )?most", r"top priority"),
     "quantity": (r"how many", r"quantity|quantities", r"several", r"just one", r"how much of"),
-    "item": (r"which (one|item|product|variant|version|model|thing)", r"describe", r"description",
+    "item": (r"which (one|item|product|variant|version|model|thing)", r"which of (your|the|these|those) (items|products)", r"describe", r"description",
              r"what (item|product|variant|version) (was|is|did|do)", r"name of the (product|item)",
              r"variants?", r"versions?"),
-    "order": (r"(?<!this )orders?", r"ordered", r"(?<!this )purchases?", r"purchased", r"when did you buy"),
+    "order": (r"(?<!this )orders?", r"ordered", r"(which|what|that) purchase", r"(date of|when was) (the|your) purchase",
+              r"purchase date", r"when did you (buy|purchase)", r"which of (your|the) orders"),
     "date": (r"dates?", r"dated", r"(what|which) day", r"when (did|was|were)", r"how long ago"),
     "member": (r"members?", r"membership", r"tier", r"loyalty", r"subscri(ber|ption|bed)"),
     "gift": (r"gifts?", r"gifted", r"present", r"for someone", r"someone else"),
     "condition": (r"defect(ive|s)?", r"faulty", r"broken", r"damaged?", r"wrong with", r"why", r"reason",
-                  r"chang(e|ed) (your|of) (mind|heart)", r"condition", r"(not )?working"),
-    "needs": (r"lists?",),  # and `need` in a sentence that asks nothing more precise (topics.asked)
+                  r"chang(e|ed) (your|of) (mind|heart)", r"condition", r"(not )?working", r"(problem|issue|fault)s? with"),
+    "needs": (r"lists?", r"(what|anything) else (should|can|do|must) (i|we) (add|get|include|buy)",
+              r"for (the|your) project"),  # and `need` in a sentence that asks nothing more precise (topics.asked)
     "features": (r"features?", r"specs?", r"specifications?"),
     "refund": (r"refund(ed|s)?", r"store credit", r"(your|the) card", r"original payment", r"reimburs\w*"),
     # product attributes (the catalog's names)
@@ -100,7 +102,7 @@ REQUEST_OPENERS = frozenset({
     "what", "whats", "which", "how", "when", "where", "who", "whose", "why", "do", "does", "did", "is", "are", "was",
     "were", "would", "could", "can", "will", "should", "shall", "may", "might", "any", "anything", "tell", "let",
     "please", "share", "give", "describe", "specify", "confirm", "list", "name", "say", "mention", "send",
-    "provide", "kindly", "pls", "plz",
+    "provide", "kindly", "pls", "plz", "mind", "wht", "need",
 })
 REQUEST_PHRASES = (r"let me know", r"tell me", r"i need (your|to know)", r"need your", r"i(d| would) like to know",
                    r"i want to know", r"please", r"can you", r"could you", r"would you")

@@ -54,7 +54,7 @@ _CORRECTABLE = (
     "lumbar", "induction", "arrive", "which", "anything", "should", "everything", "preferred", "budgets",
     "manufacturer", "dimensions", "specifications",
 )
-_SPELLINGS = {"wat": "what", "ned": "need", "u": "you", "ur": "your", "pls": "please", "plz": "please"}
+_SPELLINGS = {"wat": "what", "wht": "what", "ned": "need", "u": "you", "ur": "your", "pls": "please", "plz": "please"}
 _COUNTED = re.compile(rf"\bhow many ({'|'.join(COUNTED)})\b")
 _NEED = re.compile(r"\bneed(s|ed)?\b")
 _SENTENCE_END = re.compile(r"(?<=[.?!;])\s*|\n+")
@@ -109,7 +109,8 @@ def normalise(sentence: str) -> str:
     text = sentence.lower().replace("’", "'")
     text = re.sub(r"'s\b", "s", text).replace("'", "")
     words = [_correct(w) for w in re.findall(r"[a-z0-9]+", text)]
-    return re.sub(r"\bin order to\b", "", " ".join(words))
+    text = re.sub(r"\bin order to\b", "", " ".join(words))
+    return re.sub(r"\bby (what|which) (date|day)\b", "by when", text)  # a deadline, not a date it knows
 
 
 def _is_request(sentence: str, words: str) -> bool:
