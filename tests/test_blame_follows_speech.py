@@ -176,3 +176,28 @@ def test_the_server_records_the_clean_words_only_where_noise_changed_them(reader
     customer = SimulatedCustomer(scenario, reader.product)
     turns = [customer.reply(m, Submission()) for m in ("Any brand?", "Which colour?", "Anything else?")]
     assert all(t.said is None or t.said != t.text for t in turns)
+
+
+async def test_asking_precisely_beats_asking_anything_else_in_the_reward(hub, reader, verifier):
+    """The goal-blind open question against the precise one, end to end: both learn what was
+    held back and recommend the same right list; only the precise asker's questions are free."""
+    found = cases(hub, "pd", lambda s: sum(not c.stated for c in s.goal.constraints) >= 2
+                  and sum(not c.stated for c in s.goal.constraints) + 2 <= s.axes.max_turns and s.goal, most=3)
+    assert found
+    for scenario, goal in found:
+        unstated = [c for c in goal.constraints if not c.stated]
+        ideal = [r.product_id for r in goal.ideal]
+
+        def asking(questions: list[str]):
+            async def play(shop, _goal) -> None:
+                for question in questions:
+                    await shop.call("respond_to_customer", message=question)
+                await _recommend(ideal)(shop)
+            return play
+
+        blind = await play_scored(hub, verifier, scenario, asking(["Anything else I should know?"] * len(unstated)))
+        again = hub.generate("pd", scenario.difficulty, scenario.seed)
+        precise = await play_scored(hub, verifier, again, asking(
+            [question_about(constraint_topics(c.kind, c.attribute)) for c in unstated]))
+        assert precise.is_correct and blind.is_correct
+        assert precise.r_eff == 1.0 > blind.r_eff and precise.total > blind.total

@@ -18,6 +18,8 @@ from verishop.agents.evaluate import summarize
 from verishop.agents.oracles.policy import policy_query
 from support import play_and_verify
 from verishop.scenarios.customers import CustomerState, SimulatedCustomer, WorldView, policy as policy_customer
+from verishop.scenarios.customers.policy import situation_topics
+from verishop.scenarios.customers.topics import question_about
 from verishop.scenarios.envs import generate
 from verishop.scenarios.envs import policy as policy_env
 from verishop.scenarios.envs.policy import ELECTRONICS, NON_ELECTRONICS, window_question
@@ -25,8 +27,6 @@ from verishop.scenarios.envs.shared import SharedWorld
 from verishop.scenarios.models import PolicyGoal, Scenario, Submission
 from verishop.scenarios.policy import extend_policy, make_policy, rank_clauses, return_window, shipping_cents
 from verishop.scenarios.taxonomy import category
-from verishop.scenarios.customers.policy import situation_topics
-from verishop.scenarios.customers.topics import question_about
 
 # --- generation ----------------------------------------------------------------------------
 

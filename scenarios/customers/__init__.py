@@ -12,8 +12,11 @@ typo noise.
 
 The customer knows only what a customer knows: its needs, its own orders and items. It never
 confirms or denies what it cannot know (a policy figure, an order's status): it takes such an
-answer, thanks the agent, and the request ends. It tags a reply `clarify` only when it tells
-something it had held back, so that only real questions are free turns. Its patience is
+answer, thanks the agent, and the request ends. It answers what a request asks
+(`topics`: brand, size, which order …, with or without "?") and tags a reply `clarify` only when
+that tells something it had held back, so that only real questions are free turns; an open
+question ("anything else?") tells one thing and is paid. Each reply carries its words before
+the typo noise (`CustomerTurn.said`) for the transcript, where the noise changed them. Its patience is
 finite: after PATIENCE replies that object (`correct` or `dissatisfied`), the next objection
 ends the conversation (`quit`).
 """
