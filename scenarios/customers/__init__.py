@@ -27,6 +27,7 @@ import importlib
 from dataclasses import dataclass, field
 
 from verishop.scenarios.customers.base import Behaviour, CustomerState, CustomerTurn, ProductLookup, WorldView
+from verishop.scenarios.customers.topics import read
 from verishop.scenarios.envs import draw_stream
 from verishop.scenarios.models import Scenario, Submission
 from verishop.scenarios.noise import add_typos
@@ -50,6 +51,32 @@ BEHAVIOURS: dict[str, str] = {
 
 def behaviour(kind: str) -> Behaviour:
     return importlib.import_module(BEHAVIOURS[kind]).reply
+
+
+def precise_questions(goal: object) -> list[str]:
+    """The requests a goal-aware agent asks to learn everything the opening held back, one per
+    detail whose topic no earlier request covered (`topics.question_about`); each is a free turn."""
+    from verishop.scenarios.customers import bundle, cart, policy, product_discovery, returns, substitution
+    from verishop.scenarios.customers.topics import Detail, question_about
+
+    kind = getattr(goal, "kind", "")
+    details: list[Detail] = {
+        "product_discovery": product_discovery.details, "substitution": substitution.details, "cart": cart.details,
+        "return": returns.details, "bundle": bundle.details,
+    }.get(kind, lambda _goal: [])(goal)
+    if kind == "policy":
+        details = [Detail(i, policy.situation_topics(d), d, True) for i, d in enumerate(goal.unstated)]
+    if kind == "status" and goal.indirect:
+        details = [Detail("order", frozenset({"order"}), goal.description, True)]
+    questions: list[str] = []
+    asked: set[str] = set()
+    for detail in (d for d in details if d.withheld):
+        if detail.topics & asked:
+            continue  # told already by an earlier question's topic
+        question = question_about(detail.topics)
+        questions.append(question)
+        asked |= set(read(question).topics)
+    return questions
 
 
 @dataclass
@@ -83,4 +110,5 @@ class SimulatedCustomer:
         return CustomerTurn(noisy, turn.tag, turn.task, said=turn.text if noisy != turn.text else None)
 
 
-__all__ = ["PATIENCE", "CustomerState", "CustomerTurn", "SimulatedCustomer", "WorldView", "behaviour"]
+__all__ = ["PATIENCE", "CustomerState", "CustomerTurn", "SimulatedCustomer", "WorldView", "behaviour",
+           "precise_questions"]
