@@ -58,15 +58,16 @@ def describe(c: Constraint) -> str:
 
 
 def describe_violation(product: Product, c: Constraint) -> str:
-    """What the customer says when a recommended product misses a constraint."""
+    """What the customer says when a recommended product misses a constraint: always the
+    constraint's own words (`describe`), so that the verifier sees it was told."""
     match c.kind:
         case "category":
-            return f"that's not a {category(str(c.value)).name.lower()[:-1]}, is it?"
+            return f"that's not a {category(str(c.value)).name.lower()[:-1]}, is it? I'm after {describe(c)}."
         case "brand":
-            return f"that one is {product.brand}, but I wanted {c.value}."
+            return f"that one is {product.brand}, but I wanted it {describe(c)}."
         case "attribute":
             got = product.attrs.get(c.attribute or "", "something else")
-            return f"the {str(c.attribute).replace('_', ' ')} is {got}, I need {c.value}."
+            return f"the {str(c.attribute).replace('_', ' ')} is {got}, I need {describe(c)}."
         case "price_max":
             return f"that's ${product.price_cents / 100:.2f}, I want to stay {describe(c)}."
         case "rating_min":

@@ -161,15 +161,21 @@ def scenario_with_unstated(reader, difficulty: int = 8) -> Scenario:
                 if len(s.goal.unstated) >= 2 and s.goal.budget_cents)
 
 
-def test_questions_reveal_one_unstated_category_at_a_time_then_confirm(reader):
+def test_open_questions_reveal_one_unstated_category_at_a_time_then_confirm(reader):
+    """An open question tells one need at a time and is paid; asked what else it needs, the
+    customer names them all at once, free (issue 28)."""
     scenario = scenario_with_unstated(reader)
     goal = scenario.goal
     state = customer(scenario, reader)
     assert reply(state, goal, "Here are some ideas.", Submission(), None).tag == "continue"
     answers = [reply(state, goal, "Anything else?", Submission(), None) for _ in goal.unstated]
-    assert [a.tag for a in answers] == ["clarify"] * len(goal.unstated)
+    assert [a.tag for a in answers] == ["continue"] * len(goal.unstated)
     wanted = [c for c in goal.categories if c in goal.unstated]
-    assert [a.text for a in answers] == [f"Oh right, I also need {say_category(c)}." for c in wanted]
+    assert [a.text for a in answers] == [f"Hmm, let me think. Oh right, I also need {say_category(c)}." for c in wanted]
+    state = customer(scenario, reader)
+    asked = reply(state, goal, "What else do you need?", Submission(), None)
+    assert asked.tag == "clarify" and asked.text == " ".join(
+        ["Good question.", *(f"Oh right, I also need {say_category(c)}." for c in wanted)])
     last = reply(state, goal, "Anything else?", Submission(), None)
     assert last.tag == "confirm" and dollars(goal.budget_cents) in last.text
 

@@ -18,6 +18,8 @@ from verishop.agents.evaluate import summarize
 from verishop.agents.oracles.policy import policy_query
 from support import play_and_verify
 from verishop.scenarios.customers import CustomerState, SimulatedCustomer, WorldView, policy as policy_customer
+from verishop.scenarios.customers.policy import situation_topics
+from verishop.scenarios.customers.topics import question_about
 from verishop.scenarios.envs import generate
 from verishop.scenarios.envs import policy as policy_env
 from verishop.scenarios.envs.policy import ELECTRONICS, NON_ELECTRONICS, window_question
@@ -233,11 +235,18 @@ def _customer(scenario: Scenario):
 
 
 def test_the_customer_adds_held_back_details_one_question_at_a_time(reader):
+    """Asked about a detail's topic, the customer tells it (free); an open question tells the
+    next one, paid (issue 28)."""
     scenario = next(s for s in (generate("policy", 12, seed, reader) for seed in range(40)) if len(s.goal.unstated) >= 2)
     say = _customer(scenario)
     assert say("Let me check.").tag == "continue"
-    turns = [say("Anything else I should know?") for _ in scenario.goal.unstated]
+    turns = [say(question_about(situation_topics(d))) for d in scenario.goal.unstated]
     assert [t.tag for t in turns] == ["clarify"] * len(turns)
+    assert all(detail in t.text for detail, t in zip(scenario.goal.unstated, turns))
+    assert say("Anything else?").tag == "confirm"
+    say = _customer(scenario)
+    turns = [say("Anything else I should know?") for _ in scenario.goal.unstated]
+    assert [t.tag for t in turns] == ["continue"] * len(turns)
     assert all(detail in t.text for detail, t in zip(scenario.goal.unstated, turns))
     assert say("Anything else?").tag == "confirm"
     assert say("Here it is.", Submission(answer=scenario.goal.answer)).tag == "done"

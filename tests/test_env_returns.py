@@ -240,10 +240,16 @@ def test_a_return_for_any_other_line_is_not_the_target(verifier, tmp_path, catal
 
 
 def test_the_customer_tells_one_detail_per_question_then_confirms(reader):
+    """Asked which item, the customer tells every detail it left out at once (free); open
+    questions tell one each, paid (issue 28)."""
     scenario = find(reader, 10, lambda s: len(s.goal.details) >= 2 and s.goal.replacement is None)
     customer = SimulatedCustomer(scenario, reader.product)
-    answers = [customer.reply("Which one do you mean?", Submission()) for _ in scenario.goal.details]
-    assert [a.tag for a in answers] == ["clarify"] * len(scenario.goal.details)
+    which = customer.reply("Which one do you mean?", Submission())
+    assert which.tag == "clarify" and not ID_IN_TEXT.search(which.text)
+    assert customer.reply("Which one do you mean?", Submission()).tag == "continue"  # said already
+    customer = SimulatedCustomer(scenario, reader.product)
+    answers = [customer.reply("Anything else I should know?", Submission()) for _ in scenario.goal.details]
+    assert [a.tag for a in answers] == ["continue"] * len(scenario.goal.details)
     assert all(not ID_IN_TEXT.search(a.text) for a in answers)
     if len(answers) + 1 < scenario.axes.max_turns:
         last = customer.reply("Anything else?", Submission())

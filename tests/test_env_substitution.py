@@ -195,7 +195,8 @@ def test_the_customer_reveals_details_only_when_asked(reader):
     first = customer.reply("Which one was it?", Submission())
     assert first.tag == "clarify" and scenario.goal.original_title.split()[0] in first.text
     unstated = [c for c in scenario.goal.constraints if not c.stated]
-    assert [customer.reply("Anything else?", Submission()).tag for _ in unstated] == ["clarify"] * len(unstated)
+    # An open question tells one requirement at a time and is paid (issue 28).
+    assert [customer.reply("Anything else?", Submission()).tag for _ in unstated] == ["continue"] * len(unstated)
     assert customer.reply("Anything else?", Submission()).tag == "confirm"
 
 

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from verishop.scenarios.constraints import satisfies
 from verishop.scenarios.customers import SimulatedCustomer
+from verishop.scenarios.customers.topics import constraint_topics, question_about
 from verishop.scenarios.difficulty import axes_for
 from verishop.scenarios.envs import REGISTRY, generate, get_env
 from verishop.scenarios.envs.product_discovery import PRIORITY_WORDS
@@ -59,14 +60,20 @@ def test_unknown_environment_is_a_clear_error():
 
 
 def test_customer_reveals_unstated_requirements_only_when_asked(reader):
+    """A precise question tells its requirement, free (clarify); an open one tells one thing it
+    held back, as a person would, but is paid (continue) (issue 28)."""
     scenario = next(s for s in (generate("pd", 9, seed, reader) for seed in range(50))
                     if any(not c.stated for c in s.goal.constraints))
     customer = SimulatedCustomer(scenario, reader.product)
     unstated = [c for c in scenario.goal.constraints if not c.stated]
     assert customer.reply("Here you go.", Submission()).tag == "continue"
-    answers = [customer.reply("Anything else?", Submission()) for _ in unstated]
+    answers = [customer.reply(question_about(constraint_topics(c.kind, c.attribute)), Submission()) for c in unstated]
     assert [a.tag for a in answers] == ["clarify"] * len(unstated)
     assert all(a.text.startswith("Good question.") for a in answers)  # the requirement itself may carry typos
+    again = generate("pd", 9, scenario.seed, reader)
+    customer = SimulatedCustomer(again, reader.product)
+    opened = [customer.reply("Anything else?", Submission()) for _ in unstated]
+    assert [a.tag for a in opened] == ["continue"] * len(unstated)
     if not scenario.goal.persona.priority_stated:  # what matters most comes last
         assert PRIORITY_WORDS[scenario.goal.persona.priority] in customer.reply("Anything else?", Submission()).text
     assert customer.reply("Anything else?", Submission()).tag == "confirm"
@@ -91,8 +98,10 @@ def test_customer_states_its_priority_or_tells_it_when_asked(reader):
     customer = SimulatedCustomer(hidden, reader.product)
     answer = customer.reply("What matters most to you: price, reviews or delivery time?", Submission())
     assert answer.tag == "clarify" and PRIORITY_WORDS[hidden.goal.persona.priority] in answer.text
-    follow_up = customer.reply("Anything else I should know?", Submission())
-    assert follow_up.tag == "clarify" and "It should be" in follow_up.text
+    follow_up = customer.reply("Anything else I should know?", Submission())  # an open question: paid
+    left = [c for c in hidden.goal.constraints if not c.stated and c.kind not in ("price_max", "rating_min",
+                                                                                  "ship_days_max")]
+    assert follow_up.tag == ("continue" if left else "confirm") and ("It should be" in follow_up.text) == bool(left)
 
 
 def test_customer_accepts_a_fitting_product_and_corrects_a_wrong_one(reader):

@@ -71,13 +71,18 @@ def _charge_all(ep: Episode, goal: object, checks: list[Check]) -> Charged:
     return out
 
 
+CART_WRITES = frozenset({"add_to_cart", "update_cart_item", "remove_from_cart"})
+
+
 def _as_committed(ep: Episode, goal: object) -> Episode:
     """The conversation as it stood when the agent committed its last answer: a requirement the
     customer told only afterwards could not have shaped it, so it counts as withheld. A cart is
-    judged as it ends, so it sees the whole conversation."""
+    judged as it ends: it sees the conversation up to the last change the agent made to it (a
+    correction of the finished cart that the agent never acted on told the agent nothing in time)."""
     if isinstance(goal, CartGoal):
-        return ep
-    seqs = [m["seq"] for m, s in zip(ep.transcript.assistant, ep.transcript.submissions) if _commits(s)]
+        seqs = [c["seq"] for c in ep.transcript.tool_calls if c.get("tool") in CART_WRITES]
+    else:
+        seqs = [m["seq"] for m, s in zip(ep.transcript.assistant, ep.transcript.submissions) if _commits(s)]
     if not seqs:
         return ep
     customer = [e for e in ep.transcript.customer if e["seq"] < seqs[-1]]

@@ -190,7 +190,7 @@ def _the_line(ep: Episode, goal: ReturnGoal) -> Requirement:
     words = f"return {goal.description}"
     if not goal.details:
         return Requirement(words, "stated")
-    if all(told(ep, d) for d in goal.details):
+    if told(ep, goal.description) or all(told(ep, d) for d in goal.details):
         return Requirement(words, "revealed")
     return hidden_or_stated(ep, words, False, said=next(d for d in goal.details if not told(ep, d)))
 

@@ -3,13 +3,14 @@
 A requirement's source is read from the files, never from the server:
 
     stated    the opening message says it (the goal marks it stated)
-    revealed  the opening left it out and the customer said it in a reply tagged `clarify`,
-              which is how every customer answers a question (`verishop.scenarios.customers`),
-              before the agent committed its last answer (`verishop.verifier.blame`)
-    withheld  the opening left it out and no clarifying reply had said it: never asked for
+    revealed  the opening left it out and the customer said it in a reply (an answer, a
+              correction: "that one is Sony, but I wanted it made by Nike", an open question's
+              answer), before the agent committed its last answer (`verishop.verifier.blame`)
+    withheld  the opening left it out and no reply had said it: never asked for
     shop      found only through the shop's tools: stock, the policy text, an order's status
 
-A correction ("that one is Sony, but I wanted Nike") is not a reveal: the agent did not ask.
+What a reply said is read in the customer's words before its typo noise
+(`verishop.verifier.speech`): "colr Blue" told "color Blue" (issue 28).
 
 The blame (actor) is the agent's unless the episode shows a bug of the simulator:
     customer     a withheld requirement although the customer replied that it had told
@@ -32,6 +33,7 @@ from verishop.scenarios.models import (
 )
 from verishop.verifier.files import Episode
 from verishop.verifier.models import Actor, Source
+from verishop.verifier.speech import said
 
 SHOWN = "only products and orders the shop's tools showed"
 IN_STOCK = "in stock"
@@ -49,8 +51,8 @@ def _says(text: str, words: str) -> bool:
 
 
 def told(ep: Episode, words: str) -> bool:
-    """Whether a clarifying customer reply said `words`."""
-    return any(e.get("tag") == "clarify" and _says(str(e.get("text", "")), words) for e in ep.transcript.customer)
+    """Whether a customer reply said `words` (in its words before typo noise)."""
+    return any(e.get("tag") != "open" and _says(said(ep, e), words) for e in ep.transcript.customer)
 
 
 def claimed_everything(ep: Episode) -> bool:
@@ -59,7 +61,7 @@ def claimed_everything(ep: Episode) -> bool:
 
 
 def hidden_or_stated(ep: Episode, words: str, stated: bool, said: str | None = None) -> Requirement:
-    """A customer requirement: stated, or revealed/withheld by whether a clarifying reply said
+    """A customer requirement: stated, or revealed/withheld by whether a customer reply said
     `said` (default: `words`). Withheld after "that's everything" is the customer's fault."""
     if stated:
         return Requirement(words, "stated")

@@ -194,7 +194,10 @@ class Episode:
         self.lookups_this_turn = 0
         self.say("assistant", message, submission=submission.model_dump(mode="json"))
         turn = self.customer.reply(message, submission, await self.world_view())
-        self.say("customer", turn.text, tag=turn.tag, **({"task": turn.task} if turn.task is not None else {}))
+        # `said`: the customer's words before its typo noise, which the verifier checks by replaying
+        # that noise (verishop.verifier.speech) before it compares requirements with them.
+        self.say("customer", turn.text, tag=turn.tag, **({"task": turn.task} if turn.task is not None else {}),
+                 **({"said": turn.said} if turn.said is not None else {}))
         if submission.done:
             self.mark_closed("agent_done")
         elif turn.tag == "done":

@@ -12,8 +12,11 @@ typo noise.
 
 The customer knows only what a customer knows: its needs, its own orders and items. It never
 confirms or denies what it cannot know (a policy figure, an order's status): it takes such an
-answer, thanks the agent, and the request ends. It tags a reply `clarify` only when it tells
-something it had held back, so that only real questions are free turns. Its patience is
+answer, thanks the agent, and the request ends. It answers what a request asks
+(`topics`: brand, size, which order …, with or without "?") and tags a reply `clarify` only when
+that tells something it had held back, so that only real questions are free turns; an open
+question ("anything else?") tells one thing and is paid. Each reply carries its words before
+the typo noise (`CustomerTurn.said`) for the transcript, where the noise changed them. Its patience is
 finite: after PATIENCE replies that object (`correct` or `dissatisfied`), the next objection
 ends the conversation (`quit`).
 """
@@ -24,6 +27,7 @@ import importlib
 from dataclasses import dataclass, field
 
 from verishop.scenarios.customers.base import Behaviour, CustomerState, CustomerTurn, ProductLookup, WorldView
+from verishop.scenarios.customers.topics import read
 from verishop.scenarios.envs import draw_stream
 from verishop.scenarios.models import Scenario, Submission
 from verishop.scenarios.noise import add_typos
@@ -47,6 +51,32 @@ BEHAVIOURS: dict[str, str] = {
 
 def behaviour(kind: str) -> Behaviour:
     return importlib.import_module(BEHAVIOURS[kind]).reply
+
+
+def precise_questions(goal: object) -> list[str]:
+    """The requests a goal-aware agent asks to learn everything the opening held back, one per
+    detail whose topic no earlier request covered (`topics.question_about`); each is a free turn."""
+    from verishop.scenarios.customers import bundle, cart, policy, product_discovery, returns, substitution
+    from verishop.scenarios.customers.topics import Detail, question_about
+
+    kind = getattr(goal, "kind", "")
+    details: list[Detail] = {
+        "product_discovery": product_discovery.details, "substitution": substitution.details, "cart": cart.details,
+        "return": returns.details, "bundle": bundle.details,
+    }.get(kind, lambda _goal: [])(goal)
+    if kind == "policy":
+        details = [Detail(i, policy.situation_topics(d), d, True) for i, d in enumerate(goal.unstated)]
+    if kind == "status" and goal.indirect:
+        details = [Detail("order", frozenset({"order"}), goal.description, True)]
+    questions: list[str] = []
+    asked: set[str] = set()
+    for detail in (d for d in details if d.withheld):
+        if detail.topics & asked:
+            continue  # told already by an earlier question's topic
+        question = question_about(detail.topics)
+        questions.append(question)
+        asked |= set(read(question).topics)
+    return questions
 
 
 @dataclass
@@ -76,7 +106,9 @@ class SimulatedCustomer:
                                     "quit", turn.task)
         if not turn.ends_episode and self.state.turns_taken >= self.scenario.axes.max_turns:
             turn = CustomerTurn("I've run out of time for this, thanks anyway. Bye.", "quit", turn.task)
-        return CustomerTurn(add_typos(self.state.rng, turn.text, self.scenario.axes.p_noise), turn.tag, turn.task)
+        noisy = add_typos(self.state.rng, turn.text, self.scenario.axes.p_noise)
+        return CustomerTurn(noisy, turn.tag, turn.task, said=turn.text if noisy != turn.text else None)
 
 
-__all__ = ["PATIENCE", "CustomerState", "CustomerTurn", "SimulatedCustomer", "WorldView", "behaviour"]
+__all__ = ["PATIENCE", "CustomerState", "CustomerTurn", "SimulatedCustomer", "WorldView", "behaviour",
+           "precise_questions"]

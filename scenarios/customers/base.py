@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,6 +19,8 @@ class CustomerTurn:
     tag: CustomerTag
     # In a journey, the request this message belongs to (0-based); None elsewhere.
     task: int | None = None
+    # The words before typo noise, when the noise changed them (`text` is what the agent reads).
+    said: str | None = None
 
     @property
     def ends_episode(self) -> bool:
@@ -40,8 +42,9 @@ class CustomerState:
     rng: random.Random
     turns_taken: int = 0
     objections: int = 0  # replies tagged correct or dissatisfied so far
-    # Indices of requirements the customer has said aloud (answered or corrected).
-    revealed: set[int] = field(default_factory=set)
+    # What the customer has said aloud (answered or corrected): requirement indices, or a
+    # behaviour's own keys for other details (`topics.Detail.key`).
+    revealed: set[Hashable] = field(default_factory=set)
     # Anything else a behaviour needs to remember between turns.
     memory: dict[str, Any] = field(default_factory=dict)
 

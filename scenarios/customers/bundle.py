@@ -7,9 +7,14 @@ from __future__ import annotations
 
 from verishop.scenarios.catalog.reader import Product
 from verishop.scenarios.customers.base import CustomerState, CustomerTurn, WorldView
-from verishop.scenarios.envs.bundle import dollars, say_category
+from verishop.scenarios.customers.topics import Detail, answer
+from verishop.scenarios.envs.bundle import PHRASES, dollars, say_category
 from verishop.scenarios.models import BundleGoal, Submission
-from verishop.scenarios.taxonomy import is_denied
+from verishop.scenarios.taxonomy import CATEGORIES, is_denied
+
+# Each category as a topic: "Do you need a desk lamp?" asks about `desk_lamps`.
+_CATEGORY_WORDS = {f"category:{c.id}": [c.name, PHRASES.get(c.id, c.name).split(" ", 1)[-1]] for c in CATEGORIES}
+_NOT_NEEDED = {f"category:{c.id}": f"I don't need {say_category(c.id)}." for c in CATEGORIES}
 
 
 def reply(state: CustomerState, goal: BundleGoal, message: str, sub: Submission, world: WorldView) -> CustomerTurn:
@@ -20,19 +25,22 @@ def reply(state: CustomerState, goal: BundleGoal, message: str, sub: Submission,
         return turn
     if sub.done:
         return CustomerTurn("You haven't suggested anything yet... never mind, bye.", "quit")
-    if "?" in message:
-        return _answer_question(state, goal)
-    return CustomerTurn("Okay. What would you recommend?", "continue")
+    nothing_left = "No, that's everything I need." if goal.budget_cents is None else \
+        f"No, that's everything. It all has to fit in {dollars(goal.budget_cents)}."
+    turn = answer(state, message, details(goal), "What would you recommend?", extra=_CATEGORY_WORDS, unneeded=_NOT_NEEDED,
+                  nothing_left=nothing_left)
+    return turn or CustomerTurn("Okay. What would you recommend?", "continue")
 
 
-def _answer_question(state: CustomerState, goal: BundleGoal) -> CustomerTurn:
-    for i, category_id in enumerate(goal.categories):
-        if category_id in goal.unstated and i not in state.revealed:
-            state.revealed.add(i)
-            return CustomerTurn(f"Oh right, I also need {say_category(category_id)}.", "clarify")
+def details(goal: BundleGoal) -> list[Detail]:
+    """What the customer can tell, by topic: each thing the project needs, and the budget."""
+    told = [Detail(i, frozenset({"needs", f"category:{c}"}),
+                   f"Oh right, I also need {say_category(c)}." if c in goal.unstated else f"I need {say_category(c)}.",
+                   c in goal.unstated) for i, c in enumerate(goal.categories)]
     if goal.budget_cents is not None:
-        return CustomerTurn(f"No, that's everything. It all has to fit in {dollars(goal.budget_cents)}.", "confirm")
-    return CustomerTurn("No, that's everything I need.", "confirm")
+        told.append(Detail("budget", frozenset({"budget"}), f"It all has to fit in {dollars(goal.budget_cents)}.",
+                           False))
+    return told
 
 
 def _judge(state: CustomerState, goal: BundleGoal, ids: tuple[str, ...]) -> CustomerTurn:

@@ -6,27 +6,38 @@ its needs restated (a paid turn), never a complaint about a cart still being bui
 from __future__ import annotations
 
 from verishop.scenarios.customers.base import CustomerState, CustomerTurn, WorldView
+from verishop.scenarios.customers.topics import Detail, answer, attribute_topics
 from verishop.scenarios.models import CartGoal, CartItem, Submission
 
 
 def reply(state: CustomerState, goal: CartGoal, message: str, sub: Submission, world: WorldView) -> CustomerTurn:
-    if "?" in message:
-        for i, item in enumerate(goal.items):
-            if not item.variant_stated and i not in state.revealed:
-                state.revealed.add(i)
-                return CustomerTurn(f"For the {item.description}, I'd like "
-                                    f"{str(item.variant_attribute).replace('_', ' ')} {item.variant_value}.",
-                                    "clarify")
-        if not sub.done and _cart_problem(state, goal, world.cart) is not None:
-            # A question with nothing left to tell is answered, not treated as a finished cart.
-            wanted = ", ".join(f"{item.quantity} × the {item.description}" for item in goal.items)
-            return CustomerTurn(f"No, that's everything I can tell you: {wanted}.", "confirm")
+    wanted = ", ".join(f"{item.quantity} × the {item.description}" for item in goal.items)
+    turn = answer(state, message, details(goal), "Could you put it in my cart?",
+                  nothing_left=f"No, that's everything I can tell you: {wanted}.")
+    # A request that tells nothing new is answered, not treated as a finished cart, unless the
+    # cart is already right.
+    if turn is not None and (turn.tag == "clarify" or (not sub.done and _cart_problem(state, goal, world.cart))):
+        return turn
     problem = _cart_problem(state, goal, world.cart)
     if problem is None:
         return CustomerTurn("That's exactly what I wanted in my cart. Thank you!", "done")
     if sub.done:
         return CustomerTurn(f"Wait, my cart isn't right: {problem} Never mind, bye.", "quit")
     return CustomerTurn(problem, "correct")
+
+
+def details(goal: CartGoal) -> list[Detail]:
+    """What the customer can tell, by topic: each item's variant, and how many of each."""
+    told = []
+    for i, item in enumerate(goal.items):
+        if item.variant_attribute:
+            told.append(Detail(i, attribute_topics(item.variant_attribute) | {"item"},
+                               f"For the {item.description}, I'd like "
+                               f"{item.variant_attribute.replace('_', ' ')} {item.variant_value}.",
+                               not item.variant_stated))
+        told.append(Detail(("quantity", i), frozenset({"quantity"}), f"I need {item.quantity} of the "
+                           f"{item.description}.", False))
+    return told
 
 
 def _cart_problem(state: CustomerState, goal: CartGoal, cart: dict[str, int]) -> str | None:

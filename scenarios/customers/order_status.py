@@ -12,6 +12,7 @@ from __future__ import annotations
 from verishop.scenarios.answers import AMBIGUOUS
 from verishop.scenarios.commitments import StatusClaim, status_commitment, status_reading, status_turn
 from verishop.scenarios.customers.base import CustomerState, CustomerTurn, WorldView
+from verishop.scenarios.customers.topics import Detail, answer
 from verishop.scenarios.models import StatusGoal, Submission
 
 
@@ -24,12 +25,10 @@ def reply(state: CustomerState, goal: StatusGoal, message: str, sub: Submission,
         return turn
     if sub.done:
         return CustomerTurn("You haven't told me anything about my order... Never mind, bye.", "quit")
-    if "?" in message:
-        if goal.indirect and not state.memory.get("told"):
-            state.memory["told"] = True
-            return CustomerTurn(f"I mean {goal.description}.", "clarify")
-        return CustomerTurn(f"That's all I know: it's {goal.description}.", "confirm")
-    return CustomerTurn("Okay. So where is my order?", "continue")
+    which = Detail("order", frozenset({"item", "order", "date"}), f"I mean {goal.description}.", goal.indirect)
+    turn = answer(state, message, [which], "So where is my order?",
+                  nothing_left=f"That's all I know: it's {goal.description}.")
+    return turn or CustomerTurn("Okay. So where is my order?", "continue")
 
 
 def _ask_back(goal: StatusGoal, claim: StatusClaim) -> CustomerTurn:

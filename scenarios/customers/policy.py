@@ -9,6 +9,7 @@ from __future__ import annotations
 from verishop.scenarios.answers import AMBIGUOUS
 from verishop.scenarios.commitments import answered, policy_ask_back, policy_commitment, policy_reading
 from verishop.scenarios.customers.base import CustomerState, CustomerTurn, WorldView
+from verishop.scenarios.customers.topics import Detail, answer
 from verishop.scenarios.models import PolicyGoal, Submission
 from verishop.scenarios.policy import policy_figures
 
@@ -22,17 +23,18 @@ def reply(state: CustomerState, goal: PolicyGoal, message: str, sub: Submission,
         return CustomerTurn("You haven't answered my question... never mind, bye.", "quit")
     if answered(sub):
         return CustomerTurn(policy_ask_back(goal, policy_reading(goal, sub, given) is AMBIGUOUS), "continue")
-    if "?" in message:
-        detail = _next_detail(state, goal)
-        if detail is not None:
-            return CustomerTurn(f"Good question. {detail}", "clarify")
-        return CustomerTurn("No, that's all there is to it. So what's the answer?", "confirm")
-    return CustomerTurn("So, what's the answer?", "continue")
+    turn = answer(state, message, [Detail(i, situation_topics(d), d, True) for i, d in enumerate(goal.unstated)],
+                  "So what's the answer?", nothing_left="No, that's all there is to it. So what's the answer?")
+    return turn or CustomerTurn("So, what's the answer?", "continue")
 
 
-def _next_detail(state: CustomerState, goal: PolicyGoal) -> str | None:
-    for i, detail in enumerate(goal.unstated):
-        if i not in state.revealed:
-            state.revealed.add(i)
-            return detail
-    return None
+def situation_topics(detail: str) -> frozenset[str]:
+    """The topics that ask for one detail of the customer's situation (the sentences
+    `scenarios/envs/policy.py` writes: membership, a gift, the item's condition, the delivery day)."""
+    text = detail.lower()
+    topics = {topic for topic, words in _SITUATION.items() if any(w in text for w in words)}
+    return frozenset(topics | ({"date"} if "delivery" in topics else set()))
+
+
+_SITUATION = {"member": ("member",), "gift": ("gift",), "condition": ("defective", "changed my mind", "wrong with"),
+              "delivery": ("delivery was", "delivered", "arrived on")}

@@ -3,16 +3,15 @@ answers questions about the others, corrects recommendations that miss, accepts 
 
 from __future__ import annotations
 
-import re
-
 from verishop.scenarios.constraints import describe, describe_violation, satisfies, share_met
 from verishop.scenarios.customers.base import CustomerState, CustomerTurn, WorldView
+from verishop.scenarios.customers.topics import Detail, answer, constraint_topics
 from verishop.scenarios.envs.product_discovery import PRIORITY_WORDS
 from verishop.scenarios.models import ProductDiscoveryGoal, Submission
 
 # `state.revealed` index for the priority (constraints use their own indices).
 _PRIORITY = -2
-_ASKS_PRIORITY = re.compile(r"\b(matters?|important|priorit\w*|prefer\w*|care|value)\b", re.IGNORECASE)
+NUDGE = "What would you recommend?"
 
 
 def reply(state: CustomerState, goal: ProductDiscoveryGoal, message: str, sub: Submission,
@@ -21,30 +20,20 @@ def reply(state: CustomerState, goal: ProductDiscoveryGoal, message: str, sub: S
         return _judge_recommendations(state, goal, sub.recommended_product_ids)
     if sub.done:
         return CustomerTurn("You haven't suggested anything yet... never mind, bye.", "quit")
-    if "?" in message:
-        return _answer_question(state, goal, message)
-    return CustomerTurn("Okay. What would you recommend?", "continue")
+    turn = answer(state, message, details(goal), NUDGE, nothing_left="No, that's everything I need. What do you "
+                                                                      "suggest?")
+    return turn or CustomerTurn(f"Okay. {NUDGE}", "continue")
 
 
-def _answer_question(state: CustomerState, goal: ProductDiscoveryGoal, message: str) -> CustomerTurn:
-    """A question about what matters gets the priority; any other question gets the next
-    requirement the opening left out, then the priority, then "that's everything"."""
+def details(goal: ProductDiscoveryGoal) -> list[Detail]:
+    """What the customer can tell, by topic: each requirement, then what matters most to it."""
+    told = [Detail(i, constraint_topics(c.kind, c.attribute), f"It should be {describe(c)}.", not c.stated)
+            for i, c in enumerate(goal.constraints)]
     priority = goal.persona.priority
-    priority_open = priority is not None and not goal.persona.priority_stated and _PRIORITY not in state.revealed
-    if priority_open and _ASKS_PRIORITY.search(message):
-        return _tell_priority(state, priority)
-    for i, c in enumerate(goal.constraints):
-        if not c.stated and i not in state.revealed:
-            state.revealed.add(i)
-            return CustomerTurn(f"Good question. It should be {describe(c)}.", "clarify")
-    if priority_open:
-        return _tell_priority(state, priority)
-    return CustomerTurn("No, that's everything I need. What do you suggest?", "confirm")
-
-
-def _tell_priority(state: CustomerState, priority: str) -> CustomerTurn:
-    state.revealed.add(_PRIORITY)
-    return CustomerTurn(f"{PRIORITY_WORDS[priority]} Otherwise I'm flexible.", "clarify")
+    if priority is not None:
+        told.append(Detail(_PRIORITY, frozenset({"priority"}), PRIORITY_WORDS[priority],
+                           not goal.persona.priority_stated))
+    return told
 
 
 def _judge_recommendations(state: CustomerState, goal: ProductDiscoveryGoal,

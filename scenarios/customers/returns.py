@@ -10,7 +10,11 @@ from __future__ import annotations
 
 from verishop.scenarios.constraints import describe, describe_violation, satisfies, share_met
 from verishop.scenarios.customers.base import CustomerState, CustomerTurn, WorldView
+from verishop.scenarios.customers.topics import Detail, answer, attribute_topics, constraint_topics
 from verishop.scenarios.models import ReturnGoal, Submission
+from verishop.scenarios.taxonomy import CATEGORIES
+
+ATTRIBUTE_NAMES = frozenset(a.name for c in CATEGORIES for a in c.attributes)
 
 
 def reply(state: CustomerState, goal: ReturnGoal, message: str, sub: Submission, world: WorldView) -> CustomerTurn:
@@ -23,18 +27,16 @@ def reply(state: CustomerState, goal: ReturnGoal, message: str, sub: Submission,
     if target not in world.returns:
         if sub.done:
             return CustomerTurn("You haven't started my return yet... Never mind, bye.", "quit")
-        if "?" in message:
-            return _answer(state, goal)
-        return CustomerTurn("Okay. Could you go ahead and start the return?", "continue")
+        return _answer(state, goal, message, "Could you go ahead and start the return?") \
+            or CustomerTurn("Okay. Could you go ahead and start the return?", "continue")
     problem = state.memory.get("replacement_problem", "Nothing recommended yet.")
     if goal.replacement and problem is not None:
         if sub.recommended_product_ids:
             return CustomerTurn(f"{problem} Never mind, bye.", "quit") if sub.done else CustomerTurn(problem, "correct")
         if sub.done:
             return CustomerTurn("Thanks for the return, but I also wanted a replacement. Bye.", "quit")
-        if "?" in message:
-            return _answer(state, goal)
-        return CustomerTurn("Thanks, the return is started. What would you suggest as a replacement?", "continue")
+        return _answer(state, goal, message, "What would you suggest as a replacement?") \
+            or CustomerTurn("Thanks, the return is started. What would you suggest as a replacement?", "continue")
     return CustomerTurn("Perfect, that's everything I needed. Thank you!", "done")
 
 
@@ -59,17 +61,32 @@ def _title(state: CustomerState, line_id: str) -> str:
     return titles.get(line_id, "item you mentioned")
 
 
-def _answer(state: CustomerState, goal: ReturnGoal) -> CustomerTurn:
-    """One more detail per question: about the item first, then about the replacement."""
-    told = state.memory.get("details_told", 0)
-    if told < len(goal.details):
-        state.memory["details_told"] = told + 1
-        return CustomerTurn(goal.details[told], "clarify")
-    for i, c in enumerate(goal.replacement or ()):
-        if not c.stated and i not in state.revealed:
-            state.revealed.add(i)
-            return CustomerTurn(f"For the replacement, it should be {describe(c)}.", "clarify")
-    return CustomerTurn(f"That's all I can tell you: I want to return {goal.description}.", "confirm")
+def _answer(state: CustomerState, goal: ReturnGoal, message: str, nudge: str) -> CustomerTurn | None:
+    return answer(state, message, details(goal), nudge,
+                  nothing_left=f"That's all I can tell you: I want to return {goal.description}.")
+
+
+def details(goal: ReturnGoal) -> list[Detail]:
+    """What the customer can tell, by topic: each detail of the item the opening left out, the
+    item as a whole (said again when asked), then each requirement of the replacement."""
+    told = [Detail(("detail", i), item_detail_topics(d) | {"item"}, d, True) for i, d in enumerate(goal.details)]
+    told.append(Detail("item", frozenset({"item", "order"}), f"I want to return {goal.description}.", False))
+    return told + [Detail(i, constraint_topics(c.kind, c.attribute), f"For the replacement, it should be "
+                          f"{describe(c)}.", not c.stated) for i, c in enumerate(goal.replacement or ())]
+
+
+def item_detail_topics(detail: str) -> frozenset[str]:
+    """The topics of one detail sentence `scenarios/envs/returns.py` writes (`Description.detail`):
+    "It's made by …", "I ordered it on …", "It's the Black one.", "It's the one with size M."."""
+    if detail.startswith("It's made by "):
+        return frozenset({"brand"})
+    if detail.startswith("I ordered it on "):
+        return frozenset({"order", "date"})
+    if detail.startswith("It's the one with "):
+        said = detail.removeprefix("It's the one with ")
+        name = max((a for a in ATTRIBUTE_NAMES if said.startswith(a.replace("_", " ") + " ")), key=len, default="")
+        return attribute_topics(name) if name else frozenset({"features"})
+    return attribute_topics("color")
 
 
 def _replacement_problem(state: CustomerState, goal: ReturnGoal, ids: tuple[str, ...]) -> str | None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from verishop.scenarios.catalog.reader import Product
 from verishop.scenarios.constraints import describe, describe_violation, satisfies
 from verishop.scenarios.customers.base import CustomerState, CustomerTurn, WorldView
+from verishop.scenarios.customers.topics import Detail, answer, constraint_topics
 from verishop.scenarios.models import Submission, SubstitutionGoal
 from verishop.scenarios.ranking import substitute_relevance
 from verishop.scenarios.taxonomy import category
@@ -26,20 +27,17 @@ def reply(state: CustomerState, goal: SubstitutionGoal, message: str, sub: Submi
         return _judge(state, goal, sub.recommended_product_ids)
     if sub.done:
         return CustomerTurn("You haven't suggested any alternative... never mind, bye.", "quit")
-    if "?" in message:
-        return _answer_question(state, goal)
-    return CustomerTurn("Okay. What would you suggest instead?", "continue")
+    turn = answer(state, message, details(goal), "What would you suggest instead?",
+                  nothing_left="No, that's everything. What do you suggest?")
+    return turn or CustomerTurn("Okay. What would you suggest instead?", "continue")
 
 
-def _answer_question(state: CustomerState, goal: SubstitutionGoal) -> CustomerTurn:
-    if not goal.original_stated and _TITLE not in state.revealed:
-        state.revealed.add(_TITLE)
-        return CustomerTurn(f"It was the {goal.original_title}.", "clarify")
-    for i, c in enumerate(goal.constraints):
-        if not c.stated and i not in state.revealed:
-            state.revealed.add(i)
-            return CustomerTurn(f"Good question. It should be {describe(c)}.", "clarify")
-    return CustomerTurn("No, that's everything. What do you suggest?", "confirm")
+def details(goal: SubstitutionGoal) -> list[Detail]:
+    """What the customer can tell, by topic: the product that sold out, then each requirement."""
+    told = [Detail(_TITLE, frozenset({"item", "model"}), f"It was the {goal.original_title}.",
+                   not goal.original_stated)] if goal.original_title else []
+    return told + [Detail(i, constraint_topics(c.kind, c.attribute), f"It should be {describe(c)}.", not c.stated)
+                   for i, c in enumerate(goal.constraints)]
 
 
 def _judge(state: CustomerState, goal: SubstitutionGoal, ids: tuple[str, ...]) -> CustomerTurn:

@@ -1,11 +1,13 @@
-"""POLICY oracle: look the clauses up (one search), ask for each detail the customer left out,
-then give the answer."""
+"""POLICY oracle: look the clauses up (one search), ask about each detail the customer left out
+(by its topic: "Are you a member?", "Was it a gift?"), then give the answer."""
 
 from __future__ import annotations
 
 import re
 
 from verishop.agents.session import ShopSession
+from verishop.scenarios.customers.policy import situation_topics
+from verishop.scenarios.customers.topics import question_about
 from verishop.scenarios.models import PolicyGoal
 
 MAX_QUERY_CHARS = 200  # search_policies' limit
@@ -24,7 +26,7 @@ def policy_query(goal: PolicyGoal) -> str:
 
 async def play(shop: ShopSession, goal: PolicyGoal) -> None:
     await shop.call("search_policies", query=policy_query(goal), limit=10)
-    for _ in goal.unstated:
-        await shop.call("respond_to_customer", message="Is there anything else about your situation I should know?")
+    for detail in goal.unstated:
+        await shop.call("respond_to_customer", message=question_about(situation_topics(detail)))
     await shop.call("respond_to_customer", message=f"According to our policy, the answer is {goal.answer}.",
                     answer=goal.answer, done=True)

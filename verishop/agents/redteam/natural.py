@@ -1,8 +1,8 @@
 """`natural`: a correct agent that talks like a person (it reads the goal, like the oracle).
 
 The proof that the reward does not deny a correct agent for how it speaks: it asks a question
-first ("Before I look, is there anything else I should know?"), one more for each detail the
-opening left out, then does the oracle's work and words its answers as a customer-service
+first, about each detail the opening left out by its topic ("Before I look: Which brand would
+you like?"; "Before I look, is there anything else I should know?" when nothing was left out), then does the oracle's work and words its answers as a customer-service
 agent would, with phrasings varied by seed (`verishop.agents.redteam.phrasing`): an order's status as a
 sentence, named in the text and in only half the seeds in the order field; a policy answer as
 "No, I'm afraid not." or "thirty days"; a started return and a filled cart left to speak for
@@ -18,13 +18,12 @@ from verishop.agents.oracles.policy import policy_query
 from verishop.agents.redteam import idioms, phrasing
 from verishop.agents.redteam.common import say
 from verishop.agents.session import ShopSession
+from verishop.scenarios.customers import precise_questions
 from verishop.scenarios.policy import policy_figures
 from verishop.scenarios.models import (BundleGoal, CartGoal, PolicyGoal, ProductDiscoveryGoal, ReturnGoal, Scenario, StatusGoal,
-                              SubGoal, SubstitutionGoal)
+                              SubstitutionGoal)
 
 FIRST_QUESTION = "Before I look, is there anything else I should know?"
-MORE_QUESTIONS = ("Is there anything else about your situation I should know?", "Could you tell me a bit more?",
-                  "Is there any other detail I should know about?")
 
 
 class NaturalAgent:
@@ -40,10 +39,14 @@ class NaturalAgent:
         requests = goal.tasks if goal.kind == "journey" else (goal,)
         spare = conversation["max_turns"] - len(requests) - 1  # the turns questions may take
         for index, request in enumerate(requests):
-            asked = min(max(0, spare), max(1, _unstated(request)) if index == 0 else _unstated(request))
+            # It asks about what the opening left out, by topic (issue 28: the customer answers what
+            # was asked, and an open question is a paid turn); with nothing left out, it asks once anyway.
+            questions = precise_questions(request) or ([FIRST_QUESTION] if index == 0 else [])
+            asked = min(max(0, spare), len(questions))
             spare -= asked
-            for n in range(asked):
-                await say(shop, FIRST_QUESTION if index == n == 0 else MORE_QUESTIONS[n % len(MORE_QUESTIONS)])
+            for n, question in enumerate(questions[:asked]):
+                await say(shop, f"Before I look: {question}" if index == n == 0 and question != FIRST_QUESTION
+                          else question)
             await getattr(self, PLAYS[request.kind])(shop, request, index == len(requests) - 1)
 
     async def _pd(self, shop: ShopSession, goal: ProductDiscoveryGoal, last: bool) -> None:
@@ -120,23 +123,6 @@ class NaturalIdiomsAgent(NaturalAgent):
             return idioms.numeric(self.rng, goal.question, goal.answer, self.scenario.policy.return_window_days,
                                   policy_figures(self.scenario.policy))
         return idioms.categorical(self.rng, goal.question, goal.answer)
-
-
-def _unstated(goal: SubGoal) -> int:
-    """How many details the goal holds that the opening left out (the customer tells one per question)."""
-    match goal.kind:
-        case "product_discovery":
-            priority = goal.persona.priority is not None and not goal.persona.priority_stated
-            return sum(not c.stated for c in goal.constraints) + priority
-        case "substitution":
-            return sum(not c.stated for c in goal.constraints) + (not goal.original_stated)
-        case "cart":
-            return sum(not item.variant_stated for item in goal.items)
-        case "return":
-            return len(goal.details) + sum(not c.stated for c in goal.replacement or ())
-        case "policy" | "bundle":
-            return len(goal.unstated)
-    return 0
 
 
 def _day(value: str | date | None) -> date | None:
