@@ -2,6 +2,8 @@
 
 Exit codes of `verify`: 0 every episode scored, 1 some episode incomplete, 2 usage error.
 With `--compare`: 0 no verdict or total changed, 1 some did (each listed with its cause), 2 usage error.
+Either way an episode whose sealed files changed after close is `modified_after_close` (exit 1),
+an unreadable stored reward.json and an episode folder that is a link each get their own line.
 """
 
 from __future__ import annotations
@@ -40,6 +42,9 @@ def verify(
     workers: Annotated[int, typer.Option(min=0, help="Processes (0: one per CPU for large runs).")] = 0,
     recompute_ideal: Annotated[bool, typer.Option(
         help="PD: rank against an ideal list recomputed from the catalog; report if the scenario's differs.")] = False,
+    seal_key: Annotated[list[Path] | None, typer.Option(
+        "--seal-key", help="A seal key file, or a folder of them, to check episode seals with (besides "
+                           "$VERISHOP_SEAL_KEY_FILE and $VERISHOP_HOME/seal-keys/). Repeatable.")] = None,
     compare: Annotated[bool, typer.Option(
         "--compare", help="Re-score without writing and list every verdict or total that differs from the stored "
                           "reward.json, with its cause (a new version, another catalog, or a bug); exit 1 on any "
@@ -51,7 +56,7 @@ def verify(
     from verishop.verifier.runner import Settings, expand, verify_many
 
     settings = Settings(weights=_weights(weights), catalog=catalog, options=Options(recompute_ideal=recompute_ideal),
-                        rehash_catalogs=compare)
+                        rehash_catalogs=compare, seal_keys=tuple(seal_key or ()))
     try:
         directories = expand(run_dirs)
     except UsageError as exc:
