@@ -132,6 +132,25 @@ def known_keys(extra: Iterable[Path] = (), environ: Mapping[str, str] = os.envir
     return keys
 
 
+LEDGER_SUFFIX = ".sealed"
+
+
+def ledger_path(key: SealKey) -> Path:
+    """Beside the key (never in a runs folder): the ids of the episodes sealed with it, one per
+    line, so that an episode whose seals were all stripped does not pass for one from before
+    sealing."""
+    return key.path.with_name(key.path.name + LEDGER_SUFFIX)
+
+
+def record_sealed(key: SealKey, episode_id: str) -> None:
+    """Add an episode to its key's ledger: one short O_APPEND write (atomic among processes)."""
+    fd = os.open(ledger_path(key), os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    try:
+        os.write(fd, (episode_id + "\n").encode())
+    finally:
+        os.close(fd)
+
+
 class SealChain:
     """Seals lines one after another (the writer's side)."""
 

@@ -176,27 +176,42 @@ def test_a_verifier_change_with_intact_seals_is_a_verifier_change_not_tampering(
     done, changes = compare(run, home_env)
     assert done.returncode == 1
     assert [(c["episode_id"], c["kind"], c["bug"]) for c in changes] == [(target.name, "verifier_change", False)]
-    assert "seals intact" in changes[0]["why"] and "verifier version" in changes[0]["why"]
+    assert changes[0]["why"].startswith("verifier version") and "seals intact" in changes[0]["why"]
+
+
+def strip_seals(lines: list[str], episode_id: str | None = None) -> list[str]:
+    """The transcript as a server from before sealing wrote it (under another id, if given)."""
+    out = []
+    for line in lines:
+        event = json.loads(line)
+        for key in ("seal", "seal_key_id", "seal_scheme", "world_sha256"):
+            event.pop(key, None)
+        if episode_id is not None and "episode_id" in event:
+            event["episode_id"] = episode_id
+        out.append(json.dumps(event, separators=(",", ":"), ensure_ascii=False))
+    return out
 
 
 def test_an_episode_from_before_sealing_is_unsealed_not_tampered(run: Path, home_env: dict[str, str]):
-    target = episodes(run)[0]
-
-    def as_an_older_server_wrote_it(lines: list[str]) -> list[str]:
-        out = []
-        for line in lines:
-            event = json.loads(line)
-            for key in ("seal", "seal_key_id", "seal_scheme", "world_sha256"):
-                event.pop(key, None)
-            out.append(json.dumps(event, separators=(",", ":"), ensure_ascii=False))
-        return out
-
-    rewrite_lines(target / "transcript.jsonl", as_an_older_server_wrote_it)
+    # An older server's episode: no seal anywhere, an id no key's ledger lists.
+    old = run / "ep_0123456789abcdef01234567"
+    episodes(run)[0].rename(old)
+    rewrite_lines(old / "transcript.jsonl", lambda lines: strip_seals(lines, old.name))
+    (old / "reward.json").unlink()
     done, rewards = verify(run, home_env)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert (rewards[target.name]["verdict"], rewards[target.name]["seal"]) == ("scored", "unsealed")
+    assert (rewards[old.name]["verdict"], rewards[old.name]["seal"]) == ("scored", "unsealed")
     done, changes = compare(run, home_env)
     assert done.returncode == 0 and changes == []
+
+
+def test_stripping_every_seal_does_not_pass_a_sealed_episode_off_as_an_old_one(run: Path,
+                                                                              home_env: dict[str, str]):
+    target = episodes(run)[0]
+    rewrite_lines(target / "transcript.jsonl", strip_seals)
+    done, rewards = verify(run, home_env)
+    assert done.returncode == 1
+    assert rewards[target.name]["reason"] == "modified_after_close" and "removed" in rewards[target.name]["detail"]
 
 
 def test_a_sealed_episode_is_not_scored_without_its_key(run: Path, home_env: dict[str, str], tmp_path: Path):

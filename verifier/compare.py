@@ -105,37 +105,33 @@ def differences(old: dict[str, Any], new: Reward) -> list[str]:
     return found
 
 
-def cause(old: dict[str, Any], new: Reward) -> tuple[str, bool]:
-    """Why a result changed, from the two manifests; (reason, is it a bug)."""
+SEAL_NOTES = {"intact": " (seals intact: no file changed since close)",
+              "unsealed": " (unsealed: recorded before sealing, so tampering cannot be ruled out)"}
+
+
+def cause(old: dict[str, Any], new: Reward) -> tuple[str, str]:
+    """Why a result changed, from the two manifests and the seal: (reason, kind), the kind being
+    verifier_change (a moved input, seals intact), verifier_bug (equal manifests) or changed."""
     if new.verdict != "scored" and new.reason:
         prefix = f"now incomplete ({new.reason}: {new.detail}); "
     else:
         prefix = ""
-    if new.seal == "intact":
-        prefix += "seals intact (no file changed since close); "
-    elif new.seal == "unsealed":
-        prefix += "unsealed (recorded before sealing: tampering cannot be ruled out); "
+    note = SEAL_NOTES.get(new.seal or "", "")
     raw = old.get("manifest")
     if not isinstance(raw, dict):
-        return prefix + "the stored reward has no manifest (written before manifests): its inputs are unknown", False
+        return (prefix + "the stored reward has no manifest (written before manifests): its inputs are unknown"
+                + note, "changed")
     try:
         before = Manifest.model_validate(raw)
     except ValueError:
-        return prefix + "the stored reward's manifest cannot be read", False
+        return prefix + "the stored reward's manifest cannot be read" + note, "changed"
     after = new.manifest or Manifest()
     moved = [f"{label} {_short(getattr(before, key))} → {_short(getattr(after, key))}"
              for key, label in MANIFEST_FIELDS.items() if getattr(before, key) != getattr(after, key)]
     if moved:
-        return prefix + "verifier change: " + "; ".join(moved), False
-    return prefix + "same inputs (equal manifests), different result: a verifier bug", new.verdict == "scored"
-
-
-def _kind(why: str, bug: bool, new: Reward) -> str:
-    if bug:
-        return "verifier_bug"
-    if "verifier change: " in why and new.seal == "intact":
-        return "verifier_change"
-    return "changed"
+        return prefix + "; ".join(moved) + note, "verifier_change" if new.seal == "intact" else "changed"
+    why = prefix + "same inputs (equal manifests), different result: a verifier bug" + note
+    return why, "verifier_bug" if new.verdict == "scored" else "changed"
 
 
 def compare(directories: Iterable[Path], rewards: Iterable[Reward]) -> tuple[list[Change], int]:
@@ -170,8 +166,8 @@ def _compare_one(directory: Path, new: Reward) -> list[Change]:
     what = differences(old, new)
     if not what:
         return []
-    why, bug = cause(old, new)
-    return [Change(new.episode_id, what, why, bug, _kind(why, bug, new))]
+    why, kind = cause(old, new)
+    return [Change(new.episode_id, what, why, kind == "verifier_bug", kind)]
 
 
 def print_changes(changes: list[Change], episodes: int) -> None:

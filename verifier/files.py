@@ -100,7 +100,7 @@ def load_episode(directory: Path, catalogs: CatalogCache, catalog_override: Path
         raw_transcript = read_regular(TRANSCRIPT_FILE, "transcript", limits.transcript_bytes, dir_fd)
         if not raw_transcript.strip():
             raise Incomplete("transcript_empty", f"{TRANSCRIPT_FILE} is empty")
-        key = check_chain(raw_transcript, seal_keys or SealKeys(), limits.json_depth)
+        key = check_chain(raw_transcript, seal_keys or SealKeys(), limits.json_depth, episode_name(directory))
         transcript = parse_transcript(raw_transcript, limits.json_depth)
         if key is not None:
             scenario_raw = read_regular(SCENARIO_FILE, "scenario", limits.scenario_bytes, dir_fd)

@@ -17,7 +17,7 @@ import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from verishop.scenarios.seal import KEY_FILE_ENV, SealKey, known_keys, next_seal, split_sealed
+from verishop.scenarios.seal import KEY_FILE_ENV, SealKey, known_keys, ledger_path, next_seal, split_sealed
 from verishop.verifier.errors import Incomplete
 from verishop.verifier.safeio import json_depth_exceeds
 from verishop.verifier.transcript import Transcript
@@ -35,14 +35,33 @@ class SealKeys:
     def __init__(self, extra: Iterable[Path] = ()):
         self.extra = tuple(extra)
         self._keys: dict[str, SealKey] | None = None
+        self._ledgers: dict[Path, tuple[int, frozenset[str]]] = {}  # path -> (size read, ids)
 
     def get(self, key_id: str) -> SealKey | None:
         if self._keys is None or key_id not in self._keys:
             self._keys = known_keys(self.extra)
         return self._keys.get(key_id)
 
+    def sealed_with(self, episode_ids: Iterable[str]) -> SealKey | None:
+        """The key whose ledger lists any of `episode_ids` (an episode its server sealed), or None."""
+        self._keys = known_keys(self.extra)
+        wanted = set(episode_ids)
+        for key in self._keys.values():
+            path = ledger_path(key)
+            try:
+                size = path.stat().st_size
+            except OSError:
+                continue
+            cached = self._ledgers.get(path)
+            if cached is None or cached[0] != size:  # append-only: a new size means new ids
+                cached = (size, frozenset(path.read_text(errors="replace").split()))
+                self._ledgers[path] = cached
+            if wanted & cached[1]:
+                return key
+        return None
 
-def check_chain(raw_transcript: bytes, keys: SealKeys, max_depth: int) -> SealKey | None:
+
+def check_chain(raw_transcript: bytes, keys: SealKeys, max_depth: int, folder_name: str) -> SealKey | None:
     """Before the transcript is parsed: the key of a sealed transcript whose every line matches
     its seal, None for an unsealed one; raises Incomplete for a broken chain or a missing key.
     Checked first, so a sealed episode edited in any way (a line removed, reordered, rewritten)
@@ -50,11 +69,16 @@ def check_chain(raw_transcript: bytes, keys: SealKeys, max_depth: int) -> SealKe
     lines = raw_transcript.split(b"\n")
     if lines[-1] == b"":
         lines.pop()
-    key_id = _opening_key_id(lines[0] if lines else b"", max_depth)
+    opened = _opening(lines[0] if lines else b"", max_depth)
+    key_id = opened.get("seal_key_id")
     if key_id is None:
         if any(split_sealed(line) is not None for line in lines):
             raise Incomplete(MODIFIED, "the transcript carries seals but its opening event names no seal key: "
                                        "the opening event was changed after the episode was written")
+        names = {folder_name, *([opened["episode_id"]] if isinstance(opened.get("episode_id"), str) else [])}
+        if keys.sealed_with(names) is not None:
+            raise Incomplete(MODIFIED, "its server sealed this episode (the key's ledger lists it) but the "
+                                       "transcript carries no seal: the seals were removed after close")
         return None
     if not isinstance(key_id, str):
         raise Incomplete(MODIFIED, "the opening event's seal_key_id is not a key id: changed after it was written")
@@ -77,14 +101,14 @@ def check_chain(raw_transcript: bytes, keys: SealKeys, max_depth: int) -> SealKe
     return key
 
 
-def _opening_key_id(line: bytes, max_depth: int) -> object:
+def _opening(line: bytes, max_depth: int) -> dict:
     if json_depth_exceeds(line, max_depth):
-        return None
+        return {}
     try:
         opened = json.loads(line)
     except (ValueError, RecursionError):
-        return None
-    return opened.get("seal_key_id") if isinstance(opened, dict) else None
+        return {}
+    return opened if isinstance(opened, dict) else {}
 
 
 def check_files(raw_transcript: bytes, transcript: Transcript, scenario_raw: bytes,

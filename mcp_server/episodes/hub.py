@@ -32,7 +32,7 @@ from verishop.scenarios.catalog.integrity import catalog_identity, this_machine
 from verishop.scenarios.catalog.reader import CatalogReader
 from verishop.scenarios.envs import generate
 from verishop.scenarios.models import Scenario
-from verishop.scenarios.seal import SEAL_SCHEME, SealKey, key_for_runs
+from verishop.scenarios.seal import SEAL_SCHEME, SealKey, key_for_runs, record_sealed
 from verishop.scenarios.world_db import seed_world
 
 
@@ -135,6 +135,9 @@ class EpisodeHub:
         making.mkdir(parents=True)
         lock = lock_directory(making)
         os.rename(making, directory)
+        # Listed beside the key before anything is written: stripping its seals later cannot pass
+        # the episode off as one from before sealing (scenarios/seal.py).
+        record_sealed(self.seal_key, episode_id)
         world = db = None
         try:
             text = scenario.to_json().encode()  # serialised once: the file, its hash, the world's meta
