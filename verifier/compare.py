@@ -9,6 +9,13 @@ results mean the same inputs scored twice gave two answers: a verifier bug, and 
 This is how results cross versions: re-score an old run with the new verifier, read the
 list, and either accept it (run `verishop verify` without --compare to write the new
 rewards) or hold the upgrade.
+
+A stored reward is not evidence of anything by itself: whoever edits an episode can re-verify
+it, and then stored and new rewards agree. So the seal is checked too (verifier.seal): every
+episode whose sealed files changed after close is listed as modified after close whatever its
+reward.json says, and a changed result with intact seals and a moved manifest is a verifier
+change. Every episode gets its line: a stored reward.json that does not read as a reward, and an
+episode folder that is a link (never read through), are listed as such and the batch goes on.
 """
 
 from __future__ import annotations

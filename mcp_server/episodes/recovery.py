@@ -32,7 +32,7 @@ from pathlib import Path
 
 from verishop.mcp_server.episodes.store import recover_stores
 from verishop.mcp_server.episodes.transcript import strict_json
-from verishop.scenarios.seal import SEAL_FIELD, SealChain, SealKey, file_sha256
+from verishop.scenarios.seal import SEAL_FIELD, SealChain, SealKey, file_sha256, key_for_runs
 
 CRASHED = "server_crashed"
 CREATION_INTERRUPTED = "creation_interrupted"
@@ -65,10 +65,13 @@ class Recovered:
 
 
 def recover(runs_dir: Path, is_episode_id, seal_key: SealKey | None = None) -> Recovered:
-    """Close every ownerless open episode under `runs_dir` (see the module docstring)."""
+    """Close every ownerless open episode under `runs_dir` (see the module docstring). A sealed
+    transcript's closing event is sealed with `seal_key`, by default the runs folder's key (a
+    supervisor recovering its workers' episodes seals as they would)."""
     found = Recovered()
     if not runs_dir.is_dir():
         return found
+    seal_key = seal_key or key_for_runs(runs_dir)
     recover_stores(runs_dir, is_episode_id)
     for directory in sorted(runs_dir.iterdir()):
         if not is_episode_id(directory.name) or directory.is_symlink() or not directory.is_dir():
