@@ -76,6 +76,12 @@ def key_for_runs(runs_dir: Path, environ: Mapping[str, str] = os.environ) -> Sea
     return load_or_create(path)
 
 
+def child_env(environ: Mapping[str, str] = os.environ) -> dict[str, str]:
+    """What a server started as a child (stdio) must inherit to seal with the parent's key, so the
+    parent's verifier can check its episodes: VERISHOP_HOME and the operator's key file, if set."""
+    return {name: environ[name] for name in ("VERISHOP_HOME", KEY_FILE_ENV) if environ.get(name)}
+
+
 def load_key(path: Path) -> SealKey:
     try:
         text = Path(path).read_bytes()

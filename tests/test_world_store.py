@@ -10,12 +10,12 @@ from pathlib import Path
 
 from mcp import Client
 
+from support import reseal
+
 from verishop.mcp_server.episodes.hub import EpisodeHub
 from verishop.mcp_server.episodes.lifecycle import is_episode_id
 from verishop.mcp_server.episodes.recovery import lock_directory, recover, release
 from verishop.mcp_server.tools import create_server
-from verishop.mcp_server.episodes.transcript import strict_json
-from verishop.scenarios.seal import SealChain, SealKey, file_sha256
 from verishop.verifier.runner import Verifier
 
 
@@ -157,16 +157,6 @@ def cache_hash(path: Path) -> str:
 
     with CatalogReader(path) as reader:
         return reader.meta["content_hash"]
-
-
-def reseal(directory: Path, key: SealKey) -> None:
-    """Seal a hand-edited episode again with its server's key: the closing event digests the
-    world as it is now, and every line gets its link of the chain anew."""
-    events = [json.loads(line) for line in (directory / "transcript.jsonl").read_text().splitlines()]
-    events[-1]["world_sha256"] = file_sha256(directory / "world.db")
-    chain = SealChain(key)
-    lines = [chain.seal(strict_json({k: v for k, v in event.items() if k != "seal"})) for event in events]
-    (directory / "transcript.jsonl").write_text("\n".join(lines) + "\n")
 
 
 async def test_the_verifier_reads_a_world_held_in_memory_and_a_large_one_by_path_alike(hub: EpisodeHub,

@@ -32,6 +32,7 @@ from verishop.agents.confidence import bootstrap_mean_interval, wilson_interval
 from verishop.agents.scripted import make_agent
 from verishop.agents.session import ShopSession, ToolFailed
 from verishop.agents.user_agent import Episode, UserAgent
+from verishop.scenarios.seal import child_env as seal_child_env
 from verishop.scenarios.models import Scenario
 from verishop.scenarios.splits import split_seed
 
@@ -240,7 +241,7 @@ async def run_stdio(plan: Plan, catalog: Path, runs: Path, concurrency: int, adv
                     spec.write_text(scenario.to_json())
                     params = StdioServerParameters(command=sys.executable, args=_serve_command(
                         "--scenario", str(spec), "--catalog", str(catalog), "--runs-dir", str(runs))[1:],
-                        env={"VERISHOP_HOME": os.environ.get("VERISHOP_HOME", "")})
+                        env={"VERISHOP_HOME": os.environ.get("VERISHOP_HOME", ""), **seal_child_env()})
                     async with Client(params) as client:
                         await _play(plan, scenario, client)
                 except Exception as exc:  # noqa: BLE001 - recorded; the other episodes go on
