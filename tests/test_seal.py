@@ -271,3 +271,11 @@ def test_an_episode_folder_that_is_a_link_gets_its_line(run: Path, home_env: dic
     done, rewards = verify(run, home_env)
     assert done.returncode == 1 and rewards[target.name]["verdict"] == "incomplete"
     assert len(rewards) == len(episodes(run))
+
+
+async def test_an_open_episode_with_a_line_being_written_is_not_closed_not_modified(hub: EpisodeHub):
+    episode = await hub.open(hub.generate("pd", 0, 6))
+    with open(episode.directory / "transcript.jsonl", "ab") as transcript:
+        transcript.write(b'{"seq":3,"event":"tool_call","turn":0,"tool":"search_cat')  # a write in flight
+    with Verifier(Settings()) as verifier:
+        assert verifier.score(episode.directory).reason == "episode_not_closed"

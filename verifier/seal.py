@@ -67,8 +67,10 @@ def check_chain(raw_transcript: bytes, keys: SealKeys, max_depth: int, folder_na
     Checked first, so a sealed episode edited in any way (a line removed, reordered, rewritten)
     is reported as modified, never as whatever structural fault the edit also made."""
     lines = raw_transcript.split(b"\n")
-    if lines[-1] == b"":
-        lines.pop()
+    # The last line without its newline is one being written, or cut short by a killed server:
+    # the parser decides (an open episode is not closed; after a closing event it is extra, which
+    # check_files reports). Only whole lines are checked here.
+    lines.pop()
     opened = _opening(lines[0] if lines else b"", max_depth)
     key_id = opened.get("seal_key_id")
     if key_id is None:
