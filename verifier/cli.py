@@ -111,6 +111,8 @@ def _print_table(rewards: list[Reward], elapsed_s: float) -> None:
                              no_wrap=column != "note")
         for r in rewards:
             note = r.hard_fail or (f"{r.reason}: {r.detail}" if r.reason else "")
+            if r.seal == "unsealed":
+                note = "; ".join(filter(None, [note, "unsealed (recorded before sealing)"]))
             table.add_row(r.episode_id, r.env_id or "?", "?" if r.difficulty is None else str(r.difficulty),
                           r.verdict, _fmt(r.r_task), _fmt(r.r_eff), _fmt(r.r_hall), _fmt(r.total),
                           "-" if r.is_correct is None else "yes" if r.is_correct else "no", note)
@@ -138,8 +140,12 @@ def _print_table(rewards: list[Reward], elapsed_s: float) -> None:
                       "a simulator bug, not the agent's fault[/red]")
     mean = sum(r.total or 0.0 for r in scored) / len(scored) if scored else 0.0
     rate = len(rewards) / elapsed_s if elapsed_s > 0 else float("inf")
-    console.print(f"{len(scored)} scored, {len(rewards) - len(scored)} incomplete; mean total {mean:+.3f}; "
-                  f"{len(rewards)} episodes in {elapsed_s:.2f} s ({rate:,.0f}/s)")
+    modified = sum(r.reason == "modified_after_close" for r in rewards)
+    unsealed = sum(r.seal == "unsealed" for r in rewards)
+    console.print(f"{len(scored)} scored, {len(rewards) - len(scored)} incomplete"
+                  + (f" ({modified} modified after close)" if modified else "")
+                  + (f", {unsealed} unsealed" if unsealed else "")
+                  + f"; mean total {mean:+.3f}; {len(rewards)} episodes in {elapsed_s:.2f} s ({rate:,.0f}/s)")
 
 
 @verifier_app.command("serve")

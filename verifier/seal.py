@@ -17,7 +17,8 @@ import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from verishop.scenarios.seal import KEY_FILE_ENV, SealKey, known_keys, ledger_path, next_seal, split_sealed
+from verishop.scenarios.catalog.cache import verishop_home
+from verishop.scenarios.seal import KEY_DIR, KEY_FILE_ENV, SealKey, known_keys, ledger_path, next_seal, split_sealed
 from verishop.verifier.errors import Incomplete
 from verishop.verifier.safeio import json_depth_exceeds
 from verishop.verifier.transcript import Transcript
@@ -35,16 +36,26 @@ class SealKeys:
     def __init__(self, extra: Iterable[Path] = ()):
         self.extra = tuple(extra)
         self._keys: dict[str, SealKey] | None = None
+        self._stamp: tuple[int, ...] = ()
         self._ledgers: dict[Path, tuple[int, frozenset[str]]] = {}  # path -> (size read, ids)
 
     def get(self, key_id: str) -> SealKey | None:
         if self._keys is None or key_id not in self._keys:
-            self._keys = known_keys(self.extra)
-        return self._keys.get(key_id)
+            self._refresh()
+        return self._keys.get(key_id) if self._keys is not None else None
+
+    def _refresh(self) -> None:
+        """Read the keys again if a place they are kept changed since (a new key file changes
+        its folder's mtime): one stat per place, not one read per key, per episode."""
+        stamp = tuple(_mtime_ns(place) for place in (*self.extra, verishop_home() / KEY_DIR,
+                                                      Path(os.environ.get(KEY_FILE_ENV) or "/nonexistent")))
+        if self._keys is None or stamp != self._stamp:
+            self._keys, self._stamp = known_keys(self.extra), stamp
 
     def sealed_with(self, episode_ids: Iterable[str]) -> SealKey | None:
         """The key whose ledger lists any of `episode_ids` (an episode its server sealed), or None."""
-        self._keys = known_keys(self.extra)
+        self._refresh()
+        assert self._keys is not None
         wanted = set(episode_ids)
         for key in self._keys.values():
             path = ledger_path(key)
@@ -59,6 +70,13 @@ class SealKeys:
             if wanted & cached[1]:
                 return key
         return None
+
+
+def _mtime_ns(path: Path) -> int:
+    try:
+        return os.stat(path).st_mtime_ns
+    except OSError:
+        return -1
 
 
 def check_chain(raw_transcript: bytes, keys: SealKeys, max_depth: int, folder_name: str) -> SealKey | None:
