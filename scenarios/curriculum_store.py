@@ -7,6 +7,11 @@ where it stopped. It holds:
     windows   one row per environment: the window, its counters, episodes seen, checks done
     episodes  every episode already recorded: re-verifying one never counts it twice
     params    the rule's parameters, so both processes apply the same rule
+    assignments  every (environment, difficulty, seed) the curriculum itself assigned, and the
+              episode that counted for it: the curriculum trusts only this record of its own. An
+              episode counts only if its (env, d, seed) is here, and each one counts once, so a
+              client that names its own difficulty, claims the curriculum chose it, or replays one
+              seed to learn its answer moves nothing.
 
 A store holds one connection, used from any thread under a lock (callers run operations in
 worker threads, off the event loop). Keeping it open matters: closing the last connection to a
@@ -38,6 +43,9 @@ CREATE TABLE IF NOT EXISTS episodes (
     episode_id TEXT PRIMARY KEY, env_id TEXT NOT NULL, difficulty INTEGER NOT NULL,
     solved INTEGER NOT NULL, counted INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS params (name TEXT PRIMARY KEY, value REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS assignments (
+    env_id TEXT NOT NULL, difficulty INTEGER NOT NULL, seed INTEGER NOT NULL, episode_id TEXT,
+    PRIMARY KEY (env_id, difficulty, seed));
 """
 
 
@@ -114,11 +122,26 @@ class CurriculumStore:
         with self._connect() as db:
             return _state(db, env_id)
 
-    def record(self, episode_id: str, env_id: str, difficulty: int, solved: bool) -> EnvState | None:
-        """Count one scored episode; None if it was recorded before (a re-verification)."""
+    def assign(self, env_id: str, difficulty: int, seed: int) -> None:
+        """Remember that the curriculum assigned (env, d, seed): only such episodes count."""
+        with self._transaction() as db:
+            db.execute("INSERT OR IGNORE INTO assignments (env_id, difficulty, seed) VALUES (?, ?, ?)",
+                       (env_id, difficulty, seed))
+
+    def record(self, episode_id: str, env_id: str, difficulty: int, solved: bool, *, seed: int) -> EnvState | None:
+        """Count one scored episode; None if it does not count: recorded before (a
+        re-verification), never assigned by this curriculum, or its (env, d, seed) already counted."""
         with self._transaction() as db:
             if db.execute("SELECT 1 FROM episodes WHERE episode_id = ?", (episode_id,)).fetchone():
                 return None
+            assigned = db.execute("SELECT episode_id FROM assignments WHERE env_id = ? AND difficulty = ? AND seed = ?",
+                                  (env_id, difficulty, seed)).fetchone()
+            if assigned is None or assigned[0] is not None:
+                db.execute("INSERT INTO episodes VALUES (?, ?, ?, ?, ?)",
+                           (episode_id, env_id, difficulty, int(solved), 0))
+                return None
+            db.execute("UPDATE assignments SET episode_id = ? WHERE env_id = ? AND difficulty = ? AND seed = ?",
+                       (episode_id, env_id, difficulty, seed))
             before = _state(db, env_id)
             counted = difficulty == before.window.high
             window = record(before.window, difficulty, solved, _params(db))

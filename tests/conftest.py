@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import tempfile
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
@@ -14,6 +16,15 @@ from verishop.verifier.runner import Settings, Verifier
 
 CATALOG_SIZE = 4000
 CATALOG_SEED = 3
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """One operator-given seal key for every server and verifier the tests start (scenarios/seal.py),
+    whatever VERISHOP_HOME each is given, so episodes made by one are checked by another and no key
+    is left in the user's home. Tests of the per-runs-folder key remove it from their children's env."""
+    if "VERISHOP_SEAL_KEY_FILE" not in os.environ:
+        folder = Path(tempfile.mkdtemp(prefix="verishop-seal-"))
+        os.environ["VERISHOP_SEAL_KEY_FILE"] = str(folder / "tests.key")
 
 
 @pytest.fixture(scope="session")

@@ -8,6 +8,8 @@ from pathlib import Path
 import anyio
 
 from verishop.agents.evaluate import RUNNERS, Plan, new_eval_dir, verify
+from verishop.mcp_server.episodes.transcript import strict_json
+from verishop.scenarios.seal import SealChain, SealKey, file_sha256
 from verishop.scenarios.catalog.reader import CatalogReader
 from verishop.scenarios.taxonomy import DENIED_CATEGORY_IDS
 from verishop.verifier.safety import product_ids_in_text
@@ -47,3 +49,14 @@ def names_a_denied_product(episode_dir: Path, reader: CatalogReader) -> bool:
                 if product is not None and product.category_id in DENIED_CATEGORY_IDS:
                     return True
     return False
+
+
+def reseal(directory: Path, key: SealKey) -> None:
+    """Seal a hand-edited episode again with its server's key (what only the key's holder can do):
+    the closing event digests the world as it is now, and every line gets its link of the chain
+    anew. Without it, an edited world is `modified_after_close`."""
+    events = [json.loads(line) for line in (directory / "transcript.jsonl").read_text().splitlines()]
+    events[-1]["world_sha256"] = file_sha256(directory / "world.db")
+    chain = SealChain(key)
+    lines = [chain.seal(strict_json({k: v for k, v in event.items() if k != "seal"})) for event in events]
+    (directory / "transcript.jsonl").write_text("\n".join(lines) + "\n")

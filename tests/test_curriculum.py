@@ -5,6 +5,7 @@ from __future__ import annotations
 import multiprocessing
 import random
 import threading
+import zlib
 from pathlib import Path
 
 import pytest
@@ -130,18 +131,20 @@ def test_the_store_counts_each_episode_once_and_survives_reopening(tmp_path: Pat
     path = tmp_path / "curriculum.db"
     store = CurriculumStore(path)
     store.set_params(episodes_per_check=2)
-    assert store.record("ep_a", "pd-v4", 0, True).window == Window(0, 0, 1, 1)
-    assert store.record("ep_a", "pd-v4", 0, True) is None  # re-verified: not counted again
+    for seed in (1, 2, 3):
+        store.assign("pd-v4", 0, seed)  # as the server does when it draws d = 0 from the window
+    assert store.record("ep_a", "pd-v4", 0, True, seed=1).window == Window(0, 0, 1, 1)
+    assert store.record("ep_a", "pd-v4", 0, True, seed=1) is None  # re-verified: not counted again
     assert store.state("pd-v4").window == Window(0, 0, 1, 1)
-    after = store.record("ep_b", "pd-v4", 0, True)
+    after = store.record("ep_b", "pd-v4", 0, True, seed=2)
     assert (after.window, after.episodes, after.checks) == (Window(0, 1), 2, 1)
-    store.record("ep_c", "pd-v4", 0, False)  # below the top: seen, not counted
+    store.record("ep_c", "pd-v4", 0, False, seed=3)  # below the top: seen, not counted
     last = store.state("pd-v4")
     store.close()
     with CurriculumStore(path) as reopened:
         assert reopened.params().episodes_per_check == 2
         assert reopened.state("pd-v4") == last
-        assert reopened.record("ep_a", "pd-v4", 1, True) is None  # still remembered as counted
+        assert reopened.record("ep_a", "pd-v4", 1, True, seed=1) is None  # still remembered as counted
         snapshot = reopened.snapshot(["pd-v4", "cart-v2"])
     assert (last.episodes, last.window.attempts) == (3, 0)
     assert [w["env_id"] for w in snapshot["windows"]] == ["pd-v4", "cart-v2"]
@@ -154,12 +157,16 @@ def test_concurrent_writers_lose_no_episode(tmp_path: Path):
     path = tmp_path / "curriculum.db"
     with CurriculumStore(path) as store:
         store.set_params(episodes_per_check=1000)
+        for worker in range(4):
+            for i in range(25):
+                store.assign("pd-v4", 0, worker * 1000 + i)
 
     def writer(worker: int) -> None:
         with CurriculumStore(path) as store:  # its own connection, as another process would have
             for i in range(25):
-                store.record(f"ep_{worker}_{i}", "pd-v4", 0, i % 2 == 0)
-                store.record(f"ep_{worker}_{i}", "pd-v4", 0, True)  # a duplicate from a re-verification
+                store.record(f"ep_{worker}_{i}", "pd-v4", 0, i % 2 == 0, seed=worker * 1000 + i)
+                # a duplicate from a re-verification
+                store.record(f"ep_{worker}_{i}", "pd-v4", 0, True, seed=worker * 1000 + i)
 
     threads = [threading.Thread(target=writer, args=(w,)) for w in range(4)]
     for t in threads:
@@ -174,8 +181,9 @@ def test_concurrent_writers_lose_no_episode(tmp_path: Path):
 def _record_from_another_process(path: str, worker: int) -> None:
     with CurriculumStore(Path(path)) as store:
         for i in range(40):
-            store.record(f"ep_{worker}_{i}", "cart-v2", 0, True)
-            store.record(f"ep_{(worker + 1) % 3}_{i}", "cart-v2", 0, True)  # another writer's episode again
+            store.record(f"ep_{worker}_{i}", "cart-v2", 0, True, seed=worker * 1000 + i)
+            # another writer's episode again
+            store.record(f"ep_{(worker + 1) % 3}_{i}", "cart-v2", 0, True, seed=(worker + 1) % 3 * 1000 + i)
 
 
 def test_writers_in_several_processes_count_each_episode_exactly_once(tmp_path: Path):
@@ -184,6 +192,9 @@ def test_writers_in_several_processes_count_each_episode_exactly_once(tmp_path: 
     path = tmp_path / "curriculum.db"
     with CurriculumStore(path) as store:
         store.set_params(episodes_per_check=30)
+        for worker in range(3):
+            for i in range(40):
+                store.assign("cart-v2", 0, worker * 1000 + i)
     ctx = multiprocessing.get_context("spawn")
     workers = [ctx.Process(target=_record_from_another_process, args=(str(path), w)) for w in range(3)]
     for w in workers:
@@ -199,15 +210,23 @@ def test_writers_in_several_processes_count_each_episode_exactly_once(tmp_path: 
 
 
 def reward(episode_id: str, verdict: str = "scored", solved: bool = True, difficulty: int = 0, *,
-           chosen: bool = True, turns: int = 1) -> Reward:
-    return Reward(episode_id=episode_id, env_id="pd-v4", difficulty=difficulty, seed=1, verdict=verdict,
+           chosen: bool = True, turns: int = 1, seed: int | None = None) -> Reward:
+    seed = zlib.crc32(episode_id.encode()) if seed is None else seed
+    return Reward(episode_id=episode_id, env_id="pd-v4", difficulty=difficulty, seed=seed, verdict=verdict,
                   is_correct=solved if verdict == "scored" else None, chosen_by_curriculum=chosen, turns=turns,
                   tool_calls=turns)
+
+
+def assign(store: CurriculumStore, *episode_ids: str) -> None:
+    """What the server records when its curriculum draws each of these episodes (seeded as `reward`)."""
+    for episode_id in episode_ids:
+        store.assign("pd-v4", 0, zlib.crc32(episode_id.encode()))
 
 
 async def test_the_feed_records_scored_episodes_and_skips_incomplete_ones(tmp_path: Path):
     with CurriculumStore(tmp_path / "curriculum.db") as store:
         store.set_params(episodes_per_check=2)
+        assign(store, "ep_broken", "ep_1", "ep_2")
         feed = CurriculumFeed(store)
         await feed(reward("ep_broken", verdict="incomplete"))
         assert store.state("pd-v4").episodes == 0
@@ -220,6 +239,7 @@ async def test_the_feed_records_scored_episodes_and_skips_incomplete_ones(tmp_pa
 
 async def test_the_feed_skips_episodes_the_curriculum_did_not_choose_or_nobody_played(tmp_path: Path):
     with CurriculumStore(tmp_path / "curriculum.db") as store:
+        assign(store, "ep_fixed", "ep_probe", "ep_abandoned")
         feed = CurriculumFeed(store)
         await feed(reward("ep_fixed", solved=False, chosen=False))  # an eval's or an IDE's episode
         await feed(reward("ep_probe", solved=False, turns=0))  # a probe, a reset never stepped

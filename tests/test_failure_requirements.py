@@ -26,7 +26,7 @@ from mutants import (
     sold_out_fit,
     world_products,
 )
-from support import play_run
+from support import play_run, reseal
 from verishop.agents.oracles import play_for
 from verishop.scenarios.constraints import describe
 from verishop.scenarios.customers.topics import constraint_topics, question_about
@@ -453,8 +453,11 @@ async def test_a_world_that_contradicts_its_goal_is_charged_to_the_environment(h
     reward = await play_scored(hub, verifier, scenario, play_for("product_discovery"))
     assert reward.is_correct and charged(reward) == set()
     directory = Path(hub.runs_dir) / reward.episode_id
-    with sqlite3.connect(directory / "world.db") as db:  # the goal's best product sold out after the fact
+    db = sqlite3.connect(directory / "world.db")  # the goal's best product sold out after the fact
+    with db:
         db.execute("INSERT OR REPLACE INTO stock_changes VALUES (?, 0)", (ideal,))
+    db.close()  # its WAL folded back into world.db
+    reseal(directory, hub.seal_key)  # a world made so by its server, not edited after close
     rescored = verifier.score(directory)
     assert not rescored.is_correct
     assert {f.actor for f in rescored.failed_requirements} == {"environment"}

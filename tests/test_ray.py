@@ -11,9 +11,11 @@ nodes alone is not enough (the driver then looks for the GCS on the interface ad
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import signal
+import sqlite3
 import statistics
 import time
 from collections import Counter
@@ -213,10 +215,16 @@ def on(node_id: str) -> NodeAffinitySchedulingStrategy:
 def scored_on_disk(runs_dir: Path) -> Counter[str]:
     """Episodes the curriculum must count per environment, from every node's reward.json files:
     the ground truth (scored, chosen by the curriculum and played: docs/training.md (the curriculum learns only from its own episodes))."""
+    # What the curriculum actor assigned (its own record): only those count, each (env, d, seed) once.
+    with contextlib.closing(sqlite3.connect(runs_dir / "curriculum.db")) as db:
+        assigned = set(db.execute("SELECT env_id, difficulty, seed FROM assignments"))
     counts: Counter[str] = Counter()
+    seen: set[tuple[str, int, int]] = set()
     for reward_file in runs_dir.glob(f"node-*/{EPISODES_DIR}/*/reward.json"):
         reward = json.loads(reward_file.read_text())
-        if counts_for_curriculum(reward):
+        triple = (reward["env_id"], reward["difficulty"], reward["seed"])
+        if counts_for_curriculum(reward, marked_by_server=False) and triple in assigned and triple not in seen:
+            seen.add(triple)
             counts[reward["env_id"]] += 1
     return counts
 

@@ -10,6 +10,8 @@ from pathlib import Path
 
 from mcp import Client
 
+from support import reseal
+
 from verishop.mcp_server.episodes.hub import EpisodeHub
 from verishop.mcp_server.episodes.lifecycle import is_episode_id
 from verishop.mcp_server.episodes.recovery import lock_directory, recover, release
@@ -176,6 +178,7 @@ async def test_the_verifier_reads_a_world_held_in_memory_and_a_large_one_by_path
     db.execute("INSERT INTO padding VALUES (zeroblob(?))", (IN_MEMORY_WORLD_BYTES + 1,))
     db.commit()
     db.close()
+    reseal(padded, hub.seal_key)  # made by hand, sealed as its server would have (else: modified_after_close)
     assert (padded / "world.db").stat().st_size > IN_MEMORY_WORLD_BYTES
     assert not (padded / "world.db-wal").exists()
 

@@ -2,6 +2,8 @@
 
 Exit codes of `verify`: 0 every episode scored, 1 some episode incomplete, 2 usage error.
 With `--compare`: 0 no verdict or total changed, 1 some did (each listed with its cause), 2 usage error.
+Either way an episode whose sealed files changed after close is `modified_after_close` (exit 1),
+an unreadable stored reward.json and an episode folder that is a link each get their own line.
 """
 
 from __future__ import annotations
@@ -40,6 +42,9 @@ def verify(
     workers: Annotated[int, typer.Option(min=0, help="Processes (0: one per CPU for large runs).")] = 0,
     recompute_ideal: Annotated[bool, typer.Option(
         help="PD: rank against an ideal list recomputed from the catalog; report if the scenario's differs.")] = False,
+    seal_key: Annotated[list[Path] | None, typer.Option(
+        "--seal-key", help="A seal key file, or a folder of them, to check episode seals with (besides "
+                           "$VERISHOP_SEAL_KEY_FILE and $VERISHOP_HOME/seal-keys/). Repeatable.")] = None,
     compare: Annotated[bool, typer.Option(
         "--compare", help="Re-score without writing and list every verdict or total that differs from the stored "
                           "reward.json, with its cause (a new version, another catalog, or a bug); exit 1 on any "
@@ -51,7 +56,7 @@ def verify(
     from verishop.verifier.runner import Settings, expand, verify_many
 
     settings = Settings(weights=_weights(weights), catalog=catalog, options=Options(recompute_ideal=recompute_ideal),
-                        rehash_catalogs=compare)
+                        rehash_catalogs=compare, seal_keys=tuple(seal_key or ()))
     try:
         directories = expand(run_dirs)
     except UsageError as exc:
@@ -106,6 +111,8 @@ def _print_table(rewards: list[Reward], elapsed_s: float) -> None:
                              no_wrap=column != "note")
         for r in rewards:
             note = r.hard_fail or (f"{r.reason}: {r.detail}" if r.reason else "")
+            if r.seal == "unsealed":
+                note = "; ".join(filter(None, [note, "unsealed (recorded before sealing)"]))
             table.add_row(r.episode_id, r.env_id or "?", "?" if r.difficulty is None else str(r.difficulty),
                           r.verdict, _fmt(r.r_task), _fmt(r.r_eff), _fmt(r.r_hall), _fmt(r.total),
                           "-" if r.is_correct is None else "yes" if r.is_correct else "no", note)
@@ -133,8 +140,12 @@ def _print_table(rewards: list[Reward], elapsed_s: float) -> None:
                       "a simulator bug, not the agent's fault[/red]")
     mean = sum(r.total or 0.0 for r in scored) / len(scored) if scored else 0.0
     rate = len(rewards) / elapsed_s if elapsed_s > 0 else float("inf")
-    console.print(f"{len(scored)} scored, {len(rewards) - len(scored)} incomplete; mean total {mean:+.3f}; "
-                  f"{len(rewards)} episodes in {elapsed_s:.2f} s ({rate:,.0f}/s)")
+    modified = sum(r.reason == "modified_after_close" for r in rewards)
+    unsealed = sum(r.seal == "unsealed" for r in rewards)
+    console.print(f"{len(scored)} scored, {len(rewards) - len(scored)} incomplete"
+                  + (f" ({modified} modified after close)" if modified else "")
+                  + (f", {unsealed} unsealed" if unsealed else "")
+                  + f"; mean total {mean:+.3f}; {len(rewards)} episodes in {elapsed_s:.2f} s ({rate:,.0f}/s)")
 
 
 @verifier_app.command("serve")

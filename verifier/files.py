@@ -20,7 +20,8 @@ from verishop.scenarios.stock import EpisodeStock
 from verishop.verifier.catalogs import CatalogCache, Shop
 from verishop.verifier.errors import Incomplete
 from verishop.verifier.safeio import Limits, check_json_depth, episode_folder, read_regular
-from verishop.verifier.transcript import Transcript, is_closed, read_transcript
+from verishop.verifier.seal import INTACT, UNSEALED, SealKeys, check_chain, check_files, world_digest, world_log_present
+from verishop.verifier.transcript import Transcript, is_closed, parse_transcript
 from verishop.verifier.world import World, read_world
 
 SCENARIO_FILE = "scenario.json"
@@ -41,6 +42,7 @@ class Episode:
     world: World
     shop: Shop
     catalog_content_hash: str  # of the catalog the checks read (see CatalogCache.content_hash)
+    seal: str = UNSEALED  # "intact": sealed by its server and unchanged since (verifier.seal)
 
     @property
     def notes(self) -> list[str]:
@@ -89,12 +91,21 @@ def _schema_version(raw: bytes) -> object:
 
 
 def load_episode(directory: Path, catalogs: CatalogCache, catalog_override: Path | None = None,
-                 limits: Limits = Limits()) -> Episode:
+                 limits: Limits = Limits(), seal_keys: SealKeys | None = None) -> Episode:
     """Load and cross-check an episode directory. The transcript is read first: an episode
-    that is not closed is reported as such whatever its other files look like."""
+    that is not closed is reported as such whatever its other files look like. A sealed
+    episode's seal is checked before anything is parsed (verifier.seal)."""
     directory = Path(directory)
     with episode_folder(directory) as dir_fd:
-        transcript = read_transcript(TRANSCRIPT_FILE, limits, dir_fd)
+        raw_transcript = read_regular(TRANSCRIPT_FILE, "transcript", limits.transcript_bytes, dir_fd)
+        if not raw_transcript.strip():
+            raise Incomplete("transcript_empty", f"{TRANSCRIPT_FILE} is empty")
+        key = check_chain(raw_transcript, seal_keys or SealKeys(), limits.json_depth, episode_name(directory))
+        transcript = parse_transcript(raw_transcript, limits.json_depth)
+        if key is not None:
+            scenario_raw = read_regular(SCENARIO_FILE, "scenario", limits.scenario_bytes, dir_fd)
+            check_files(raw_transcript, transcript, scenario_raw, lambda: world_digest(dir_fd, directory),
+                        world_log_present(directory, dir_fd), episode_name(directory))
         scenario, raw = read_scenario(SCENARIO_FILE, limits, dir_fd)
         _check_same_scenario(transcript, scenario, raw)
         world = read_world(directory, WORLD_FILE, limits, dir_fd)
@@ -109,7 +120,8 @@ def load_episode(directory: Path, catalogs: CatalogCache, catalog_override: Path
     catalog = catalogs.open(Path(catalog_path), scenario.catalog.content_hash)
     return Episode(episode_id=episode_name(directory), directory=directory, scenario=scenario, transcript=transcript,
                    world=world, shop=Shop(catalog, world, EpisodeStock(world.stock, scenario.sell_outs)),
-                   catalog_content_hash=catalogs.content_hash(Path(catalog_path)))
+                   catalog_content_hash=catalogs.content_hash(Path(catalog_path)),
+                   seal=INTACT if key is not None else UNSEALED)
 
 
 def _check_same_scenario(transcript: Transcript, scenario: Scenario, raw: bytes) -> None:

@@ -126,5 +126,9 @@ class Reward(BaseModel):
     weights: Weights = Field(default_factory=Weights)
     notes: list[str] = Field(default_factory=list)
     manifest: Manifest | None = None
+    seal: Literal["intact", "unsealed"] | None = Field(
+        None, description="'intact': the server sealed the episode's files and none changed since; 'unsealed': "
+                          "recorded before sealing existed, so tampering cannot be ruled out. A broken seal is "
+                          "the incomplete verdict 'modified_after_close'.")
     chosen_by_curriculum: bool = Field(False, description="The curriculum chose this episode's environment and "
                                                           "difficulty: only such episodes feed it back.")

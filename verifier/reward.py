@@ -63,4 +63,5 @@ def score_episode(ep: Episode, weights: Weights = Weights(), options: Options = 
         manifest=Manifest(env_id=scenario.env_id, catalog_content_hash=ep.catalog_content_hash,
                           scenario_digest=scenario.sha256()),
         chosen_by_curriculum=ep.transcript.opened.get("chosen_by") == "curriculum",
+        seal=ep.seal,
     )

@@ -19,6 +19,7 @@ from verishop.verifier.catalogs import CatalogCache
 from verishop.verifier.checks import Options
 from verishop.verifier.errors import Incomplete, UsageError
 from verishop.verifier.safeio import Limits, episode_folder, json_depth_exceeds, read_regular, write_replacing
+from verishop.verifier.seal import SealKeys
 from verishop.verifier.files import REWARD_FILE, SCENARIO_FILE, TRANSCRIPT_FILE, episode_name, is_episode_dir, load_episode
 from verishop.verifier.models import Manifest, Reward, Weights
 from verishop.verifier.reward import score_episode
@@ -45,6 +46,9 @@ class Settings:
     """Size and nesting caps on each episode's files; a file beyond them gets an `incomplete` verdict."""
     rehash_catalogs: bool = False
     """Hash each catalog's rows again instead of trusting its stamp (re-scoring: see CatalogCache)."""
+    seal_keys: tuple[Path, ...] = ()
+    """Seal key files, or folders of them, to check seals with besides `$VERISHOP_SEAL_KEY_FILE` and
+    `$VERISHOP_HOME/seal-keys/` (verifier.seal)."""
 
 
 class Verifier:
@@ -56,6 +60,7 @@ class Verifier:
     def __init__(self, settings: Settings = Settings()):
         self.settings = settings
         self.catalogs = CatalogCache(rehash=settings.rehash_catalogs)
+        self.seal_keys = SealKeys(settings.seal_keys)
 
     def close(self) -> None:
         """Close the catalogs it opened."""
@@ -71,7 +76,8 @@ class Verifier:
         """The reward of one episode directory (verdict "incomplete" if it cannot be scored)."""
         directory = Path(directory)
         try:
-            episode = load_episode(directory, self.catalogs, self.settings.catalog, self.settings.limits)
+            episode = load_episode(directory, self.catalogs, self.settings.catalog, self.settings.limits,
+                                   self.seal_keys)
             return score_episode(episode, self.settings.weights, self.settings.options)
         except Incomplete as exc:
             return incomplete(directory, exc.reason, exc.detail, self.settings)

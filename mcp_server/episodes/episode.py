@@ -25,6 +25,7 @@ from verishop.mcp_server.episodes.transcript import Transcript
 from verishop.scenarios.catalog.reader import CatalogReader, Product
 from verishop.scenarios.customers import SimulatedCustomer, WorldView
 from verishop.scenarios.models import Scenario, Submission
+from verishop.scenarios.seal import file_sha256
 from verishop.scenarios.stock import EpisodeStock
 
 T = TypeVar("T", bound=BaseModel)
@@ -157,7 +158,7 @@ class Episode:
                 await self._commit(name, arguments, started, before_record)
             return result
 
-    async def _commit(self, name: str, arguments: dict[str, Any], started: float, before: tuple[int, int]) -> None:
+    async def _commit(self, name: str, arguments: dict[str, Any], started: float, before: tuple[int, int, str]) -> None:
         """COMMIT a write; if it fails (a full disk, an I/O error), roll back and replace the
         call's recorded result by the failure, so the answer, the transcript and world.db agree."""
         try:
@@ -236,5 +237,8 @@ class Episode:
             log.error("episode %s: world.db not written at close (%s); kept in the store", self.episode_id, exc)
             self.transcript.close()
             raise
-        self.transcript.write("episode_closed", reason=self.close_reason, turns=self.turns_used)
+        # The world as left here, digested once, under the closing event's seal (scenarios/seal.py).
+        world_sha256 = await anyio.to_thread.run_sync(file_sha256, self.directory / "world.db")
+        self.transcript.write("episode_closed", reason=self.close_reason, turns=self.turns_used,
+                              world_sha256=world_sha256)
         self.transcript.close()

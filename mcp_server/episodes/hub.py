@@ -32,6 +32,7 @@ from verishop.scenarios.catalog.integrity import catalog_identity, this_machine
 from verishop.scenarios.catalog.reader import CatalogReader
 from verishop.scenarios.envs import generate
 from verishop.scenarios.models import Scenario
+from verishop.scenarios.seal import SEAL_SCHEME, SealKey, key_for_runs, record_sealed
 from verishop.scenarios.world_db import seed_world
 
 
@@ -50,7 +51,10 @@ def write_new(path: Path, data: bytes) -> None:
 
 
 class EpisodeHub:
-    def __init__(self, catalog_path: Path, runs_dir: Path):
+    def __init__(self, catalog_path: Path, runs_dir: Path, *, seal_key: SealKey | None = None):
+        """`seal_key` seals every episode's files (scenarios/seal.py); default: the runs folder's key,
+        made outside it on first use."""
+        self.seal_key = seal_key or key_for_runs(Path(runs_dir))
         self.catalog_path = Path(catalog_path).resolve()
         self.catalog = CatalogReader(self.catalog_path)
         # The file as verified at start: each episode is opened on it, or not at all.
@@ -80,7 +84,7 @@ class EpisodeHub:
     def recover(self) -> Recovered:
         """Close the episodes a crashed server left open in this runs dir (mcp_server.recovery).
         Call it once at start, before serving."""
-        return recover(self.runs_dir, is_episode_id)
+        return recover(self.runs_dir, is_episode_id, self.seal_key)
 
     def generate(self, env: str, difficulty: int, seed: int) -> Scenario:
         # On a catalog connection of its own (generation may run in a worker thread while the
@@ -132,6 +136,9 @@ class EpisodeHub:
             making = self.runs_dir / f".{episode_id}.creating"
             lock = make_locked_directory(making)
         os.rename(making, directory)
+        # Listed beside the key before anything is written: stripping its seals later cannot pass
+        # the episode off as one from before sealing (scenarios/seal.py).
+        record_sealed(self.seal_key, episode_id)
         world = db = None
         try:
             text = scenario.to_json().encode()  # serialised once: the file, its hash, the world's meta
@@ -142,7 +149,7 @@ class EpisodeHub:
                        catalog_identity=self.catalog_identity, scenario_sha256=scenario_sha256)
             db = WorldConnection(world, episode_id=episode_id, folder=directory, store=self.store,
                                  give_back=self.worlds.give_back)
-            transcript = Transcript(directory / "transcript.jsonl")
+            transcript = Transcript(directory / "transcript.jsonl", self.seal_key)
         except BaseException:
             # Nothing half-made stays behind: no folder without a transcript for the verifier
             # or the sidecar to wait on (out of file descriptors, a disk full ...).
@@ -159,7 +166,7 @@ class EpisodeHub:
         transcript.write("episode_opened", transcript_version=TRANSCRIPT_VERSION, episode_id=episode_id,
                          env_id=scenario.env_id, difficulty=scenario.difficulty, seed=scenario.seed,
                          scenario_sha256=scenario_sha256, catalog_content_hash=scenario.catalog.content_hash,
-                         max_turns=scenario.axes.max_turns,
+                         max_turns=scenario.axes.max_turns, seal_scheme=SEAL_SCHEME, seal_key_id=self.seal_key.key_id,
                          **({"chosen_by": "curriculum"} if chosen_by_curriculum else {}))
         episode = Episode(episode_id, scenario, directory, db, self.catalog, transcript)
         opening_task = {"task": 0} if scenario.goal.kind == "journey" else {}
@@ -246,7 +253,7 @@ class EpisodeHub:
                 image = self.store.get(episode_id)
                 if image is not None:
                     write_world_file(directory, image)
-                append_closing(directory / "transcript.jsonl", reason, turns=turns)
+                append_closing(directory / "transcript.jsonl", reason, turns=turns, seal_key=self.seal_key)
             except (OSError, sqlite3.Error) as exc:
                 logger.warning("episode %s: world.db still not written (%s)", episode_id, exc)
                 continue

@@ -39,6 +39,7 @@ from pathlib import Path
 
 from verishop.mcp_server.episodes.store import recover_stores
 from verishop.mcp_server.episodes.transcript import strict_json
+from verishop.scenarios.seal import SEAL_FIELD, SealChain, SealKey, file_sha256, key_for_runs
 
 CRASHED = "server_crashed"
 CREATION_INTERRUPTED = "creation_interrupted"
@@ -81,11 +82,14 @@ class Recovered:
     interrupted: list[str] = field(default_factory=list)
 
 
-def recover(runs_dir: Path, is_episode_id) -> Recovered:
-    """Close every ownerless open episode under `runs_dir` (see the module docstring)."""
+def recover(runs_dir: Path, is_episode_id, seal_key: SealKey | None = None) -> Recovered:
+    """Close every ownerless open episode under `runs_dir` (see the module docstring). A sealed
+    transcript's closing event is sealed with `seal_key`, by default the runs folder's key (a
+    supervisor recovering its workers' episodes seals as they would)."""
     found = Recovered()
     if not runs_dir.is_dir():
         return found
+    seal_key = seal_key or key_for_runs(runs_dir)
     recover_stores(runs_dir, is_episode_id)
     _remove_creating_leftovers(runs_dir)
     for directory in sorted(runs_dir.iterdir()):
@@ -104,7 +108,7 @@ def recover(runs_dir: Path, is_episode_id) -> Recovered:
             if last.get("event") == "episode_closed":
                 continue
             _checkpoint(directory / "world.db")
-            _append_closing(transcript, CRASHED, last=last, turns=_turns(transcript))
+            _append_closing(transcript, CRASHED, last=last, turns=_turns(transcript), seal_key=seal_key)
             found.crashed.append(directory.name)
         finally:
             release(fd)
@@ -154,17 +158,25 @@ def _turns(transcript: Path) -> int:
     return turns
 
 
-def append_closing(transcript: Path, reason: str, *, turns: int) -> None:
+def append_closing(transcript: Path, reason: str, *, turns: int, seal_key: SealKey | None = None) -> None:
     """Append an `episode_closed` event to a transcript whose writer has closed it."""
-    _append_closing(transcript, reason, last=_last_event(transcript), turns=turns)
+    _append_closing(transcript, reason, last=_last_event(transcript), turns=turns, seal_key=seal_key)
 
 
-def _append_closing(transcript: Path, reason: str, *, last: dict, turns: int = 0) -> None:
+def _append_closing(transcript: Path, reason: str, *, last: dict, turns: int = 0,
+                    seal_key: SealKey | None = None) -> None:
+    """The closing event, sealed on the chain of the last event when that one was sealed (an
+    older server's unsealed transcript stays unsealed), with the digest of world.db as it is now."""
     event = {"seq": int(last.get("seq") or 0) + 1, "event": "episode_closed",
              "elapsed_ms": last.get("elapsed_ms", 0), "reason": reason, "turns": turns}
+    line = strict_json(event)
+    previous = last.get(SEAL_FIELD)
+    if seal_key is not None and isinstance(previous, str):
+        event["world_sha256"] = file_sha256(transcript.parent / "world.db")
+        line = SealChain(seal_key, previous).seal(strict_json(event))
     fd = os.open(transcript, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
     try:
-        os.write(fd, (strict_json(event) + "\n").encode())
+        os.write(fd, (line + "\n").encode())
     finally:
         os.close(fd)
 

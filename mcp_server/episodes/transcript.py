@@ -1,7 +1,10 @@
 """The append-only transcript (`transcript.jsonl`): one JSON event per line, flushed per
 event, so a killed server loses nothing it already answered. Every line is strict JSON (RFC
 8259): a non-finite number, which Python would write as a bare `NaN` or `Infinity` token that
-other readers reject, is written as a string instead."""
+other readers reject, is written as a string instead.
+
+With a seal key (`scenarios/seal.py`) each line also carries its link of the keyed digest chain:
+one HMAC over the line being written, so the hot path never re-reads the file."""
 
 from __future__ import annotations
 
@@ -13,12 +16,15 @@ import time
 from pathlib import Path
 from typing import Any
 
+from verishop.scenarios.seal import SealChain, SealKey
+
 TRANSCRIPT_VERSION = 1
 
 
 class Transcript:
-    def __init__(self, path: Path):
+    def __init__(self, path: Path, seal_key: SealKey | None = None):
         self.path = path
+        self._chain = SealChain(seal_key) if seal_key is not None else None
         # O_APPEND: each event is one write() at the end of the file, even if reopened.
         self._fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
         self._seq = 0
@@ -31,23 +37,31 @@ class Transcript:
         self._seq += 1
         record = {"seq": self._seq, "event": event,
                   "elapsed_ms": round((time.perf_counter() - self._started) * 1000, 3), **fields}
-        data = (strict_json(record) + "\n").encode()
+        line = strict_json(record)
+        previous = self._chain.previous if self._chain is not None else ""
+        if self._chain is not None:
+            line = self._chain.seal(line)
+        data = (line + "\n").encode()
         written = os.write(self._fd, data)
         if written != len(data):  # a full disk: take the partial line back, never leave half an event
             os.ftruncate(self._fd, os.fstat(self._fd).st_size - written)
             self._seq -= 1
+            if self._chain is not None:
+                self._chain.previous = previous
             raise OSError(errno.ENOSPC, f"no space left for {self.path.name}: event {event!r} not written")
         return self._seq
 
-    def mark(self) -> tuple[int, int]:
+    def mark(self) -> tuple[int, int, str]:
         """Where the transcript ends now: `rewind` to it drops every event written since."""
-        return os.fstat(self._fd).st_size, self._seq
+        return os.fstat(self._fd).st_size, self._seq, self._chain.previous if self._chain is not None else ""
 
-    def rewind(self, mark: tuple[int, int]) -> None:
+    def rewind(self, mark: tuple[int, int, str]) -> None:
         """Drop the events written since `mark` (truncating needs no free space, so it works on
         a full disk: a write whose COMMIT failed is taken back, then recorded as failed)."""
-        size, self._seq = mark
+        size, self._seq, previous = mark
         os.ftruncate(self._fd, size)
+        if self._chain is not None:
+            self._chain.previous = previous
 
     def close(self) -> None:
         if self._fd >= 0:

@@ -83,9 +83,8 @@ class CreateEpisode(BaseModel):
                                                   "split, mapped to a seed of that split's own space (the test "
                                                   "split needs the server's split secret).")
     chosen_by: Literal["curriculum"] | None = Field(
-        None, description="'curriculum' when the caller's own curriculum chose env and difficulty (a Ray "
-                          "cluster's curriculum actor): the episode then feeds the curriculum back, as one "
-                          "chosen here without a difficulty does.")
+        None, description="Ignored (accepted for older clients): a client's claim never makes an episode "
+                          "count for the curriculum; only the curriculum's own record of what it assigned does.")
 
     def environment(self) -> str:
         if self.env and self.collection:
@@ -121,7 +120,11 @@ async def plan_episode(spec: CreateEpisode, hub: EpisodeHub, curriculum: Curricu
     candidates = spec.candidates()
     env_id, difficulty, window = await anyio.to_thread.run_sync(
         curriculum.choose, candidates, make_rng("curriculum", candidates, seed))
-    return await hub.generate_async(env_id, difficulty, _seed(spec, env_id, difficulty, seed, split_secret)), window
+    scenario = await hub.generate_async(env_id, difficulty, _seed(spec, env_id, difficulty, seed, split_secret))
+    # The curriculum's own record that it assigned this (env, d, seed): the only thing that makes
+    # the episode count when it is scored (scenarios/curriculum_store.py).
+    await anyio.to_thread.run_sync(curriculum.assign, scenario.env_id, scenario.difficulty, scenario.seed)
+    return scenario, window
 
 
 def _seed(spec: CreateEpisode, env_id: str, difficulty: int, seed: int, split_secret: str | None) -> int:
@@ -272,8 +275,8 @@ def create_http_app(hub: EpisodeHub, *, host: str = "127.0.0.1", port: int = 800
             if spec.scenario is not None:
                 check_scenario(spec.scenario, hub.catalog)
             scenario, window = await plan_episode(spec, hub, curriculum, control.split_secret)
-            chosen = window is not None or spec.chosen_by == "curriculum"
-            episode = await hub.open(scenario, chosen_by_curriculum=chosen)
+            # Only the server's own draw marks an episode as the curriculum's (spec.chosen_by is ignored).
+            episode = await hub.open(scenario, chosen_by_curriculum=window is not None)
         except ValidationError as exc:
             problem, in_scenario = first_problem(exc)
             return JSONResponse({"error": f"invalid {'scenario' if in_scenario else 'request'}: {problem}"},

@@ -91,6 +91,7 @@ async def _play_stdio(catalog: Path, runs: Path) -> None:
     from mcp import Client, StdioServerParameters
 
     from verishop.scenarios.catalog.reader import CatalogReader
+    from verishop.scenarios.seal import child_env as seal_child_env
     from verishop.scenarios.envs import generate
 
     with CatalogReader(catalog) as reader:
@@ -102,7 +103,7 @@ async def _play_stdio(catalog: Path, runs: Path) -> None:
         spec.write_text(scenario.to_json())
         params = StdioServerParameters(command=sys.executable, args=[
             "-P", "-m", "verishop", "serve", "--transport", "stdio", "--scenario", str(spec),
-            "--catalog", str(catalog), "--runs-dir", str(runs)])
+            "--catalog", str(catalog), "--runs-dir", str(runs)], env=seal_child_env() or None)
         _header(scenario, agent_name, None)
         before = set(runs.iterdir())
         async with Client(params) as client:

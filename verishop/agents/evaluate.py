@@ -41,6 +41,7 @@ from verishop.agents.parent_bound import release_child, spawn_parent_bound, watc
 from verishop.agents.scripted import make_agent
 from verishop.agents.session import ShopSession, ToolFailed
 from verishop.agents.user_agent import Episode, UserAgent
+from verishop.scenarios.seal import child_env as seal_child_env
 from verishop.scenarios.models import Scenario
 from verishop.scenarios.splits import SECRET_ENV, SplitError, is_sealed, split_seed
 
@@ -321,7 +322,7 @@ async def run_stdio(plan: Plan, catalog: Path, runs: Path, concurrency: int, adv
                     # and when eval dies, however (the kernel closes the pipe).
                     params = StdioServerParameters(command=sys.executable, args=_serve_command(
                         "--scenario", str(spec), "--catalog", str(catalog), "--runs-dir", str(runs))[1:],
-                        env={"VERISHOP_HOME": os.environ.get("VERISHOP_HOME", "")})
+                        env={"VERISHOP_HOME": os.environ.get("VERISHOP_HOME", ""), **seal_child_env()})
                     async with Client(params) as client:
                         outcome = await control.bounded(lambda: _play(plan, scenario, client, control))
                     if outcome is not None:

@@ -164,9 +164,11 @@ class VerishopCluster:
         if difficulty is None:
             candidates = (tuple(s.env_id for s in collection_members(collection)) if collection
                           else (get_env(env or "pd").env_id,))
+            # The actor records what it assigned; that record, not anything in the request, is
+            # what makes the episode count for the curriculum once scored.
             chosen_env, difficulty, window = ray.get(
-                curriculum_actor(self.namespace).choose.remote(candidates, seed), timeout=CALL_TIMEOUT_S)
-            body.update(env=chosen_env, difficulty=difficulty, chosen_by="curriculum")
+                curriculum_actor(self.namespace).choose.remote(candidates, seed, split), timeout=CALL_TIMEOUT_S)
+            body.update(env=chosen_env, difficulty=difficulty)
         else:
             body.update({"collection": collection} if collection else {"env": env or "pd"}, difficulty=difficulty)
         here = ray.get_runtime_context().get_node_id()

@@ -20,6 +20,7 @@ from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 from verishop.scenarios.curriculum_store import CurriculumStore
 from verishop.scenarios.envs import REGISTRY
 from verishop.scenarios.rng import make_rng
+from verishop.scenarios.splits import SplitError, secret_from_env, split_seed
 
 CURRICULUM_NAME = "verishop-curriculum"
 
@@ -32,6 +33,7 @@ class Scored:
     env_id: str
     difficulty: int
     solved: bool
+    seed: int
 
 
 class CurriculumActor:
@@ -42,16 +44,26 @@ class CurriculumActor:
         if params:
             self.store.set_params(**params)
 
-    def choose(self, candidates: tuple[str, ...], seed: int | None) -> tuple[str, int, tuple[int, int]]:
+    def choose(self, candidates: tuple[str, ...], seed: int | None,
+               split: str | None = None) -> tuple[str, int, tuple[int, int]]:
         """An environment from `candidates` and a difficulty from its window (seeded as
-        `POST /episodes` seeds it), and the window it came from."""
+        `POST /episodes` seeds it), and the window it came from. The assignment is recorded
+        with the scenario's seed (a split's index mapped as the server maps it): only episodes
+        the curriculum assigned count, each (env, d, seed) once."""
         seed = seed if seed is not None else secrets.randbelow(2**31)
         env_id, difficulty, window = self.store.choose(candidates, make_rng("curriculum", candidates, seed))
+        try:
+            scenario_seed = seed if split is None else split_seed(split, env_id, difficulty, seed, secret_from_env())
+        except SplitError:
+            scenario_seed = None  # the server refuses this request too (no secret for the test split)
+        if scenario_seed is not None:
+            self.store.assign(env_id, difficulty, scenario_seed)
         return env_id, difficulty, (window.low, window.high)
 
     def record(self, episodes: list[Scored]) -> int:
         """Count scored episodes; how many were new (the rest had been recorded before)."""
-        return sum(self.store.record(e.episode_id, e.env_id, e.difficulty, e.solved) is not None for e in episodes)
+        return sum(self.store.record(e.episode_id, e.env_id, e.difficulty, e.solved, seed=e.seed) is not None
+                   for e in episodes)
 
     def snapshot(self) -> dict[str, Any]:
         """Parameters, windows and counters of every environment (as GET /curriculum)."""

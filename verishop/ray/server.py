@@ -36,6 +36,7 @@ import ray
 import uvicorn
 
 from verishop.scenarios.curriculum_store import EnvState
+from verishop.scenarios.seal import KEY_DIR
 from verishop.verifier.access import Access, allowed_hosts
 from verishop.verifier.curriculum import CurriculumFeed, counts_for_curriculum
 from verishop.verifier.errors import Incomplete
@@ -106,11 +107,11 @@ class RemoteCurriculum:
         self.namespace = namespace
         self.failures = 0
 
-    def record(self, episode_id: str, env_id: str, difficulty: int, solved: bool) -> EnvState | None:
+    def record(self, episode_id: str, env_id: str, difficulty: int, solved: bool, *, seed: int) -> EnvState | None:
         """Count one episode with the curriculum actor. Returns None: the windows live there,
         and the feed logs nothing for this node."""
         try:
-            ray.get(curriculum_actor(self.namespace).record.remote([Scored(episode_id, env_id, difficulty, solved)]),
+            ray.get(curriculum_actor(self.namespace).record.remote([Scored(episode_id, env_id, difficulty, solved, seed)]),
                     timeout=FEED_TIMEOUT_S)
         except Exception:
             self.failures += 1  # the next start's replay sends it again
@@ -121,9 +122,13 @@ class RemoteCurriculum:
 class VerifierThread:
     """`VerifierService` and its HTTP app, served by uvicorn on a thread of this process."""
 
-    def __init__(self, runs_dir: Path, catalog: Path, host: str, token: str, curriculum: RemoteCurriculum):
-        self.service = VerifierService(runs_dir, Settings(catalog=catalog))
-        self.service.on_scored.append(CurriculumFeed(curriculum))  # type: ignore[arg-type]
+    def __init__(self, runs_dir: Path, catalog: Path, host: str, token: str, curriculum: RemoteCurriculum,
+                 seal_keys: Path):
+        # The shop's seal keys live in its VERISHOP_HOME, beside the runs folder (ShopServer._start_shop).
+        self.service = VerifierService(runs_dir, Settings(catalog=catalog, seal_keys=(seal_keys,)))
+        # The curriculum actor assigned the episode before the shop opened it: the actor's own
+        # record decides what counts, not a mark in the transcript.
+        self.service.on_scored.append(CurriculumFeed(curriculum, marked_by_server=False))  # type: ignore[arg-type]
         family = socket.AF_INET6 if ":" in host else socket.AF_INET
         self.socket = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
         self.socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -158,7 +163,8 @@ class ShopServer:
         self.token = secrets.token_urlsafe(24)
         self.curriculum = RemoteCurriculum(namespace)
         self.replayed = self._replay_rewards()
-        self.verifier = VerifierThread(self.runs, self.catalog, self.host, self.token, self.curriculum)
+        self.verifier = VerifierThread(self.runs, self.catalog, self.host, self.token, self.curriculum,
+                                       self.folder / "home" / KEY_DIR)
         self.log_path = self.folder / "shop.log"
         try:
             wait_healthy(f"{self.verifier.url}/health", _AliveThread(self.verifier.thread), None)
@@ -208,10 +214,10 @@ class ShopServer:
                     reward = json.loads(read_regular(REWARD_FILE, "reward", Limits().reward_bytes, dir_fd))
             except (Incomplete, OSError, ValueError):
                 continue  # not a reward our verifier wrote (it writes by rename): nothing to count
-            if not counts_for_curriculum(reward):
+            if not counts_for_curriculum(reward, marked_by_server=False):
                 continue
             batch.append(Scored(reward["episode_id"], reward["env_id"], reward["difficulty"],
-                                bool(reward.get("is_correct"))))
+                                bool(reward.get("is_correct")), reward["seed"]))
             if len(batch) == REPLAY_BATCH:
                 ray.get(curriculum.record.remote(batch), timeout=FEED_TIMEOUT_S)
                 sent, batch = sent + len(batch), []
