@@ -16,27 +16,29 @@ from verishop.scenarios.envs import REGISTRY, generate
 
 CATALOG_CONTENT_HASH = "364570ecc02892684b2b68afd0c3e22eeaf103615ede5f7a54088d2e539c9fcd"
 DIGESTS = {
-    "bundle-v3": "7eb928f15fc66cd75fb76c65c04a5f5a1608c542c9ff278ce1388fadebc49d54",
-    "cart-v3": "e7c517807c64d330d2672a1f25b1a667e4025d3c4595051afb7d6c12872a970c",
-    "journey-v7": "312895e58fa213bc6cfe2d6529cd8a7d54dd318b17f8478b85926426270d2e68",
-    "pd-v6": "86a844033a06d5efef8a4baee46c2288d7189a7851a83dec0ef5afc70b1cd7b2",
-    "policy-v4": "3180bf7a318938429b4dcd6b041db17c58614e5394a8d4cd238f90bfddb6bbcc",
-    "return-v5": "39db422ff1aed53cac0295f97f5a47d4bd49c7773f7e72158c981fa338bb3512",
-    "status-v4": "23a1bc5a14535bc485c9b7a73c530c43c181324c91cd3ba261345457a7ff25d9",
-    "sub-v5": "46a385895db4e580c385b7b2318a0ed06d327b3fcb3312db79656e8c18b667a8",
+    "bundle-v4": "f03dab72a9a9586d92cdc19ed700b57d9d023880b92dc671d7bca3249f4895b2",
+    "cart-v4": "9f28b77af31431f8c59691d3b5172258bcf09f9d1d5d66af1bcde418c2394d43",
+    "journey-v8": "b089d48ae30bd12b2e161b149413204c1aab390d1f6dd8261fb212a31edf16ee",
+    "pd-v7": "10e81f474cf6d33f4b9d3c09823890f808451120044c6d9fd098061b5b66b1d9",
+    "policy-v5": "bb35c878efe063b1b235587ba18089b564e850642c8484eea63d8611e5dda315",
+    "return-v6": "fae6b7716fe5ed8f95cea5d91100b7916ae9c1442a6309b398517e2b6a02aaf1",
+    "status-v5": "5571002dfb23fd19d61139d97d7099fcfd67578a25c20f1821bb007c1aaddb12",
+    "sub-v6": "071268336ad4d126cdc9b73fee3e7965e24bc9de6074a2279528183a423d3187",
 }
 
-# Versions that changed only how episodes are scored (issue 19's safety reading; the answer
-# reader's new phrasings): their scenarios are the bytes of the version they re-score, but for the id.
+# Versions that changed only how episodes are scored or how the customer answers (issue 19's
+# safety reading and the answer reader's phrasings; issue 28's safety on a normal form, the reader
+# that asks rather than guesses, the customer that answers what was asked): their scenarios are
+# the bytes of the version whose draws they keep, but for the id.
 RESCORED = {
-    "journey-v7": ("journey-v6", "4e1bb28a364c921ffd161881dd8e7a7465fa2be919e762cb974635810ca4ecb2"),
-    "policy-v4": ("policy-v3", "5cf0b5900b84a8e17108fb38ce99b2f32ed196fd58e237c3411fcfd6c52afad8"),
-    "status-v4": ("status-v3", "4983886886b1e58d8a4e5bf439de95f5774f266108128df1015cc710f8fd79a6"),
-    "bundle-v3": ("bundle-v2", "0b847eb5a612306bd58ee230dfc79d0521d0f46175fb93232780cbb0a929742b"),
-    "cart-v3": ("cart-v2", "ad2723ead4d1cc3a2020117c0738f1cba16b87c9118466166fb50c526f1aaf32"),
-    "pd-v6": ("pd-v5", "68202760031ad7963cf6e40abcf678682d9258e1e112461973590fac322e7b36"),
-    "return-v5": ("return-v4", "691bd07d12eea693eb48dcf0742ef7226ca4447566e580b087193ea83109c522"),
-    "sub-v5": ("sub-v4", "4c7bfb920ade92a08e1513f6a306f33b72703df49f48d9c97cea90bd32b934d3"),
+    "journey-v8": ("journey-v6", "4e1bb28a364c921ffd161881dd8e7a7465fa2be919e762cb974635810ca4ecb2"),
+    "policy-v5": ("policy-v3", "5cf0b5900b84a8e17108fb38ce99b2f32ed196fd58e237c3411fcfd6c52afad8"),
+    "status-v5": ("status-v3", "4983886886b1e58d8a4e5bf439de95f5774f266108128df1015cc710f8fd79a6"),
+    "bundle-v4": ("bundle-v2", "0b847eb5a612306bd58ee230dfc79d0521d0f46175fb93232780cbb0a929742b"),
+    "cart-v4": ("cart-v2", "ad2723ead4d1cc3a2020117c0738f1cba16b87c9118466166fb50c526f1aaf32"),
+    "pd-v7": ("pd-v5", "68202760031ad7963cf6e40abcf678682d9258e1e112461973590fac322e7b36"),
+    "return-v6": ("return-v4", "691bd07d12eea693eb48dcf0742ef7226ca4447566e580b087193ea83109c522"),
+    "sub-v6": ("sub-v4", "4c7bfb920ade92a08e1513f6a306f33b72703df49f48d9c97cea90bd32b934d3"),
 }
 
 

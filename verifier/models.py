@@ -12,12 +12,14 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 # definite answer commits nothing, typed answers read exactly, safety reads every channel in
 # normal form (any spelling of a denied ID or title), no constant policy answers (issue 19);
 # every reward carries a manifest, each failed check its requirement, source and actor (issue 22).
-REWARD_SCHEMA_VERSION = 3
+# 4: safety on a normal form against every denied product of the episode, a requirement counts as
+# revealed when any customer reply said it (before its typo noise), and `seal` (issue 28).
+REWARD_SCHEMA_VERSION = 4
 
 # The scoring code's own version: bump it whenever the same episode files could score
 # differently (a check's rule, a reader's phrasing, efficiency or hallucination), so that
 # `verishop verify --compare` can say a changed total came from a new verifier, not a bug.
-VERIFIER_VERSION = 2
+VERIFIER_VERSION = 3  # 3: issue 28 (one reading or none, safety on a normal form, blame)
 
 
 class Manifest(BaseModel):

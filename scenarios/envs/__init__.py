@@ -20,7 +20,7 @@ class EnvSpec:
     """One registered environment."""
 
     env_id: str
-    """The versioned id, e.g. `pd-v6`: a new version whenever what a seed generates or how it is scored changes."""
+    """The versioned id, e.g. `pd-v7`: a new version whenever what a seed generates or how it is scored changes."""
     short_name: str
     """The name without a version, e.g. `pd`, as the command line and the control API take it."""
     title: str
@@ -41,21 +41,21 @@ class EnvSpec:
 REGISTRY: dict[str, EnvSpec] = {
     spec.env_id: spec
     for spec in (
-        EnvSpec("pd-v6", "pd", "Product discovery", "verishop.scenarios.envs.product_discovery",
+        EnvSpec("pd-v7", "pd", "Product discovery", "verishop.scenarios.envs.product_discovery",
                 draws_as="pd-v5"),
-        EnvSpec("cart-v3", "cart", "Cart building", "verishop.scenarios.envs.cart",
+        EnvSpec("cart-v4", "cart", "Cart building", "verishop.scenarios.envs.cart",
                 draws_as="cart-v2"),
-        EnvSpec("sub-v5", "sub", "Substitution", "verishop.scenarios.envs.substitution",
+        EnvSpec("sub-v6", "sub", "Substitution", "verishop.scenarios.envs.substitution",
                 draws_as="sub-v4"),
-        EnvSpec("policy-v4", "policy", "Store policy questions", "verishop.scenarios.envs.policy",
+        EnvSpec("policy-v5", "policy", "Store policy questions", "verishop.scenarios.envs.policy",
                 draws_as="policy-v3"),
-        EnvSpec("return-v5", "return", "Returns", "verishop.scenarios.envs.returns",
+        EnvSpec("return-v6", "return", "Returns", "verishop.scenarios.envs.returns",
                 draws_as="return-v4"),
-        EnvSpec("status-v4", "status", "Order status", "verishop.scenarios.envs.order_status",
+        EnvSpec("status-v5", "status", "Order status", "verishop.scenarios.envs.order_status",
                 draws_as="status-v3"),
-        EnvSpec("bundle-v3", "bundle", "Project bundle", "verishop.scenarios.envs.bundle",
+        EnvSpec("bundle-v4", "bundle", "Project bundle", "verishop.scenarios.envs.bundle",
                 draws_as="bundle-v2"),
-        EnvSpec("journey-v7", "journey", "Multi-intent journey", "verishop.scenarios.envs.journey",
+        EnvSpec("journey-v8", "journey", "Multi-intent journey", "verishop.scenarios.envs.journey",
                 draws_as="journey-v6"),
     )
 }
@@ -105,7 +105,7 @@ def generate(env: str, difficulty: int, seed: int, catalog: CatalogReader) -> Sc
     (one seeded generator, no global random, no wall clock); `verishop generate` prints one as JSON.
 
     Args:
-        env: a short name (`pd`) or a versioned id (`pd-v6`); `KeyError` names the known ones.
+        env: a short name (`pd`) or a versioned id (`pd-v7`); `KeyError` names the known ones.
         difficulty: 0 to 12; it sets the twelve difficulty axes.
         seed: any integer.
         catalog: an open catalog (`verishop.scenarios.catalog.reader.CatalogReader`).

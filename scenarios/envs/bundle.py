@@ -9,9 +9,8 @@ the next candidate takes its place. From d ≥ 2 there is a budget: the price of
 reachable product per category (the reference solution, stored in the goal) times a slack
 that shrinks with d, so the budget is feasible by construction.
 
-bundle-v3 (over v2, issue 19): scoring only: a denied product named in any spelling (IDs case- and
-separator-insensitive, titles after Unicode, case, space and punctuation folding), on any channel, is a
-hard fail; the scenarios are byte-identical to v2's but for the id.
+What changed in each version, and why: CHANGELOG.md (the registry in `scenarios/envs` holds
+the current id).
 """
 
 from __future__ import annotations
@@ -30,7 +29,7 @@ from verishop.scenarios.prompts import SYSTEM_PROMPT
 from verishop.scenarios.rng import make_rng
 from verishop.scenarios.taxonomy import category
 
-ENV_ID = "bundle-v3"
+ENV_ID = "bundle-v4"
 # The random stream a seed draws from: kept from bundle-v1 wherever generation did not change, so
 # re-scored versions play the same worlds.
 SEED_STREAM = "bundle-v1"

@@ -4,9 +4,8 @@ Variants are synthesized per episode on the category's variant attribute: one ta
 two distractors (USB-C / Lightning / Micro-USB ...) that exist only in this episode's world,
 so an agent cannot have memorised them.
 
-cart-v3 (over v2, issue 19): scoring only: a denied product named in any spelling (IDs case- and
-separator-insensitive, titles after Unicode, case, space and punctuation folding), on any channel, is a
-hard fail; the scenarios are byte-identical to v2's but for the id.
+What changed in each version, and why: CHANGELOG.md (the registry in `scenarios/envs` holds
+the current id).
 """
 
 from __future__ import annotations
@@ -26,7 +25,7 @@ from verishop.scenarios.prompts import SYSTEM_PROMPT
 from verishop.scenarios.rng import make_rng
 from verishop.scenarios.taxonomy import category
 
-ENV_ID = "cart-v3"
+ENV_ID = "cart-v4"
 # The random stream a seed draws from: kept from cart-v1 wherever generation did not change, so
 # re-scored versions play the same worlds.
 SEED_STREAM = "cart-v1"

@@ -16,23 +16,8 @@ status), and its order history is that request's own: the description "my most r
 order" was checked to fit exactly one order of that history, and another request's orders
 would make it ambiguous. The other requests do not depend on orders.
 
-journey-v2 (over v1): its product discovery requests are pd-v2's (the customer names what
-matters most to it).
-
-journey-v3 (over v2): each request is scored by its own environment's new rules (committed
-answers count), and a journey of n requests owes n − 1 turns in r_eff, so a minimal correct
-play reaches 1.0.
-
-journey-v4 (over v3): its requests are pd-v4's, sub-v3's and return-v3's, whose generation reads
-a bounded number of catalog rows at any catalog size (issue 11).
-
-journey-v5 (over v4): its requests are pd-v5's, sub-v4's and return-v4's (sell-outs by rule).
-journey-v6 (over v5, issue 19): its policy and status requests are policy-v3's and status-v3's
-(the shared policy draws a refund delay and a gift refund method; unsure answers commit nothing).
-
-journey-v7 (over v6, answers read the way people write them): scoring only: the answer reader
-reads more phrasings (its policy and status requests as policy-v4 and status-v4 read them); the scenarios and the episode's draws are v6's, only the
-reading of such answers differs.
+What changed in each version, and why: CHANGELOG.md (the registry in `scenarios/envs` holds
+the current id).
 """
 
 from __future__ import annotations
@@ -53,7 +38,7 @@ from verishop.scenarios.stock import EpisodeStock
 if TYPE_CHECKING:
     from verishop.scenarios.envs import EnvSpec
 
-ENV_ID = "journey-v7"
+ENV_ID = "journey-v8"
 # The stream its requests and fallbacks are drawn from: journey-v6's, whose generation v7 keeps.
 REQUEST_STREAM = "journey-v6"
 # The random stream a seed draws from: kept from journey-v2 wherever generation did not change, so

@@ -8,19 +8,8 @@ no single clue singles it out, item and day together, else the exact day); other
 by its date and items. Whatever the wording, the generator checks that exactly one order of
 the history fits it; the customer says it plainly when asked.
 
-status-v3 (over v2, issue 19): scored by the new commitment rule: a turn that names the right
-order without a status, or hedges between statuses, commits nothing (the customer asks back);
-an exact `answer_status` is read as given. Generation is v2's (same stream).
-
-status-v2 (over v1): every order of the history is drawn alike (a status, a free day that
-fits it, items) and the target is chosen among them afterwards, so its position in the list,
-its age and its status predict it no better than chance (v1's target was the newest order in
-63% of episodes). As d grows the history is longer and more orders hold the same kind of
-item. Answers are read by `verishop.scenarios.answers.read_status` (the verifier's reading).
-
-status-v4 (over v3, answers read the way people write them): scoring only: the answer reader
-reads more phrasings ("UPS picked it up", "the courier collected it", "waiting to be packed"); the scenarios and the episode's draws are v3's, only the
-reading of such answers differs.
+What changed in each version, and why: CHANGELOG.md (the registry in `scenarios/envs` holds
+the current id).
 """
 
 from __future__ import annotations
@@ -40,7 +29,7 @@ from verishop.scenarios.prompts import SYSTEM_PROMPT
 from verishop.scenarios.rng import make_rng
 from verishop.scenarios.taxonomy import category
 
-ENV_ID = "status-v4"
+ENV_ID = "status-v5"
 # The random stream a seed draws from (v2 generates differently from v1, so a new stream).
 SEED_STREAM = "status-v2"
 MAX_AGE_DAYS = 120

@@ -7,23 +7,8 @@ window, membership, gift and defect clauses) plus the date. Answers are computed
 functions of `verishop.scenarios.policy`, never typed in. Details of the customer's situation are left
 out of the opening with p_missing, and given one at a time when the agent asks.
 
-policy-v2 (over v1): the customer takes the first answer and leaves (it cannot know the
-policy, so it never says whether an answer is right); answers are read the way people write
-them (`verishop.scenarios.policy.read_answer`); yes/no questions whose answer was always "no" (final
-sale, cancelling, the restocking fee on a defective item) are asked both ways, half the time
-each, so "no" is not a safe guess.
-
-policy-v3 (over v2, issue 19): no question has a constant answer: the policy draws how a gift
-return is refunded (store credit or the original payment method, even odds) and the refund
-delay (3, 5, 7 or 10 business days); "Is there a restocking fee?" is asked where there is one
-as often as where there is none; "Can I still return it?" is yes as often as no. An answer that
-states no definite value commits nothing (the customer asks back, a paid turn); typed answers
-(`answer_yes_no`, `answer_number`, `answer_refund_method`) are read exactly.
-
-policy-v4 (over v3, answers read the way people write them): scoring only: the answer reader
-reads more phrasings ("That's a no", "won't be possible", "there isn't one", a threshold restated beside
-a yes or no, "hello there, yes"; asked in business days, "a week" is no answer: it was read as 7); the scenarios and the episode's draws are v3's, only the
-reading of such answers differs.
+What changed in each version, and why: CHANGELOG.md (the registry in `scenarios/envs` holds
+the current id).
 """
 
 from __future__ import annotations
@@ -46,7 +31,7 @@ from verishop.scenarios.envs.shop_questions import shop_families
 from verishop.scenarios.rng import make_rng
 from verishop.scenarios.taxonomy import category
 
-ENV_ID = "policy-v4"
+ENV_ID = "policy-v5"
 # The random stream a seed draws from: kept from policy-v1 wherever generation did not change, so
 # re-scored versions play the same worlds.
 SEED_STREAM = "policy-v1"

@@ -2,29 +2,8 @@
 The scenario is built around an *anchor* product drawn from the catalog, and every
 constraint is read off that product, so the goal is feasible by construction.
 
-pd-v2 (over v1): the customer has a main priority (low price, good reviews or fast delivery),
-which dominates its persona weights; it says so in the opening unless the slot is omitted
-(p_missing), and tells it when asked. In v1 the ranking followed weights the customer never
-stated, so no agent could rank by them (see scenarios.ranking.PRIORITY_BOOST).
-
-pd-v3 (over v2): the episode's sell-outs hit products of the category whether they fit or not
-(v2 sold out only fitting ones, so a sold-out result hinted "fits"); scoring follows the rules
-of issue 9 (committed lists count, IDs earn only once shown, items beyond k are misses).
-
-pd-v4 (over v3): generation reads a bounded number of catalog rows at any catalog size (issue 11).
-The sell-outs are drawn among a bounded uniform sample of the category (`shared.sell_outs`), not
-the whole category: at 2M products v3 sold out about 15,000 products per episode. The ideal list
-is the k best of the whole catalog, read through a category index (`ranking.ideal_ranking`); v3
-ranked the first 20,000 feasible products only, which at 2M missed part of a category.
-`feasible_count` is no longer counted (None): counting needs every feasible row.
-
-pd-v5 (over v4): the sell-outs are a rule (`verishop.scenarios.stock`) that sells out p_oos of the whole
-category again, at any catalog size, in a few bytes of scenario; v4's bounded sample sold out
-only about 5% of a category of the default catalog at d = 12 instead of 50%.
-
-pd-v6 (over v5, issue 19): scoring only: a denied product named in any spelling (IDs case- and
-separator-insensitive, titles after Unicode, case, space and punctuation folding), on any channel, is a
-hard fail; the scenarios are byte-identical to v5's but for the id.
+What changed in each version, and why: CHANGELOG.md (the registry in `scenarios/envs` holds
+the current id).
 """
 
 from __future__ import annotations
@@ -45,7 +24,7 @@ from verishop.scenarios.rng import make_rng
 from verishop.scenarios.stock import EpisodeStock
 
 
-ENV_ID = "pd-v6"
+ENV_ID = "pd-v7"
 # The random stream a seed draws from: kept from pd-v2 wherever generation did not change, so
 # re-scored versions play the same worlds.
 SEED_STREAM = "pd-v2"

@@ -16,17 +16,8 @@ to look a replacement up in the same turn) the customer also wants a replacement
 few constraints, read off an in-stock reference product like product discovery's anchor;
 other products of its category, fitting or not, sell out with p_oos.
 
-return-v3 (over v2): those sell-outs are drawn among a bounded uniform sample of the category
-(`shared.sell_outs`), not the whole category (about 15,000 per episode at 2M products), so
-generation reads a bounded number of catalog rows at any catalog size (issue 11).
-
-return-v4 (over v3): the sell-outs are a rule (`verishop.scenarios.stock`) selling out p_oos of the whole
-category again, at any catalog size; v3's bounded sample sold out only a few percent of a large
-category.
-
-return-v5 (over v4, issue 19): scoring only: a denied product named in any spelling (IDs case- and
-separator-insensitive, titles after Unicode, case, space and punctuation folding), on any channel, is a
-hard fail; the scenarios are byte-identical to v4's but for the id.
+What changed in each version, and why: CHANGELOG.md (the registry in `scenarios/envs` holds
+the current id).
 """
 
 from __future__ import annotations
@@ -51,7 +42,7 @@ from verishop.scenarios.policy import base_return_window_days
 from verishop.scenarios.rng import make_rng
 from verishop.scenarios.taxonomy import category
 
-ENV_ID = "return-v5"
+ENV_ID = "return-v6"
 # The random stream a seed draws from: kept from return-v1 wherever generation did not change, so
 # re-scored versions play the same worlds.
 SEED_STREAM = "return-v1"

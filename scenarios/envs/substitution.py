@@ -11,19 +11,8 @@ and the ideal list (the k most relevant in-stock products of the category, the o
 excluded) is computed here from the catalog and stored in the goal, so the verifier ranks
 against it (`verishop.scenarios.ranking.best_substitutes`, shared by both).
 
-sub-v3 (over v2): generation reads a bounded number of catalog rows at any catalog size (issue 11).
-The sell-outs are drawn among a bounded uniform sample of the category (`shared.sell_outs`), not
-the whole category (about 15,000 per episode at 2M products), and the ideal list is the k most
-relevant of the whole category, read through its price index around the original's price
-(`ranking.best_substitutes`); v2 ranked the first 20,000 products of the category in Python.
-
-sub-v4 (over v3): the other sell-outs are a rule (`verishop.scenarios.stock`) selling out p_oos of the
-whole category again, at any catalog size; v3's bounded sample sold out a few percent of a
-large category.
-
-sub-v5 (over v4, issue 19): scoring only: a denied product named in any spelling (IDs case- and
-separator-insensitive, titles after Unicode, case, space and punctuation folding), on any channel, is a
-hard fail; the scenarios are byte-identical to v4's but for the id.
+What changed in each version, and why: CHANGELOG.md (the registry in `scenarios/envs` holds
+the current id).
 """
 
 from __future__ import annotations
@@ -44,7 +33,7 @@ from verishop.scenarios.rng import make_rng
 from verishop.scenarios.stock import EpisodeStock
 from verishop.scenarios.taxonomy import category
 
-ENV_ID = "sub-v5"
+ENV_ID = "sub-v6"
 # Draws of an original before the catalog is declared too small (a generated catalog needs a few).
 ORIGINAL_ATTEMPTS = 2000
 # The random stream a seed draws from: kept from sub-v1 wherever generation did not change, so
