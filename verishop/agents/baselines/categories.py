@@ -14,6 +14,7 @@ import re
 from typing import Any
 
 from verishop.agents.baselines.policy_text import words_of
+from verishop.agents.baselines.reading import numeric_filters
 from verishop.agents.session import ShopSession, ToolFailed
 
 
@@ -52,15 +53,7 @@ async def stated_filters(shop: ShopSession, text: str, category_id: str, sample:
     from verishop.agents.baselines.returns import lookup
 
     lowered = text.lower()
-    filters: dict[str, Any] = {"category_id": category_id}
-    if price := re.search(r"under \$(\d+(?:\.\d+)?)", lowered):
-        filters["max_price_usd"] = float(price.group(1))
-    if rating := re.search(r"rated at least (\d(?:\.\d)?) stars", lowered):
-        filters["min_rating"] = float(rating.group(1))
-    if "delivered by tomorrow" in lowered:
-        filters["max_ship_days"] = 1
-    elif days := re.search(r"delivered within (\d+) days", lowered):
-        filters["max_ship_days"] = int(days.group(1))
+    filters = numeric_filters(lowered, category_id)
     if brand := _clause_value(text, "made by"):
         filters["brand"] = brand
     if sample is not None:

@@ -20,11 +20,11 @@ def named_category(text: str) -> Category | None:
     return next((c for c in SHOPPABLE_CATEGORIES if c.name.lower() in lowered), None)
 
 
-def stated_filters(text: str, cat: Category) -> dict[str, Any]:
-    """search_catalog filters for the requirements `text` states about products of `cat`."""
-    lowered = text.lower()
-    filters: dict[str, Any] = {"category_id": cat.id}
-    if price := re.search(r"under \$(\d+)", lowered):
+def numeric_filters(lowered: str, category_id: str) -> dict[str, Any]:
+    """search_catalog filters for the price cap, rating floor and delivery days a lowercased
+    request states, in the customer's template phrasing."""
+    filters: dict[str, Any] = {"category_id": category_id}
+    if price := re.search(r"under \$(\d+(?:\.\d+)?)", lowered):
         filters["max_price_usd"] = float(price.group(1))
     if rating := re.search(r"rated at least (\d(?:\.\d)?) stars", lowered):
         filters["min_rating"] = float(rating.group(1))
@@ -32,6 +32,13 @@ def stated_filters(text: str, cat: Category) -> dict[str, Any]:
         filters["max_ship_days"] = 1
     elif days := re.search(r"delivered within (\d+) days", lowered):
         filters["max_ship_days"] = int(days.group(1))
+    return filters
+
+
+def stated_filters(text: str, cat: Category) -> dict[str, Any]:
+    """search_catalog filters for the requirements `text` states about products of `cat`."""
+    lowered = text.lower()
+    filters = numeric_filters(lowered, cat.id)
     if brand := next((b for b in cat.brands if f"made by {b.lower()}" in lowered), None):
         filters["brand"] = brand
     attributes = {a.name: v for a in cat.attributes for v in a.values
