@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from mutants import charged, misfit, play_scored, world_products
+from support import reseal
 from verishop.scenarios.constraints import describe
 from verishop.scenarios.customers import SimulatedCustomer
 from verishop.scenarios.customers.topics import constraint_topics, question_about
@@ -145,8 +146,9 @@ async def test_a_cart_variant_told_through_typo_noise_counts_as_revealed(hub, re
 
 
 async def test_clean_words_that_the_customer_never_said_are_not_believed(hub, reader, verifier, tmp_path):
-    """An edited `said` that does not give back the recorded message under the customer's own
-    seeded noise is ignored: the requirement stays withheld."""
+    """An edited `said` is tampering (`modified_after_close`); and even sealed again by the key's
+    holder, a `said` that does not give back the recorded message under the customer's own seeded
+    noise is ignored: the requirement stays withheld."""
     found = cases(hub, "pd", lambda s: _pd_misfit(reader, s, ("brand", "attribute")), most=1)
     scenario, (c, product) = found[0]
     ids = [r.product_id for r in scenario.goal.ideal]
@@ -164,6 +166,9 @@ async def test_clean_words_that_the_customer_never_said_are_not_believed(hub, re
     reply = next(e for e in events if e["event"] == "customer_message" and e.get("tag") != "open")
     reply["said"] = f"Good question. It should be {describe(c)}."
     transcript.write_text("".join(json.dumps(e) + "\n" for e in events))
+    tampered = verifier.score(folder)
+    assert (tampered.verdict, tampered.reason) == ("incomplete", "modified_after_close")
+    reseal(folder, hub.seal_key)
     again = verifier.score(folder)
     assert (describe(c), "withheld", "agent") in charged(again), again.failed_requirements
 
