@@ -6,7 +6,8 @@ environments ask (price adjustment, oversized surcharge, refund method, refund d
 told through a carrier or a history), other apologies, conditions, hedges and doubts, British
 and American spellings, numbers as words, currency formats, dates and typos. Each answer is
 labelled with the one reading a careful person takes from it, or None when no single reading
-survives (the reader must not commit). Scored as a whole, like the held-out part of the corpus:
+survives (the reader must not commit). An estimate ("around $30") names one value: it is read as
+that value, and judged against the answer like any other. Scored as a whole, like the held-out part of the corpus:
 precision ≥ 99.5%, recall reported (`tests/test_answer_audit.py`).
 """
 
@@ -175,7 +176,7 @@ NUMBERS = (
         ("About 12 days, maybe 11.", None),
         ("12 or 13 days depending on the time zone.", None),
         ("You have until 4 December, which is 12 days away.", 12.0),
-        ("Roughly a week and a half.", None),
+        ("Roughly a week and a half.", 10.5),
     ]),
     _num(Q_BUSINESS, [
         ("Five business days.", 5.0),
@@ -207,7 +208,7 @@ NUMBERS = (
         ("Fifteen per cent of the price.", 15.0),
         ("It's 15%, not 20%.", 15.0),
         ("15% or 20%, depending on the condition.", None),
-        ("Roughly 15%.", None),
+        ("Roughly 15%.", 15.0),
         ("We keep 15 percent as a restocking fee.", 15.0),
         ("No percentage at all — it's free.", 0.0),
     ]),
@@ -238,7 +239,7 @@ NUMBERS = (
         ("It's twenty-nine ninety-nine.", 29.99),
         ("$29.99 on top of standard shipping ($4.99).", 29.99),
         ("The surcharge is $29.99, or $39.99 for two-person delivery.", None),
-        ("Around $30.", None),
+        ("Around $30.", 30.0),
         ("$29.99 per item.", 29.99),
     ]),
     _num(Q_REFUND, [
@@ -247,7 +248,7 @@ NUMBERS = (
         ("$58.00 minus $8.70 leaves $49.30.", 49.30),
         ("You'll receive 49 dollars and 30 cents.", 49.30),
         ("Either $49.30 or the full $58.00, depending on the condition.", None),
-        ("Your refund would be about $49.", None),
+        ("Your refund would be about $49.", 49.0),
         ("$49.30 — that's $58.00 less the 15% fee.", 49.30),
         ("The full $58.00.", 58.0),
     ]),

@@ -136,12 +136,15 @@ _DENIED = re.compile(r"(?:\bnot|n't|\binstead of|\brather than|\bas opposed to|\
                      r"(?:(?:the|a|an|just|only|usual|standard|regular|normal|full|original|be|been|is|it's|quite|"
                      r"exactly|over|about)\s+)*\$?\s?$")
 _RESULT = re.compile(r"(?:=|\brefund(?:ed)? (?:would be|will be|is|of|comes to|amount is)|\bcomes? to|"
+                     r"\b(?:leaves?|leaving|brings? (?:it|that|this|the total) (?:down )?to)(?: you(?: with)?)?|"
                      r"\bworks? out to|\btotals?|\bin total|\bfor a total of|\bthe answer is)\s*(?:of\s+|is\s+|"
                      r"are\s+)?\$?\s?$")
 # Said before money only ("you'd get $76.49 back"); before days it may be a part ("you get 15 extra days").
 _MONEY_RESULT = re.compile(r"\byou(?:'ll|'d| will| would)? (?:get|receive)(?: back)?\s*$|"
                            r"(?:[,;]\s*|\b)(?:so|that'?s|that is|which is)\s*\$?\s?$")
 # "51 days in total: the 30-day window and ...", "$34.98: $4.99 standard shipping plus ...": a total, then its parts.
+# "$58.00 minus $8.70", "that's $58.00 less the fee": a figure something is taken from is an operand, not the result.
+_TAKEN_FROM = re.compile(r"\s*(?:minus|less|-(?!\s*(?:day|ish))|take away|after (?:deducting|taking off|subtracting))\b")
 _TOTAL_AFTER = re.compile(r"\s*(?:in total|total|altogether|overall)?\s*:\s")
 # A figure this answer says it can be, beside another ("$4.99 usually, but it can be $7.99").
 _CAN_BE = re.compile(r"\bcan (?:be|take|go|reach|run|cost)\b")
@@ -188,7 +191,7 @@ def _figures(t: str) -> list[_Figure]:
         condition = bool(_CONDITION_AFTER.match(t, end) or _CONDITION_BEFORE.search(before))
         result = bool(_RESULT.search(before) or (unit == "money" and _MONEY_RESULT.search(before)))
         aside = t.count("(", 0, m.start()) > t.count(")", 0, m.start())
-        result = result or bool(_TOTAL_AFTER.match(t, end))
+        result = (result or bool(_TOTAL_AFTER.match(t, end))) and not _TAKEN_FROM.match(t, end)
         denied = bool(_DENIED.search(before)) or doubted(t, m.start())
         found.append(_Figure(value, unit, m.start(), end, denied, result, condition, aside))
     return found
@@ -221,12 +224,13 @@ def _hedged(t: str, figures: list[_Figure]) -> bool:
 _ARITHMETIC = re.compile(r"\+|\bplus\b|\bminus\b|\bless\b|\band\b|\bbase\b|\bextra\b|\bextension\b")
 
 
-def _total_of_parts(t: str, values: set[float]) -> float | None:
+def _total_of_parts(t: str, values: set[float], minuends: set[float] = frozenset()) -> float | None:
     """The one value the others add up to, or are taken from, in an explanation ("51 days, 30
     base + 21 holiday", "$41.49 minus $6.22 leaves $35.27"), else None."""
     if len(values) < 3 or not _ARITHMETIC.search(t):
         return None
-    sums = {v for v in values if abs(sum(values - {v}) - v) < 0.005}
+    # the figure something is taken from is where the sum starts, not where it ends ("$58.00 minus $8.70 leaves $49.30")
+    sums = {v for v in values if abs(sum(values - {v}) - v) < 0.005 and v not in minuends}
     if len(sums) == 1:
         return sums.pop()
     return None
@@ -275,7 +279,8 @@ def read_number(text: str | None, unit: Unit | None = None, given: Iterable[floa
     offered = {f.value for f in figures if f.unit in (None, unit) and not (f.condition or f.aside)
                and round(f.value, 6) not in restated}
     if unit is not None and not results and len(offered) > 1:
-        total = _total_of_parts(t, {f.value for f in figures if f.unit in (None, unit)})
+        minuends = {f.value for f in figures if _TAKEN_FROM.match(t, f.end)}
+        total = _total_of_parts(t, {f.value for f in figures if f.unit in (None, unit)}, minuends)
         return AMBIGUOUS if total is None else total
     if unit is not None and any(f.unit == unit for f in figures):
         figures = [f for f in figures if f.unit == unit]

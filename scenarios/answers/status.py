@@ -24,7 +24,8 @@ from verishop.scenarios.answers.scope import DOUBT, future
 from verishop.scenarios.answers.text import AMBIGUOUS, UNSURE, Reading, one, plain
 
 _CARRIER = (r"(?:the |a |your |our )?(?:carrier|courier|shipping company|delivery (?:company|service|driver|partner)|driver|shipping partner|ups|fedex|"
-            r"usps|dhl|post office|postal service|mail carrier|mailman|postman)")
+            r"usps|dhl|post office|postal service|mail carrier|mailman|postman|royal mail|canada post|australia post|dpd|evri|"
+            r"hermes|yodel|parcelforce|purolator|ontrac|lasership|gls|amazon logistics)")
 # Order matters: "not shipped yet" is read as processing before "shipped" is looked for, and each
 # phrase is read once.
 STATUS_PHRASES: tuple[tuple[str, str], ...] = (
@@ -39,7 +40,7 @@ STATUS_PHRASES: tuple[tuple[str, str], ...] = (
                    rf"{_CARRIER}|{_CARRIER} (?:now |currently |still |already )?(?:has|holds|(?:is|are) (?:now |currently )?"
                    rf"(?:holding|handling|delivering|carrying|transporting|bringing)) (?:had )?"
                    rf"(?:it|them|your (?:package|parcel|order|box|shipment|delivery|items?))|in (?:the )?"
-                   rf"(?:carrier|courier|driver|postman|mail carrier|ups|fedex|usps|dhl)'?s? (?:hands|possession|custody|care)|on the (?:truck|road)|being delivered|heading (?:your way|to you)|"
+                   rf"(?:carrier|courier|driver|postman|mail carrier|ups|fedex|usps|dhl)'?s? (?:hands|possession|custody|care)|on the (?:truck|road|van|lorry)|being delivered|heading (?:your way|to you)|"
                    rf"travell?ing to you|making its way|moving through|out with (?:the |a |your )?(?:driver|courier|"
                    rf"carrier|mail carrier|postman)|at (?:the |a |your )?(?:local |carrier'?s |courier'?s |sorting |"
                    rf"regional |delivery |ups |fedex |usps |dhl )(?:facility|depot|hub|center|centre|station)"),
@@ -106,6 +107,11 @@ def read_status(text: str | None) -> Reading:
             return AMBIGUOUS
     # Two sources, each with its status ("tracking says delivered; the carrier says in transit").
     if len({s for _, _, s in said}) > 1 and len(_SOURCE.findall(t)) > 1:
+        return AMBIGUOUS
+    # Two sources set against each other, whatever the second one's words ("tracking shows
+    # delivered, though the driver says it's still on his round"): which to believe, the answer
+    # does not say.
+    if len(_SOURCE.findall(t)) > 1 and _CONTRAST.search(t) and not _THEN.search(t):
         return AMBIGUOUS
     return max({s for _, _, s in said}, key=_STAGE.__getitem__)
 
