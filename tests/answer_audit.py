@@ -300,4 +300,100 @@ CHOICES = _choice([
     ("Store credit rather than a refund to your card.", CREDIT),
 ])
 
-ITEMS: list[Item] = [i for group in (*YES_NO, *NUMBERS) for i in group] + STATUSES + CHOICES
+FIRST_BATCH: list[Item] = [i for group in (*YES_NO, *NUMBERS) for i in group] + STATUSES + CHOICES
+
+# A second batch, written after the first batch's fixes and scored once, without tuning (the
+# audit's own held-out part).
+SECOND_BATCH: list[Item] = [
+    *_yn(Q_RETURN, [
+        ("I wish I could say yes, but kettles are final sale.", NO),
+        ("I'd love to say yes, but we can't take it back.", NO),
+        ("We used to accept kettles, but not any more.", NO),
+        ("Yes. Actually, no — kettles are final sale.", None),
+        ("Not unless it arrived faulty.", None),
+        ("Only after we've inspected it.", None),
+        ("Of course you can, it's within 30 days.", YES),
+        ("Kettles? Yes, returnable.", YES),
+        ("That's a no from us, sorry.", NO),
+        ("We cannot accept it.", NO),
+        ("Afraid it can't come back to us.", NO),
+        ("You're welcome to return it.", YES),
+        ("Sure thing, send it back whenever you like.", YES),
+        ("It would be possible if it were unopened, but it isn't.", None),
+        ("Yes for unopened kettles, no for opened ones.", None),
+        ("Honestly I couldn't say.", None),
+        ("Theoretically yes, but in practice we rarely allow it.", None),
+        ("Yes, returns are accepted for a limited time.", YES),
+    ]),
+    *_yn(Q_FEE, [
+        ("Yes — a fee of 15% applies.", YES),
+        ("There isn't one.", NO),
+        ("Not for headphones.", NO),
+        ("No charge, as long as they're in resellable condition.", None),
+        ("There may be a small fee.", None),
+        ("No fee for members; others pay 15%.", None),
+        ("Zero restocking fee.", NO),
+        ("Yes, and it's 15 percent.", YES),
+    ]),
+    *_yn(Q_SHIP, [
+        ("Not quite — you're $2 short.", NO),
+        ("Yes, it's above the threshold.", YES),
+        ("Shipping will be free on that order.", YES),
+        ("No; free shipping starts at $50.", NO),
+        ("It might, depending on your address.", None),
+    ]),
+    *_num(Q_DAYS, [
+        ("Thirty calendar days.", 30.0),
+        ("One month.", 30.0),
+        ("Within 30 days of receipt.", 30.0),
+        ("Ninety days for members and 30 for everyone else.", None),
+        ("30 days, but 14 if it's been opened.", None),
+        ("It used to be 14 days; now it's 30.", 30.0),
+        ("Thirty or so days.", None),
+    ]),
+    *_num(Q_SHIPPING, [
+        ("US$4.99.", 4.99),
+        ("4.99 USD.", 4.99),
+        ("Just under five dollars: $4.99.", 4.99),
+        ("It's $4.99 per order, $1 more per extra item.", None),
+        ("$4.99 to most addresses, $12.99 to islands.", None),
+        ("Nine ninety-nine.", 9.99),
+    ]),
+    *_num(Q_ADJUST, [
+        ("Fourteen.", 14.0),
+        ("Within 14 calendar days of delivery.", 14.0),
+        ("14 days for electronics and 7 for clothing.", None),
+        ("There's no price adjustment after 14 days.", 14.0),
+        ("I doubt it's more than 7 days.", None),
+    ]),
+    *_num(Q_SURCHARGE, [
+        ("Twenty-nine dollars and ninety-nine cents.", 29.99),
+        ("A flat $29.99 per oversized item.", 29.99),
+        ("$29.99 (plus the usual $4.99 shipping).", 29.99),
+        ("$29.99 or $49.99 depending on the size.", None),
+    ]),
+    *_status([
+        ("It left our depot this morning.", "shipped"),
+        ("The driver has it and it's out for delivery.", "in_transit"),
+        ("We've packed it and it's awaiting collection by the courier.", "processing"),
+        ("Delivery was attempted but nobody was home; it's back at the depot.", None),
+        ("It's either been delivered or it's with a neighbour.", None),
+        ("The order was voided before it shipped.", "cancelled"),
+        ("According to the carrier it's delivered, but our system still says shipped.", None),
+        ("It was delivered on the 3rd of November.", "delivered"),
+        ("It's not out for delivery yet; it's still being packed.", "processing"),
+        ("I believe it's in transit, though I can't be certain.", None),
+        ("It's been dispatched.", "shipped"),
+        ("DPD are delivering it today.", "in_transit"),
+    ]),
+    *_choice([
+        ("The refund goes on your original card.", CARD),
+        ("It'll be a voucher for the store.", CREDIT),
+        ("Credit to your account, not money back.", CREDIT),
+        ("To whichever card you paid with, or store credit if you prefer.", None),
+        ("Store credit for gifts, your card otherwise.", None),
+        ("I believe it's store credit but I'd need to check.", None),
+    ]),
+]
+
+ITEMS: list[Item] = FIRST_BATCH + SECOND_BATCH

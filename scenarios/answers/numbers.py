@@ -191,7 +191,9 @@ def _figures(t: str) -> list[_Figure]:
         condition = bool(_CONDITION_AFTER.match(t, end) or _CONDITION_BEFORE.search(before))
         result = bool(_RESULT.search(before) or (unit == "money" and _MONEY_RESULT.search(before)))
         aside = t.count("(", 0, m.start()) > t.count(")", 0, m.start())
-        result = (result or bool(_TOTAL_AFTER.match(t, end))) and not _TAKEN_FROM.match(t, end)
+        # "just under $5: $4.99": a bound before the colon is not a total its parts follow
+        result = (result or bool(_TOTAL_AFTER.match(t, end) and not _CONDITION_BEFORE.search(before))) \
+            and not _TAKEN_FROM.match(t, end)
         denied = bool(_DENIED.search(before)) or doubted(t, m.start())
         found.append(_Figure(value, unit, m.start(), end, denied, result, condition, aside))
     return found

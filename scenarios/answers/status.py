@@ -32,7 +32,7 @@ STATUS_PHRASES: tuple[tuple[str, str], ...] = (
     ("processing", r"not (?:yet )?(?:been )?(?:shipped|dispatched|sent(?: out)?)(?: yet)?|(?:hasn'?t|has not|haven'?t|"
                    r"have not) (?:yet )?(?:been )?(?:shipped|dispatched|sent(?: out)?|left (?:our|the) warehouse)"
                    r"(?: yet)?|yet to (?:ship|be shipped|leave)|not (?:yet )?left (?:our|the) warehouse|"
-                   r"awaiting (?:shipment|dispatch|packing|pickup|pick-up)|waiting to (?:ship|be shipped|be packed|"
+                   r"awaiting (?:shipment|dispatch|packing|pickup|pick-up|collection)|waiting to (?:ship|be shipped|be packed|"
                    r"be picked|be dispatched|go out)"),
     ("cancelled", r"cancell?ed|called off|voided"),
     ("in_transit", rf"in transit|on (?:its|the|their) way|en route|out for delivery|in the (?:mail|post)|"
@@ -50,7 +50,7 @@ STATUS_PHRASES: tuple[tuple[str, str], ...] = (
     ("shipped", rf"shipped|dispatched|sent out|(?:has|have|was|were) (?:been )?sent|handed (?:over )?(?:to|off to) "
                 rf"{_CARRIER}|picked up by {_CARRIER}|{_CARRIER} (?:has |have |had |just |already )*(?:picked (?:it|them) up|"
                 rf"collected (?:it|them)|took (?:it|them))|(?:handed|passed|gave|given) (?:it |them )?(?:over )?(?:to|off to) "
-                rf"{_CARRIER}|left (?:our|the) (?:warehouse|facility)|"
+                rf"{_CARRIER}|left (?:our|the) (?:warehouse|facility|depot|premises|fulfil?ment (?:center|centre)|distribution (?:center|centre))|"
                 rf"(?:gone|went) out"),
     ("processing", r"processing|processed|pending|being prepared|preparing|being packed|packing|getting (?:it )?ready|"
                    r"being picked|being readied"),
@@ -63,6 +63,10 @@ _DENIED = re.compile(r"(?:\bnot|n't|\bnever|\bno longer|\byet to be|\bwill|'ll|\
                      r"\bto be|\bbefore(?: it| they)?(?:'s| is| was| has| had| gets| got)?|"
                      r"\b(?:once|when|if|until) (?:it|they)(?:'s| is| are| has| have| gets| get)|\bbe)"
                      r"\s+(?:(?:\w+|been|be|have|get)\s+){0,2}$")
+# "either delivered or with a neighbour", "delivered, or it's lost": another state offered beside
+# the one named, whether or not its words are a status.
+_OPEN_ALTERNATIVE = re.compile(r"\beither\b[^.;!?]*\bor\b|\bor (?:else |maybe |perhaps |possibly )?(?:it|they)(?:'s| is| are| was|"
+                               r" were| has| have| might| may| could| will)\b")
 _ALTERNATIVE = re.compile(r"\b(?:or|either|whether|nor)\b|/")
 _POSSIBLY = re.compile(r"\b(?:may|might|could)\s+(?:(?:\w+|been|be|have|already|still)\s+){0,3}$")
 _EXPECTED_BY_NOW = re.compile(r"[^.;!?]{0,20}\b(?:by now|already)\b")
@@ -98,7 +102,7 @@ def read_status(text: str | None) -> Reading:
     if not said:
         return None
     said.sort()
-    if possible or UNSURE.search(t) or DOUBT.search(t):
+    if possible or UNSURE.search(t) or DOUBT.search(t) or _OPEN_ALTERNATIVE.search(t):
         return AMBIGUOUS
     for (_, end, a), (start, _, b) in zip(said, said[1:]):
         gap = t[end:start]

@@ -78,7 +78,9 @@ def one(found: Iterable[object]) -> Reading:
 # Besides "not sure" and "maybe": a possibility ("it might be", "it may have shipped", "it could be
 # 14"), a frequency that admits another value ("usually X, sometimes Y", "not always", "in some
 # cases", "for some items"), a promise withheld ("I can't promise", "no guarantee").
-UNSURE = re.compile(r"\b(?:not (?:\w+ )?sure|unsure|can(?:'t|not|not) (?:say|tell|confirm|be sure|promise)|"
+UNSURE = re.compile(r"\b(?:not (?:\w+ )?sure|unsure|(?:can(?:'t|not|not)|could(?:n't| not)) (?:really |honestly )?"
+                    r"(?:say|tell|confirm|be (?:sure|certain|positive)|promise|guarantee)|not (?:\w+ )?(?:certain|positive)|"
+                    r"(?:no|not a|haven't a|have no) clue|"
                     r"(?:don't|do not|doesn't) know|no idea|hard to say|not certain|uncertain|"
                     r"may or may not|might or might not|could go either way|it depends|depends on|either way|"
                     r"one or the other|(?<!whether )or not\b|or maybe|maybe|perhaps|possibly|"

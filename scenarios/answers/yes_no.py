@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from verishop.scenarios.answers.scope import doubted, restrictions, unsure
+from verishop.scenarios.answers.scope import content_words, doubted, restrictions, unsure
 from verishop.scenarios.answers.text import AMBIGUOUS, Reading, one, plain, sentences
 
 Topic = Literal["ability", "fee", "free_shipping"]
@@ -279,7 +279,15 @@ _WINDOW = re.compile(r"^(?:it'?s |you'?re |they'?re |it is |you are |they are )?
                      r"(?:\d+|\w+)?[- ]?(?:days?|weeks?|window|return window|period)\b")
 
 
+# "Yes for unopened kettles", "no if it's been worn": a yes or a no said for some cases only.
+_PARTICLE_FOR_CASES = re.compile(r"\b(?:yes|yeah|yep|no|nope)\s+(?:for|if|when|with|unless|except|provided|"
+                                 r"as long as)\b(?P<cases>[^.;!?,]*)")
+
+
 def _restricted(t: str, question: str | None) -> bool:
     still = bool(re.search(r"\bstill\b", plain(question or "")))
     conditions = [c for c in restrictions(t, question) if still or not _WINDOW.match(c)]
-    return bool(conditions or _ONLY.search(t))
+    asked = content_words(plain(question or ""))
+    # the question's own item restated ("no for headphones" to a question about headphones) is no case
+    cases = [m for m in _PARTICLE_FOR_CASES.finditer(t) if not content_words(m["cases"]) <= asked]
+    return bool(conditions or _ONLY.search(t) or cases)
