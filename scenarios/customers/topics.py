@@ -104,12 +104,17 @@ def _correct(token: str) -> str:
 
 
 def normalise(sentence: str) -> str:
-    """Lower case, one space between words, apostrophes dropped ("what's" is "whats"), typos of
-    topic words corrected, and "in order to" (no order) removed."""
-    text = sentence.lower().replace("’", "'")
+    """Lower case, one space between words, apostrophes dropped ("what's" is "whats"), a currency
+    sign read as "dollars", typos of topic words corrected, and "in order to" and "place the order"
+    (no order asked about) removed."""
+    # a currency sign names money ("Under $20, $50 or $100?" asks the budget)
+    text = re.sub(r"[$£€]", " dollars ", sentence.lower().replace("’", "'"))
     text = re.sub(r"'s\b", "s", text).replace("'", "")
     words = [_correct(w) for w in re.findall(r"[a-z0-9]+", text)]
     text = re.sub(r"\bin order to\b", "", " ".join(words))
+    # placing an order is an action, not a question about which order ("Shall I place the order now?")
+    text = re.sub(r"\b(place|submit|complete|finali[sz]e|confirm|process|put through) (the|your|this|that|an|my) order\b",
+                  r"\1 it", text)
     return re.sub(r"\bby (what|which) (date|day)\b", "by when", text)  # a deadline, not a date it knows
 
 
