@@ -32,7 +32,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
-from verishop.scenarios.answers.scope import doubted, unsure
+from verishop.scenarios.answers.scope import content_words, doubted, unsure
 from verishop.scenarios.answers.text import AMBIGUOUS, Reading, plain
 
 Unit = Literal["money", "percent", "days"]
@@ -238,6 +238,17 @@ def _total_of_parts(t: str, values: set[float], minuends: set[float] = frozenset
     return None
 
 
+# "30 days, for Plus members only", "only for electronics": the figure holds for those cases alone,
+# and which case is the customer's the answer does not say (unless the question said it).
+_ONLY_FOR = re.compile(r"\bonly (?:for|to|with|on|in) (?P<after>[^.;!?,]+)|\b(?:for|to|with|on|in) "
+                       r"(?P<before>(?:[\w$.-]+ ){0,3}[\w$.-]+) only\b")
+
+
+def _only_for_others(t: str, question: str | None) -> bool:
+    asked = content_words(plain(question or ""))
+    return any(not content_words(m["after"] or m["before"]) <= asked for m in _ONLY_FOR.finditer(t))
+
+
 def read_number(text: str | None, unit: Unit | None = None, given: Iterable[float] = (),
                 question: str | None = None) -> Reading:
     """The one number `text` answers with, None, or AMBIGUOUS (see the module docstring).
@@ -260,7 +271,7 @@ def read_number(text: str | None, unit: Unit | None = None, given: Iterable[floa
     if not figures:
         return None
     # Alternatives are a hedge whatever their units ("30 days (or 45)").
-    if _hedged(t, figures) or unsure(t):
+    if _hedged(t, figures) or unsure(t) or _only_for_others(t, question):
         return AMBIGUOUS
     if len({f.value for f in figures}) > 1 and (_CAN_BE.search(t) or len(_SOURCE.findall(t)) > 1
                                                 or len(_CASES.findall(t)) > 1):

@@ -91,9 +91,12 @@ UNSURE = re.compile(r"\b(?:not (?:\w+ )?sure|unsure|(?:can(?:'t|not|not)|could(?
                     r"give or take|more or less|or so|or at least|seems?|seemingly|appears? to|apparently|supposedly|"
                     r"(?:though|although|but)\b[^.;!?]*\b(?:costs? more|costs? less|more for|less for|higher for|"
                     r"lower for|longer for|shorter for)|"
+                    # a source that contradicts: "... but the carrier's site says otherwise"
+                    r"(?:says?|said|shows?|showing|lists?|states?|reports?|suggests?|indicates?) (?:otherwise|"
+                    r"differently|something (?:else|different))|disagrees?|contradicts?|conflicting|inconsistent|"
                     # a guess is not an answer: "probably store credit", "likely delivered by now"
                     r"probably|(?<!un)likely|presumably|i (?:guess|suppose|reckon)|"
                     # a rule and its exception: "usually yes, though some kitchen items are excluded",
                     # "normally 30 days, although some appliances have 14"
-                    r"(?:usually|normally|generally|typically|mostly|as a rule|in general|for most)\b[^.;!?]*"
+                    r"(?:usually|normally|generally|typically|mostly|as a rule|in general|for most)\b.*"
                     r"\b(?:but|though|although|except|excluded|excepted|not for|while|whereas|unless))\b")
