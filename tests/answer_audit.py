@@ -396,4 +396,27 @@ SECOND_BATCH: list[Item] = [
     ]),
 ]
 
-ITEMS: list[Item] = FIRST_BATCH + SECOND_BATCH
+# Probes written after the second batch's fixes (corrections, unnamed exceptions, "in theory").
+THIRD_BATCH: list[Item] = [
+    *_yn(Q_RETURN, [
+        ("Yes — sorry, I mean no.", NO),
+        ("No. Sorry, I misread: yes.", YES),
+        ("You could, in theory.", None),
+        ("Yes, with a few exceptions.", None),
+        ("Yes, though there are exceptions.", None),
+        ("Yes (terms apply).", None),
+        ("Yes, T&Cs apply.", None),
+        ("Alas, kettles are a no-go.", NO),
+        ("Returns? Nope.", NO),
+        ("Can you? No.", NO),
+        ("It's not that you can't return it; you can.", YES),
+        ("No, sorry, no.", NO),
+        ("Nope, sorry, kettles are final sale.", NO),
+    ]),
+    *_yn(Q_FEE, [("Fee: none.", NO), ("0%", NO), ("There's a fee in some cases.", None)]),
+    *_num(Q_SHIPPING, [("$4.99 plus tax.", 4.99), ("It's a flat fee of $4.99 — $6.99 for Alaska.", None)]),
+    *_status([("It's marked as delivered, though you say you haven't got it.", None),
+              ("It's delivered, supposedly.", None)]),
+]
+
+ITEMS: list[Item] = FIRST_BATCH + SECOND_BATCH + THIRD_BATCH

@@ -94,6 +94,10 @@ UNSURE = re.compile(r"\b(?:not (?:\w+ )?sure|unsure|(?:can(?:'t|not|not)|could(?
                     # a source that contradicts: "... but the carrier's site says otherwise"
                     r"(?:says?|said|shows?|showing|lists?|states?|reports?|suggests?|indicates?) (?:otherwise|"
                     r"differently|something (?:else|different))|disagrees?|contradicts?|conflicting|inconsistent|"
+                    # exceptions left unnamed: "yes, with a few exceptions", "terms apply", "in theory"
+                    r"(?:with|are|is|has|have) (?:a few |some |certain |several |the odd |occasional )?exceptions?|"
+                    r"(?:terms|conditions|t&cs|t & cs|restrictions|exclusions|limitations) (?:may |do |will )?apply|"
+                    r"in theory|theoretically|in principle|on paper|"
                     # a guess is not an answer: "probably store credit", "likely delivered by now"
                     r"probably|(?<!un)likely|presumably|i (?:guess|suppose|reckon)|"
                     # a rule and its exception: "usually yes, though some kitchen items are excluded",

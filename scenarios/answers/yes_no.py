@@ -64,7 +64,12 @@ _WEAK_YES = re.compile(r"^(?:no problem(?: at all)?|not a problem|no worries|no 
 _LET_ME = re.compile(r"^(?:let me|i (?:just |have |'ve )?(?:looked|checked|had a look)|i'?ll|i will|one moment|"
                      r"give me|happy to|glad to|i'?d be happy|i'?m happy|i can help)")
 # "Yes, no problem" is a yes; "yes, no." and "yes or no" offer both.
-_HEDGE = re.compile(r"\b(?:yes|yeah|yep)\b\s*(?:or|/|and)\s*\b(?:no|nope)\b|\b(?:no|nope)\b\s*(?:or|/)\s*\b(?:yes|yep)\b|"
+# "Yes, sorry, I mean no": a yes and a no, one taking the other back, leave the customer to ask again.
+_TAKEN_BACK = (r"\b(?:i mean|i meant|i misspoke|i misread|correction|scratch that|wait|rather|sorry|actually|make that|"
+               r"or rather)\b\W*(?:it'?s |that'?s |the answer is )?")
+_YES_WORD, _NO_WORD = r"\b(?:yes|yeah|yep)\b", r"\b(?:no|nope)\b(?! (?:problem|worries|trouble|issue|fee|charge|cost|need))"
+_HEDGE = re.compile(rf"{_YES_WORD}.*{_TAKEN_BACK}{_NO_WORD}|{_NO_WORD}.*{_TAKEN_BACK}{_YES_WORD}|"
+                    r"\b(?:yes|yeah|yep)\b\s*(?:or|/|and)\s*\b(?:no|nope)\b|\b(?:no|nope)\b\s*(?:or|/)\s*\b(?:yes|yep)\b|"
                     r"\b(?:yes|yeah|yep)\s*,\s*(?:no|nope)\s*(?:$|[.!?;])")
 
 
