@@ -12,7 +12,8 @@ the topics it answers (the per-environment mapping lives in each behaviour modul
 - a topic asked whose detail the opening held back: the customer tells it (tag `clarify`, a
   free turn), every such detail the message asks about; a questionnaire asked blind (more
   topics that tell nothing than ones that do, beyond `QUESTIONNAIRE_SLACK`) is answered in full
-  but paid (`continue`);
+  but paid (`continue`), counted over the conversation so that one split into small messages is
+  paid too;
 - a topic asked whose detail was said already (in the opening, an answer or a correction): it
   says it again; a topic it has no detail on: it has no preference (or nothing to add);
 - an open question ("anything else I should know?") names no topic: the customer tells the one
@@ -44,6 +45,9 @@ GENERIC_TOPIC = "generic"
 # held back, three not) is a question; "brand, colour, size, budget, rating, delivery, …?" asked
 # blind is a questionnaire, answered in full but paid, so that it never beats asking what matters.
 QUESTIONNAIRE_SLACK = 3
+# `CustomerState.memory` key: topics that told and topics asked beside them that told nothing, in
+# the free replies so far.
+_QUESTIONNAIRE = "questionnaire"
 
 # Words an agent's typo is corrected to (one edit away; see `_near`).
 _CORRECTABLE = (
@@ -222,8 +226,15 @@ def answer(state: CustomerState, message: str, details: list[Detail], nudge: str
     state.revealed.update(d.key for d in new)
     if new:  # what it had said already is not repeated beside what it tells now
         telling = {t for d in new for t in d.topics} & request.topics
-        # A questionnaire (many topics, few of them held back) is answered but not free.
-        free = len(request.topics - telling) <= max(len(telling), QUESTIONNAIRE_SLACK)
+        # A questionnaire (many topics, few of them held back) is answered but not free, and so is
+        # one split into small messages: the topics that told nothing beside a telling one are
+        # counted over the conversation (`_QUESTIONNAIRE`), against the topics that told.
+        counts = state.memory.setdefault(_QUESTIONNAIRE, {"told": 0, "riders": 0})
+        told = counts["told"] + len(telling)
+        riders = counts["riders"] + len(request.topics - telling)
+        free = riders <= max(told, QUESTIONNAIRE_SLACK)
+        if free:
+            counts.update(told=told, riders=riders)
         return CustomerTurn(" ".join(part for part in ("Good question.", *(d.words for d in new), rest) if part),
                             "clarify" if free else "continue")
     said = " ".join(["As I said:", *(d.words for d in again)]) if again else ""
