@@ -416,7 +416,13 @@ THIRD_BATCH: list[Item] = [
     *_yn(Q_FEE, [("Fee: none.", NO), ("0%", NO), ("There's a fee in some cases.", None)]),
     *_num(Q_SHIPPING, [("$4.99 plus tax.", 4.99), ("It's a flat fee of $4.99 — $6.99 for Alaska.", None)]),
     *_status([("It's marked as delivered, though you say you haven't got it.", None),
-              ("It's delivered, supposedly.", None)]),
+              ("It's delivered, supposedly.", None),
+              ("It's arrived at the depot.", "in_transit"),
+              ("Cancelled? No, it shipped.", "shipped"),
+              ("It's awaiting pickup at the post office.", None),
+              ("It was delivered yesterday — did it arrive OK?", "delivered")]),
+    *_yn(Q_RETURN, [("Sure thing — actually, hmm, no.", NO), ("Absolutely — wait, no.", NO),
+                    ("Of course, sorry, no problem.", YES)]),
 ]
 
 ITEMS: list[Item] = FIRST_BATCH + SECOND_BATCH + THIRD_BATCH

@@ -34,7 +34,8 @@ from answer_corpus import committed, read, right  # noqa: E402
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-COMMITTED = [i for i in ITEMS if i.truth is not None and right(i, read(i))]
+# (an answer that opens with a question would take the wrap into the question it asks back)
+COMMITTED = [i for i in ITEMS if i.truth is not None and right(i, read(i)) and "?" not in i.text]
 
 
 def _lower(text: str) -> str:

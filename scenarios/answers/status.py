@@ -32,7 +32,8 @@ STATUS_PHRASES: tuple[tuple[str, str], ...] = (
     ("processing", r"not (?:yet )?(?:been )?(?:shipped|dispatched|sent(?: out)?)(?: yet)?|(?:hasn'?t|has not|haven'?t|"
                    r"have not) (?:yet )?(?:been )?(?:shipped|dispatched|sent(?: out)?|left (?:our|the) warehouse)"
                    r"(?: yet)?|yet to (?:ship|be shipped|leave)|not (?:yet )?left (?:our|the) warehouse|"
-                   r"awaiting (?:shipment|dispatch|packing|pickup|pick-up|collection)|waiting to (?:ship|be shipped|be packed|"
+                   r"awaiting (?:shipment|dispatch|packing|pickup|pick-up|collection)(?! (?:at|from) (?:the|your|a|an) (?:post office|"
+                   r"locker|pick ?up point|parcel (?:shop|locker)|collection point|depot|counter))|waiting to (?:ship|be shipped|be packed|"
                    r"be picked|be dispatched|go out)"),
     ("cancelled", r"cancell?ed|called off|voided"),
     ("in_transit", rf"in transit|on (?:its|the|their) way|en route|out for delivery|in the (?:mail|post)|"
@@ -43,7 +44,11 @@ STATUS_PHRASES: tuple[tuple[str, str], ...] = (
                    rf"(?:carrier|courier|driver|postman|mail carrier|ups|fedex|usps|dhl)'?s? (?:hands|possession|custody|care)|on the (?:truck|road|van|lorry)|being delivered|heading (?:your way|to you)|"
                    rf"travell?ing to you|making its way|moving through|out with (?:the |a |your )?(?:driver|courier|"
                    rf"carrier|mail carrier|postman)|at (?:the |a |your )?(?:local |carrier'?s |courier'?s |sorting |"
-                   rf"regional |delivery |ups |fedex |usps |dhl )(?:facility|depot|hub|center|centre|station)"),
+                   rf"regional |delivery |ups |fedex |usps |dhl )(?:facility|depot|hub|center|centre|station)|"
+                   # arriving at a depot or hub is a stop on the way, not a delivery
+                   rf"(?:arrived|arrives|arriving|reached|got) (?:at|in) (?:the |a |an |your |their )?(?:local |regional |"
+                   rf"carrier'?s |courier'?s |sorting |delivery |distribution )?(?:depot|hub|facility|sorting (?:center|"
+                   rf"centre|office)|distribution (?:center|centre)|station|customs)"),
     ("delivered", r"delivered|arrived|dropped (?:it |them )?off|left at your (?:door|porch|doorstep)|signed for|"
                   r"reached you|"
                   r"(?:you|you've|you have) (?:already )?received (?:it|them)"),
@@ -86,6 +91,8 @@ def read_status(text: str | None) -> Reading:
     if not text:
         return None
     t = re.sub(r"[_\-]+", " ", plain(text))
+    # A status asked back is not stated ("Cancelled? No, it shipped."): a question's clause is masked.
+    t = re.sub(r"[^.;!?,]*\?", lambda m: "#" * len(m[0]), t)
     marked = t
     said: list[tuple[int, int, str]] = []
     possible = False

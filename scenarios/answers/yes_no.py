@@ -66,8 +66,9 @@ _LET_ME = re.compile(r"^(?:let me|i (?:just |have |'ve )?(?:looked|checked|had a
 # "Yes, no problem" is a yes; "yes, no." and "yes or no" offer both.
 # "Yes, sorry, I mean no": a yes and a no, one taking the other back, leave the customer to ask again.
 _TAKEN_BACK = (r"\b(?:i mean|i meant|i misspoke|i misread|correction|scratch that|wait|rather|sorry|actually|make that|"
-               r"or rather)\b\W*(?:it'?s |that'?s |the answer is )?")
-_YES_WORD, _NO_WORD = r"\b(?:yes|yeah|yep)\b", r"\b(?:no|nope)\b(?! (?:problem|worries|trouble|issue|fee|charge|cost|need))"
+               r"or rather)\b(?:\W+(?:hmm+|um+|uh+|er+m?|well|oh|no wait|wait))*\W*(?:it'?s |that'?s |the answer is )?")
+_YES_WORD = r"\b(?:yes|yeah|yep|sure(?: thing)?|of course|absolutely|certainly|definitely)\b(?! not\b)"
+_NO_WORD = r"\b(?:no|nope)\b(?! (?:problem|worries|trouble|issue|fee|charge|cost|need))"
 _HEDGE = re.compile(rf"{_YES_WORD}.*{_TAKEN_BACK}{_NO_WORD}|{_NO_WORD}.*{_TAKEN_BACK}{_YES_WORD}|"
                     r"\b(?:yes|yeah|yep)\b\s*(?:or|/|and)\s*\b(?:no|nope)\b|\b(?:no|nope)\b\s*(?:or|/)\s*\b(?:yes|yep)\b|"
                     r"\b(?:yes|yeah|yep)\s*,\s*(?:no|nope)\s*(?:$|[.!?;])")
