@@ -139,4 +139,19 @@ AUDIT_SECOND: tuple[tuple[str, frozenset[str]], ...] = tuple((text, frozenset(to
     ("Pick a colour: black or navy.", {"colour"}),
 ))
 
-AUDIT_ALL = AUDIT + AUDIT_SECOND
+# Probes written after the second batch: topics named only to set them aside, "order" as a verb,
+# "damaged on arrival", a day as a deadline.
+AUDIT_THIRD: tuple[tuple[str, frozenset[str]], ...] = tuple((text, frozenset(topics)) for text, topics in (
+    ("No need to tell me your budget, but which colour?", {"colour"}),
+    ("Apart from the brand, anything else?", {"generic"}),
+    ("Other than price, any preferences?", {"generic"}),
+    ("Not asking about delivery, just the brand?", {"brand"}),
+    ("Aside from the colour, is there anything else I should know?", {"generic"}),
+    ("Should I order two?", {"quantity"}),
+    ("Shall I order it for you now?", set()),
+    ("Was it damaged on arrival?", {"condition"}),
+    ("Do you want it by Friday?", {"delivery"}),
+    ("Besides size, what matters?", {"priority"}),
+))
+
+AUDIT_ALL = AUDIT + AUDIT_SECOND + AUDIT_THIRD

@@ -62,6 +62,12 @@ _SPELLINGS = {"wat": "what", "wht": "what", "ned": "need", "u": "you", "ur": "yo
 _COUNTED = re.compile(rf"\bhow many ({'|'.join(COUNTED)})\b")
 _NEED = re.compile(r"\bneed(s|ed)?\b")
 _SENTENCE_END = re.compile(r"(?<=[.?!;])\s*|\n+")
+# A topic named only to set it aside asks nothing about it ("Apart from the brand, anything else?",
+# "No need to tell me your budget, but which colour?"): the aside is cut up to its comma or "but".
+_SET_ASIDE = re.compile(r"\b(?:apart from|aside from|besides|other than|except(?: for)?|excluding|not asking (?:about|for)|"
+                        r"no need to (?:tell me|share|give me|mention)|(?:you )?(?:don'?t|do not) need to (?:tell me|share)|"
+                        r"you(?:'ve)? (?:already )?(?:mentioned|said|told me|gave me)|(?<!do )(?<!did )i (?:already )?(?:know|have))\b"
+                        r"[^,;:?.!]*?(?=[,;:?.!]|\s(?:but|just|so|and now)\b|$)")
 
 
 def _compile(patterns: Iterable[str]) -> re.Pattern[str]:
@@ -116,6 +122,8 @@ def normalise(sentence: str) -> str:
     text = re.sub(r"'s\b", "s", text).replace("'", "")
     words = [_correct(w) for w in re.findall(r"[a-z0-9]+", text)]
     text = re.sub(r"\bin order to\b", "", " ".join(words))
+    # ordering is an action, not a question about which order ("Should I order two?")
+    text = re.sub(r"\b(i|we|me to|us to)( also| now| just)? order\b", r"\1\2 buy", text)
     # placing an order is an action, not a question about which order ("Shall I place the order now?")
     text = re.sub(r"\b(place|submit|complete|finali[sz]e|confirm|process|put through) (the|your|this|that|an|my) order\b",
                   r"\1 it", text)
@@ -146,6 +154,7 @@ def read(message: str, extra: Mapping[str, Iterable[str]] | None = None) -> Requ
         words = normalise(sentence)
         if not _is_request(sentence, words):
             continue
+        words = normalise(_SET_ASIDE.sub(" ", sentence.lower().replace("’", "'")))
         is_request = True
         found = _sentence_topics(words, extra_patterns)
         topics |= found
