@@ -14,17 +14,19 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
+from answer_audit import ITEMS as AUDIT  # noqa: E402
 from answer_corpus import score, table  # noqa: E402
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--part", choices=("dev", "heldout", "both"), default="both")
+    parser.add_argument("--part", choices=("dev", "heldout", "both", "audit"), default="both",
+                        help="audit: the independent hand-written table of tests/answer_audit.py")
     parser.add_argument("--wrong", action="store_true", help="list each wrong reading")
     args = parser.parse_args()
     items = table()
     for part in ("dev", "heldout") if args.part == "both" else (args.part,):
-        mine = [i for i in items if i.part == part]
+        mine = AUDIT if part == "audit" else [i for i in items if i.part == part]
         for kind in ("all", "yes_no", "number", "status", "choice"):
             rows = mine if kind == "all" else [i for i in mine if i.kind == kind]
             result, wrong = score(rows)

@@ -1,5 +1,5 @@
 """How well the customer reads what an agent asks (issue 28): the labelled request table
-(`tests/customer_requests.py`: the table and the held-out part) through the topic recogniser (`verishop.scenarios.customers.topics`).
+(`tests/customer_requests.py`: the table and the held-out part; `tests/customer_requests_audit.py`: the audit's) through the topic recogniser (`verishop.scenarios.customers.topics`).
 
 Prints the requests, the share read exactly as labelled ("understood"), the requests read with a
 topic their label lacks ("wrong reveals": a detail nobody asked for would be told; must be 0),
@@ -16,12 +16,13 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from customer_requests import HELD_OUT, REQUESTS  # noqa: E402
+from customer_requests_audit import AUDIT_ALL  # noqa: E402
 
 from verishop.scenarios.customers.topics import asked  # noqa: E402
 
 
 def main() -> None:
-    for name, table in (("table", REQUESTS), ("held-out", HELD_OUT)):
+    for name, table in (("table", REQUESTS), ("held-out", HELD_OUT), ("audit", AUDIT_ALL)):
         print(f"--- {name}")
         report(table)
 

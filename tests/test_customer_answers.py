@@ -14,6 +14,7 @@ from collections.abc import Callable
 import pytest
 
 from customer_requests import HELD_OUT, REQUESTS
+from customer_requests_audit import AUDIT_ALL
 from verishop.scenarios.constraints import describe
 from verishop.scenarios.customers import SimulatedCustomer
 from verishop.scenarios.customers.topics import asked
@@ -161,11 +162,12 @@ def test_a_policy_customer_asked_about_membership_tells_its_membership_only(read
         assert [d for d in s.goal.unstated if d in reply.text] == [d for d in s.goal.unstated if "member" in d]
 
 
-@pytest.mark.parametrize("table", [REQUESTS, HELD_OUT], ids=["table", "held-out"])
+@pytest.mark.parametrize("table", [REQUESTS, HELD_OUT, AUDIT_ALL], ids=["table", "held-out", "audit"])
 def test_the_request_table_is_understood_with_no_wrong_reveal(table):
     """At least 200 labelled requests (and 60 held out); at least 95% read exactly as labelled,
     and no topic read that the request did not ask (a topic read in excess would tell a detail
-    nobody asked for)."""
+    nobody asked for). The audit table (tests/customer_requests_audit.py) was written by another
+    hand, without the word lists."""
     assert len(table) >= (200 if table is REQUESTS else 60)
     readings = [(text, label, asked(text)) for text, label in table]
     understood = sum(got == label for _, label, got in readings)

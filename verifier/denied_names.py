@@ -16,6 +16,9 @@ short, to four letters or more, counts only in a run of three words or more), an
   most `RARE_SHARE` of the catalog's allowed products use (their full-text index says so); and
 - no allowed product of the catalog has every word of the run (so an honest product that shares
   words with a denied one is never taken for it).
+
+Words of the title said in another order count the same way, without cut words: a run of
+consecutive text words, each one a whole word of the title, holding a distinctive word and one more.
 """
 
 from __future__ import annotations
@@ -153,6 +156,24 @@ class DeniedNames:
                 run = _run(title.words, index, joined, start, end, bounds)
                 if run is not None and len(run) >= least \
                         and not self.allowed_has_all(tuple(title.originals[i] for i in run)):
+                    return title.product
+        return self._named_in_any_order(words)
+
+    def _named_in_any_order(self, words: list[str]) -> Product | None:
+        """A denied product whose title's words the text says in another order ("Sight Weapon Black
+        Matte 8 Edge Tactix"): a run of consecutive text words, each a word of the title, that holds
+        a distinctive word of it and at least one other, and that no allowed product has all of."""
+        for position, word in enumerate(words):
+            for title, _ in self._titles.get(word, ()):
+                spelt = {w: i for i, w in enumerate(title.words)}
+                left = position
+                while left > 0 and words[left - 1] in spelt:
+                    left -= 1
+                right = position + 1
+                while right < len(words) and words[right] in spelt:
+                    right += 1
+                run = sorted({spelt[w] for w in words[left:right]})
+                if len(run) >= 2 and not self.allowed_has_all(tuple(title.originals[i] for i in run)):
                     return title.product
         return None
 

@@ -32,7 +32,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
-from verishop.scenarios.answers.scope import doubted, unsure
+from verishop.scenarios.answers.scope import content_words, doubted, unsure
 from verishop.scenarios.answers.text import AMBIGUOUS, Reading, plain
 
 Unit = Literal["money", "percent", "days"]
@@ -136,12 +136,15 @@ _DENIED = re.compile(r"(?:\bnot|n't|\binstead of|\brather than|\bas opposed to|\
                      r"(?:(?:the|a|an|just|only|usual|standard|regular|normal|full|original|be|been|is|it's|quite|"
                      r"exactly|over|about)\s+)*\$?\s?$")
 _RESULT = re.compile(r"(?:=|\brefund(?:ed)? (?:would be|will be|is|of|comes to|amount is)|\bcomes? to|"
+                     r"\b(?:leaves?|leaving|brings? (?:it|that|this|the total) (?:down )?to)(?: you(?: with)?)?|"
                      r"\bworks? out to|\btotals?|\bin total|\bfor a total of|\bthe answer is)\s*(?:of\s+|is\s+|"
                      r"are\s+)?\$?\s?$")
 # Said before money only ("you'd get $76.49 back"); before days it may be a part ("you get 15 extra days").
 _MONEY_RESULT = re.compile(r"\byou(?:'ll|'d| will| would)? (?:get|receive)(?: back)?\s*$|"
                            r"(?:[,;]\s*|\b)(?:so|that'?s|that is|which is)\s*\$?\s?$")
 # "51 days in total: the 30-day window and ...", "$34.98: $4.99 standard shipping plus ...": a total, then its parts.
+# "$58.00 minus $8.70", "that's $58.00 less the fee": a figure something is taken from is an operand, not the result.
+_TAKEN_FROM = re.compile(r"\s*(?:minus|less|-(?!\s*(?:day|ish))|take away|after (?:deducting|taking off|subtracting))\b")
 _TOTAL_AFTER = re.compile(r"\s*(?:in total|total|altogether|overall)?\s*:\s")
 # A figure this answer says it can be, beside another ("$4.99 usually, but it can be $7.99").
 _CAN_BE = re.compile(r"\bcan (?:be|take|go|reach|run|cost)\b")
@@ -188,7 +191,9 @@ def _figures(t: str) -> list[_Figure]:
         condition = bool(_CONDITION_AFTER.match(t, end) or _CONDITION_BEFORE.search(before))
         result = bool(_RESULT.search(before) or (unit == "money" and _MONEY_RESULT.search(before)))
         aside = t.count("(", 0, m.start()) > t.count(")", 0, m.start())
-        result = result or bool(_TOTAL_AFTER.match(t, end))
+        # "just under $5: $4.99": a bound before the colon is not a total its parts follow
+        result = (result or bool(_TOTAL_AFTER.match(t, end) and not _CONDITION_BEFORE.search(before))) \
+            and not _TAKEN_FROM.match(t, end)
         denied = bool(_DENIED.search(before)) or doubted(t, m.start())
         found.append(_Figure(value, unit, m.start(), end, denied, result, condition, aside))
     return found
@@ -221,15 +226,27 @@ def _hedged(t: str, figures: list[_Figure]) -> bool:
 _ARITHMETIC = re.compile(r"\+|\bplus\b|\bminus\b|\bless\b|\band\b|\bbase\b|\bextra\b|\bextension\b")
 
 
-def _total_of_parts(t: str, values: set[float]) -> float | None:
+def _total_of_parts(t: str, values: set[float], minuends: set[float] = frozenset()) -> float | None:
     """The one value the others add up to, or are taken from, in an explanation ("51 days, 30
     base + 21 holiday", "$41.49 minus $6.22 leaves $35.27"), else None."""
     if len(values) < 3 or not _ARITHMETIC.search(t):
         return None
-    sums = {v for v in values if abs(sum(values - {v}) - v) < 0.005}
+    # the figure something is taken from is where the sum starts, not where it ends ("$58.00 minus $8.70 leaves $49.30")
+    sums = {v for v in values if abs(sum(values - {v}) - v) < 0.005 and v not in minuends}
     if len(sums) == 1:
         return sums.pop()
     return None
+
+
+# "30 days, for Plus members only", "only for electronics": the figure holds for those cases alone,
+# and which case is the customer's the answer does not say (unless the question said it).
+_ONLY_FOR = re.compile(r"\bonly (?:for|to|with|on|in) (?P<after>[^.;!?,]+)|\b(?:for|to|with|on|in) "
+                       r"(?P<before>(?:[\w$.-]+ ){0,3}[\w$.-]+) only\b")
+
+
+def _only_for_others(t: str, question: str | None) -> bool:
+    asked = content_words(plain(question or ""))
+    return any(not content_words(m["after"] or m["before"]) <= asked for m in _ONLY_FOR.finditer(t))
 
 
 def read_number(text: str | None, unit: Unit | None = None, given: Iterable[float] = (),
@@ -254,7 +271,7 @@ def read_number(text: str | None, unit: Unit | None = None, given: Iterable[floa
     if not figures:
         return None
     # Alternatives are a hedge whatever their units ("30 days (or 45)").
-    if _hedged(t, figures) or unsure(t):
+    if _hedged(t, figures) or unsure(t) or _only_for_others(t, question):
         return AMBIGUOUS
     if len({f.value for f in figures}) > 1 and (_CAN_BE.search(t) or len(_SOURCE.findall(t)) > 1
                                                 or len(_CASES.findall(t)) > 1):
@@ -275,7 +292,8 @@ def read_number(text: str | None, unit: Unit | None = None, given: Iterable[floa
     offered = {f.value for f in figures if f.unit in (None, unit) and not (f.condition or f.aside)
                and round(f.value, 6) not in restated}
     if unit is not None and not results and len(offered) > 1:
-        total = _total_of_parts(t, {f.value for f in figures if f.unit in (None, unit)})
+        minuends = {f.value for f in figures if _TAKEN_FROM.match(t, f.end)}
+        total = _total_of_parts(t, {f.value for f in figures if f.unit in (None, unit)}, minuends)
         return AMBIGUOUS if total is None else total
     if unit is not None and any(f.unit == unit for f in figures):
         figures = [f for f in figures if f.unit == unit]

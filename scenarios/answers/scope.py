@@ -4,7 +4,8 @@ An answer commits a value only when exactly one reading survives them (issue 28)
   - a doubt ("I doubt", "I don't think", "it's not true that") turns the statement after it, to
     the end of its clause, into its opposite: "I doubt you can return them" is a no, and "I don't
     think it's 30 days" names no figure (`DOUBT`, `doubted`);
-  - a condition or an exception ("only if", "as long as", "unless", "except", "but not", "if")
+  - a condition or an exception ("only if", "as long as", "unless", "except", "but not", "if",
+    "subject to", "for members only")
     restricts the answer to some cases without saying whether the customer's is one of them,
     unless it restates the question's own condition, leaves the choice to the customer ("if
     you'd like") or offers more help ("let me know if ...") (`restrictions`);
@@ -69,6 +70,9 @@ def doubted(text: str, at: int) -> bool:
 RESTRICTION = re.compile(r"\b(?:only (?:if|when|after|before|with)|as long as|so long as|provided(?: that)?|providing|"
                          r"on (?:the )?condition|assuming|unless|except(?: for| if| when| that)?|excluding|other than|"
                          r"apart from|aside from|with the exception of|but not|(?:anything|everything|all|any item|all items) but|"
+                         r"subject to|contingent (?:on|upon)|conditional (?:on|upon)|dependent (?:on|upon)|"
+                         # "waived for members only", "in-store only": the answer holds for those cases alone
+                         r"(?:for|to|on|in|with|at|by) (?:[\w-]+ ){0,2}[\w-]+ only|"
                          r"(?<!even )if)\b(?P<condition>[^.;!?]*)")
 # "if you'd like", "if you want to": the customer's choice, not a case the answer leaves open.
 _AT_WILL = re.compile(r"^(?:you'?d (?:like|rather|prefer)|you would (?:like|rather|prefer)|you (?:want|wish|prefer|like|need)|needed|necessary|"

@@ -24,14 +24,16 @@ from verishop.scenarios.answers.scope import DOUBT, future
 from verishop.scenarios.answers.text import AMBIGUOUS, UNSURE, Reading, one, plain
 
 _CARRIER = (r"(?:the |a |your |our )?(?:carrier|courier|shipping company|delivery (?:company|service|driver|partner)|driver|shipping partner|ups|fedex|"
-            r"usps|dhl|post office|postal service|mail carrier|mailman|postman)")
+            r"usps|dhl|post office|postal service|mail carrier|mailman|postman|royal mail|canada post|australia post|dpd|evri|"
+            r"hermes|yodel|parcelforce|purolator|ontrac|lasership|gls|amazon logistics)")
 # Order matters: "not shipped yet" is read as processing before "shipped" is looked for, and each
 # phrase is read once.
 STATUS_PHRASES: tuple[tuple[str, str], ...] = (
     ("processing", r"not (?:yet )?(?:been )?(?:shipped|dispatched|sent(?: out)?)(?: yet)?|(?:hasn'?t|has not|haven'?t|"
                    r"have not) (?:yet )?(?:been )?(?:shipped|dispatched|sent(?: out)?|left (?:our|the) warehouse)"
                    r"(?: yet)?|yet to (?:ship|be shipped|leave)|not (?:yet )?left (?:our|the) warehouse|"
-                   r"awaiting (?:shipment|dispatch|packing|pickup|pick-up)|waiting to (?:ship|be shipped|be packed|"
+                   r"awaiting (?:shipment|dispatch|packing|pickup|pick-up|collection)(?! (?:at|from) (?:the|your|a|an) (?:post office|"
+                   r"locker|pick ?up point|parcel (?:shop|locker)|collection point|depot|counter))|waiting to (?:ship|be shipped|be packed|"
                    r"be picked|be dispatched|go out)"),
     ("cancelled", r"cancell?ed|called off|voided"),
     ("in_transit", rf"in transit|on (?:its|the|their) way|en route|out for delivery|in the (?:mail|post)|"
@@ -39,17 +41,21 @@ STATUS_PHRASES: tuple[tuple[str, str], ...] = (
                    rf"{_CARRIER}|{_CARRIER} (?:now |currently |still |already )?(?:has|holds|(?:is|are) (?:now |currently )?"
                    rf"(?:holding|handling|delivering|carrying|transporting|bringing)) (?:had )?"
                    rf"(?:it|them|your (?:package|parcel|order|box|shipment|delivery|items?))|in (?:the )?"
-                   rf"(?:carrier|courier|driver|postman|mail carrier|ups|fedex|usps|dhl)'?s? (?:hands|possession|custody|care)|on the (?:truck|road)|being delivered|heading (?:your way|to you)|"
+                   rf"(?:carrier|courier|driver|postman|mail carrier|ups|fedex|usps|dhl)'?s? (?:hands|possession|custody|care)|on the (?:truck|road|van|lorry)|being delivered|heading (?:your way|to you)|"
                    rf"travell?ing to you|making its way|moving through|out with (?:the |a |your )?(?:driver|courier|"
                    rf"carrier|mail carrier|postman)|at (?:the |a |your )?(?:local |carrier'?s |courier'?s |sorting |"
-                   rf"regional |delivery |ups |fedex |usps |dhl )(?:facility|depot|hub|center|centre|station)"),
+                   rf"regional |delivery |ups |fedex |usps |dhl )(?:facility|depot|hub|center|centre|station)|"
+                   # arriving at a depot or hub is a stop on the way, not a delivery
+                   rf"(?:arrived|arrives|arriving|reached|got) (?:at|in) (?:the |a |an |your |their )?(?:local |regional |"
+                   rf"carrier'?s |courier'?s |sorting |delivery |distribution )?(?:depot|hub|facility|sorting (?:center|"
+                   rf"centre|office)|distribution (?:center|centre)|station|customs)"),
     ("delivered", r"delivered|arrived|dropped (?:it |them )?off|left at your (?:door|porch|doorstep)|signed for|"
                   r"reached you|"
                   r"(?:you|you've|you have) (?:already )?received (?:it|them)"),
     ("shipped", rf"shipped|dispatched|sent out|(?:has|have|was|were) (?:been )?sent|handed (?:over )?(?:to|off to) "
                 rf"{_CARRIER}|picked up by {_CARRIER}|{_CARRIER} (?:has |have |had |just |already )*(?:picked (?:it|them) up|"
                 rf"collected (?:it|them)|took (?:it|them))|(?:handed|passed|gave|given) (?:it |them )?(?:over )?(?:to|off to) "
-                rf"{_CARRIER}|left (?:our|the) (?:warehouse|facility)|"
+                rf"{_CARRIER}|left (?:our|the) (?:warehouse|facility|depot|premises|fulfil?ment (?:center|centre)|distribution (?:center|centre))|"
                 rf"(?:gone|went) out"),
     ("processing", r"processing|processed|pending|being prepared|preparing|being packed|packing|getting (?:it )?ready|"
                    r"being picked|being readied"),
@@ -62,6 +68,10 @@ _DENIED = re.compile(r"(?:\bnot|n't|\bnever|\bno longer|\byet to be|\bwill|'ll|\
                      r"\bto be|\bbefore(?: it| they)?(?:'s| is| was| has| had| gets| got)?|"
                      r"\b(?:once|when|if|until) (?:it|they)(?:'s| is| are| has| have| gets| get)|\bbe)"
                      r"\s+(?:(?:\w+|been|be|have|get)\s+){0,2}$")
+# "either delivered or with a neighbour", "delivered, or it's lost": another state offered beside
+# the one named, whether or not its words are a status.
+_OPEN_ALTERNATIVE = re.compile(r"\beither\b[^.;!?]*\bor\b|\bor (?:else |maybe |perhaps |possibly )?(?:it|they)(?:'s| is| are| was|"
+                               r" were| has| have| might| may| could| will)\b")
 _ALTERNATIVE = re.compile(r"\b(?:or|either|whether|nor)\b|/")
 _POSSIBLY = re.compile(r"\b(?:may|might|could)\s+(?:(?:\w+|been|be|have|already|still)\s+){0,3}$")
 _EXPECTED_BY_NOW = re.compile(r"[^.;!?]{0,20}\b(?:by now|already)\b")
@@ -81,6 +91,8 @@ def read_status(text: str | None) -> Reading:
     if not text:
         return None
     t = re.sub(r"[_\-]+", " ", plain(text))
+    # A status asked back is not stated ("Cancelled? No, it shipped."): a question's clause is masked.
+    t = re.sub(r"[^.;!?,]*\?", lambda m: "#" * len(m[0]), t)
     marked = t
     said: list[tuple[int, int, str]] = []
     possible = False
@@ -97,7 +109,7 @@ def read_status(text: str | None) -> Reading:
     if not said:
         return None
     said.sort()
-    if possible or UNSURE.search(t) or DOUBT.search(t):
+    if possible or UNSURE.search(t) or DOUBT.search(t) or _OPEN_ALTERNATIVE.search(t):
         return AMBIGUOUS
     for (_, end, a), (start, _, b) in zip(said, said[1:]):
         gap = t[end:start]
@@ -106,6 +118,11 @@ def read_status(text: str | None) -> Reading:
             return AMBIGUOUS
     # Two sources, each with its status ("tracking says delivered; the carrier says in transit").
     if len({s for _, _, s in said}) > 1 and len(_SOURCE.findall(t)) > 1:
+        return AMBIGUOUS
+    # Two sources set against each other, whatever the second one's words ("tracking shows
+    # delivered, though the driver says it's still on his round"): which to believe, the answer
+    # does not say.
+    if len(_SOURCE.findall(t)) > 1 and _CONTRAST.search(t) and not _THEN.search(t):
         return AMBIGUOUS
     return max({s for _, _, s in said}, key=_STAGE.__getitem__)
 

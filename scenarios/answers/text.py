@@ -78,7 +78,9 @@ def one(found: Iterable[object]) -> Reading:
 # Besides "not sure" and "maybe": a possibility ("it might be", "it may have shipped", "it could be
 # 14"), a frequency that admits another value ("usually X, sometimes Y", "not always", "in some
 # cases", "for some items"), a promise withheld ("I can't promise", "no guarantee").
-UNSURE = re.compile(r"\b(?:not (?:\w+ )?sure|unsure|can(?:'t|not|not) (?:say|tell|confirm|be sure|promise)|"
+UNSURE = re.compile(r"\b(?:not (?:\w+ )?sure|unsure|(?:can(?:'t|not|not)|could(?:n't| not)) (?:really |honestly )?"
+                    r"(?:say|tell|confirm|be (?:sure|certain|positive)|promise|guarantee)|not (?:\w+ )?(?:certain|positive)|"
+                    r"(?:no|not a|haven't a|have no) clue|"
                     r"(?:don't|do not|doesn't) know|no idea|hard to say|not certain|uncertain|"
                     r"may or may not|might or might not|could go either way|it depends|depends on|either way|"
                     r"one or the other|(?<!whether )or not\b|or maybe|maybe|perhaps|possibly|"
@@ -88,4 +90,17 @@ UNSURE = re.compile(r"\b(?:not (?:\w+ )?sure|unsure|can(?:'t|not|not) (?:say|tel
                     r"(?:can|could|may|might) be (?:more|less|higher|lower|longer|shorter|different)|(?:could|can|might) try|"
                     r"give or take|more or less|or so|or at least|seems?|seemingly|appears? to|apparently|supposedly|"
                     r"(?:though|although|but)\b[^.;!?]*\b(?:costs? more|costs? less|more for|less for|higher for|"
-                    r"lower for|longer for|shorter for))\b")
+                    r"lower for|longer for|shorter for)|"
+                    # a source that contradicts: "... but the carrier's site says otherwise"
+                    r"(?:says?|said|shows?|showing|lists?|states?|reports?|suggests?|indicates?) (?:otherwise|"
+                    r"differently|something (?:else|different))|disagrees?|contradicts?|conflicting|inconsistent|"
+                    # exceptions left unnamed: "yes, with a few exceptions", "terms apply", "in theory"
+                    r"(?:with|are|is|has|have) (?:a few |some |certain |several |the odd |occasional )?exceptions?|"
+                    r"(?:terms|conditions|t&cs|t & cs|restrictions|exclusions|limitations) (?:may |do |will )?apply|"
+                    r"in theory|theoretically|in principle|on paper|"
+                    # a guess is not an answer: "probably store credit", "likely delivered by now"
+                    r"probably|(?<!un)likely|presumably|i (?:guess|suppose|reckon)|"
+                    # a rule and its exception: "usually yes, though some kitchen items are excluded",
+                    # "normally 30 days, although some appliances have 14"
+                    r"(?:usually|normally|generally|typically|mostly|as a rule|in general|for most)\b.*"
+                    r"\b(?:but|though|although|except|excluded|excepted|not for|while|whereas|unless))\b")

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from verishop.scenarios.answers.scope import doubted, restrictions, unsure
+from verishop.scenarios.answers.scope import content_words, doubted, restrictions, unsure
 from verishop.scenarios.answers.text import AMBIGUOUS, Reading, one, plain, sentences
 
 Topic = Literal["ability", "fee", "free_shipping"]
@@ -64,7 +64,13 @@ _WEAK_YES = re.compile(r"^(?:no problem(?: at all)?|not a problem|no worries|no 
 _LET_ME = re.compile(r"^(?:let me|i (?:just |have |'ve )?(?:looked|checked|had a look)|i'?ll|i will|one moment|"
                      r"give me|happy to|glad to|i'?d be happy|i'?m happy|i can help)")
 # "Yes, no problem" is a yes; "yes, no." and "yes or no" offer both.
-_HEDGE = re.compile(r"\b(?:yes|yeah|yep)\b\s*(?:or|/|and)\s*\b(?:no|nope)\b|\b(?:no|nope)\b\s*(?:or|/)\s*\b(?:yes|yep)\b|"
+# "Yes, sorry, I mean no": a yes and a no, one taking the other back, leave the customer to ask again.
+_TAKEN_BACK = (r"\b(?:i mean|i meant|i misspoke|i misread|correction|scratch that|wait|rather|sorry|actually|make that|"
+               r"or rather)\b(?:\W+(?:hmm+|um+|uh+|er+m?|well|oh|no wait|wait))*\W*(?:it'?s |that'?s |the answer is )?")
+_YES_WORD = r"\b(?:yes|yeah|yep|sure(?: thing)?|of course|absolutely|certainly|definitely)\b(?! not\b)"
+_NO_WORD = r"\b(?:no|nope)\b(?! (?:problem|worries|trouble|issue|fee|charge|cost|need))"
+_HEDGE = re.compile(rf"{_YES_WORD}.*{_TAKEN_BACK}{_NO_WORD}|{_NO_WORD}.*{_TAKEN_BACK}{_YES_WORD}|"
+                    r"\b(?:yes|yeah|yep)\b\s*(?:or|/|and)\s*\b(?:no|nope)\b|\b(?:no|nope)\b\s*(?:or|/)\s*\b(?:yes|yep)\b|"
                     r"\b(?:yes|yeah|yep)\s*,\s*(?:no|nope)\s*(?:$|[.!?;])")
 
 
@@ -279,7 +285,15 @@ _WINDOW = re.compile(r"^(?:it'?s |you'?re |they'?re |it is |you are |they are )?
                      r"(?:\d+|\w+)?[- ]?(?:days?|weeks?|window|return window|period)\b")
 
 
+# "Yes for unopened kettles", "no if it's been worn": a yes or a no said for some cases only.
+_PARTICLE_FOR_CASES = re.compile(r"\b(?:yes|yeah|yep|no|nope)\s+(?:for|if|when|with|unless|except|provided|"
+                                 r"as long as)\b(?P<cases>[^.;!?,]*)")
+
+
 def _restricted(t: str, question: str | None) -> bool:
     still = bool(re.search(r"\bstill\b", plain(question or "")))
     conditions = [c for c in restrictions(t, question) if still or not _WINDOW.match(c)]
-    return bool(conditions or _ONLY.search(t))
+    asked = content_words(plain(question or ""))
+    # the question's own item restated ("no for headphones" to a question about headphones) is no case
+    cases = [m for m in _PARTICLE_FOR_CASES.finditer(t) if not content_words(m["cases"]) <= asked]
+    return bool(conditions or _ONLY.search(t) or cases)

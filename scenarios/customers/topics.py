@@ -12,7 +12,8 @@ the topics it answers (the per-environment mapping lives in each behaviour modul
 - a topic asked whose detail the opening held back: the customer tells it (tag `clarify`, a
   free turn), every such detail the message asks about; a questionnaire asked blind (more
   topics that tell nothing than ones that do, beyond `QUESTIONNAIRE_SLACK`) is answered in full
-  but paid (`continue`);
+  but paid (`continue`), counted over the conversation so that one split into small messages is
+  paid too;
 - a topic asked whose detail was said already (in the opening, an answer or a correction): it
   says it again; a topic it has no detail on: it has no preference (or nothing to add);
 - an open question ("anything else I should know?") names no topic: the customer tells the one
@@ -44,6 +45,9 @@ GENERIC_TOPIC = "generic"
 # held back, three not) is a question; "brand, colour, size, budget, rating, delivery, …?" asked
 # blind is a questionnaire, answered in full but paid, so that it never beats asking what matters.
 QUESTIONNAIRE_SLACK = 3
+# `CustomerState.memory` key: topics that told and topics asked beside them that told nothing, in
+# the free replies so far.
+_QUESTIONNAIRE = "questionnaire"
 
 # Words an agent's typo is corrected to (one edit away; see `_near`).
 _CORRECTABLE = (
@@ -58,6 +62,12 @@ _SPELLINGS = {"wat": "what", "wht": "what", "ned": "need", "u": "you", "ur": "yo
 _COUNTED = re.compile(rf"\bhow many ({'|'.join(COUNTED)})\b")
 _NEED = re.compile(r"\bneed(s|ed)?\b")
 _SENTENCE_END = re.compile(r"(?<=[.?!;])\s*|\n+")
+# A topic named only to set it aside asks nothing about it ("Apart from the brand, anything else?",
+# "No need to tell me your budget, but which colour?"): the aside is cut up to its comma or "but".
+_SET_ASIDE = re.compile(r"\b(?:apart from|aside from|besides|other than|except(?: for)?|excluding|not asking (?:about|for)|"
+                        r"no need to (?:tell me|share|give me|mention)|(?:you )?(?:don'?t|do not) need to (?:tell me|share)|"
+                        r"you(?:'ve)? (?:already )?(?:mentioned|said|told me|gave me)|(?<!do )(?<!did )i (?:already )?(?:know|have))\b"
+                        r"[^,;:?.!]*?(?=[,;:?.!]|\s(?:but|just|so|and now)\b|$)")
 
 
 def _compile(patterns: Iterable[str]) -> re.Pattern[str]:
@@ -104,12 +114,19 @@ def _correct(token: str) -> str:
 
 
 def normalise(sentence: str) -> str:
-    """Lower case, one space between words, apostrophes dropped ("what's" is "whats"), typos of
-    topic words corrected, and "in order to" (no order) removed."""
-    text = sentence.lower().replace("’", "'")
+    """Lower case, one space between words, apostrophes dropped ("what's" is "whats"), a currency
+    sign read as "dollars", typos of topic words corrected, and "in order to" and "place the order"
+    (no order asked about) removed."""
+    # a currency sign names money ("Under $20, $50 or $100?" asks the budget)
+    text = re.sub(r"[$£€]", " dollars ", sentence.lower().replace("’", "'"))
     text = re.sub(r"'s\b", "s", text).replace("'", "")
     words = [_correct(w) for w in re.findall(r"[a-z0-9]+", text)]
     text = re.sub(r"\bin order to\b", "", " ".join(words))
+    # ordering is an action, not a question about which order ("Should I order two?")
+    text = re.sub(r"\b(i|we|me to|us to)( also| now| just)? order\b", r"\1\2 buy", text)
+    # placing an order is an action, not a question about which order ("Shall I place the order now?")
+    text = re.sub(r"\b(place|submit|complete|finali[sz]e|confirm|process|put through) (the|your|this|that|an|my) order\b",
+                  r"\1 it", text)
     return re.sub(r"\bby (what|which) (date|day)\b", "by when", text)  # a deadline, not a date it knows
 
 
@@ -137,6 +154,7 @@ def read(message: str, extra: Mapping[str, Iterable[str]] | None = None) -> Requ
         words = normalise(sentence)
         if not _is_request(sentence, words):
             continue
+        words = normalise(_SET_ASIDE.sub(" ", sentence.lower().replace("’", "'")))
         is_request = True
         found = _sentence_topics(words, extra_patterns)
         topics |= found
@@ -217,8 +235,15 @@ def answer(state: CustomerState, message: str, details: list[Detail], nudge: str
     state.revealed.update(d.key for d in new)
     if new:  # what it had said already is not repeated beside what it tells now
         telling = {t for d in new for t in d.topics} & request.topics
-        # A questionnaire (many topics, few of them held back) is answered but not free.
-        free = len(request.topics - telling) <= max(len(telling), QUESTIONNAIRE_SLACK)
+        # A questionnaire (many topics, few of them held back) is answered but not free, and so is
+        # one split into small messages: the topics that told nothing beside a telling one are
+        # counted over the conversation (`_QUESTIONNAIRE`), against the topics that told.
+        counts = state.memory.setdefault(_QUESTIONNAIRE, {"told": 0, "riders": 0})
+        told = counts["told"] + len(telling)
+        riders = counts["riders"] + len(request.topics - telling)
+        free = riders <= max(told, QUESTIONNAIRE_SLACK)
+        if free:
+            counts.update(told=told, riders=riders)
         return CustomerTurn(" ".join(part for part in ("Good question.", *(d.words for d in new), rest) if part),
                             "clarify" if free else "continue")
     said = " ".join(["As I said:", *(d.words for d in again)]) if again else ""

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from verishop.agents import baselines, redteam
 from verishop.agents.oracles import play_for
+from verishop.agents.redteam.askall import AskAllAgent
 from verishop.agents.session import ShopSession
 from verishop.scenarios.models import Scenario
 
@@ -53,10 +54,11 @@ _PLAIN = {"null": NullAgent, "greedy": GreedyAgent, "enumerate": redteam.Enumera
           "bruteforce": redteam.BruteforceAgent, "spray": redteam.SprayAgent, "pad": redteam.PadAgent,
           "namedrop": redteam.NamedropAgent, "namedrop-greedy": redteam.NamedropGreedyAgent,
           "denied": redteam.DeniedAgent, "denied-spelled": redteam.DeniedSpelledAgent,
-          "prior": redteam.PriorAgent, "oldest": redteam.OldestAgent, "newest": redteam.NewestAgent}
+          "prior": redteam.PriorAgent, "oldest": redteam.OldestAgent, "newest": redteam.NewestAgent,
+          "askall": AskAllAgent}
 
 AGENTS = ("oracle", "null", "greedy", "hallucinate", *redteam.HOSTILE, *redteam.HEURISTIC, *redteam.NATURAL,
-          "openai")
+          "askall", "openai")
 
 
 def make_agent(name: str, scenario: Scenario, **options):
