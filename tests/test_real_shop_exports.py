@@ -1,0 +1,108 @@
+"""Real shop exports (issue 30): attributes that cover part of a category, option names that differ
+between products, variants on one or two options, products without brand, a category of equal
+prices. Every generator either generates or raises the documented CatalogError saying what it
+needs; the import report says beforehand which environments can run, and those do."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from verishop.scenarios.catalog.feeds.run import run_import
+from verishop.scenarios.catalog.reader import CatalogError, CatalogReader
+from verishop.scenarios.envs import REGISTRY, generate
+from shopify_exports import write_shopify_export
+from support import play_and_verify
+
+SHOP = Path(__file__).parent.parent / "examples" / "shop"
+SHORT = tuple(spec.short_name for spec in REGISTRY.values())
+
+
+@pytest.fixture(scope="module")
+def catalogs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, object]]:
+    """name -> (catalog path, import report), over the samples and several realistic exports."""
+    folder = tmp_path_factory.mktemp("exports")
+    sources = {"merchant-tsv": SHOP / "merchant.tsv", "merchant-xml": SHOP / "merchant.xml",
+               "shopify-sample": SHOP / "shopify.csv"}
+    for seed in (1, 2, 3):
+        sources[f"export-{seed}"] = write_shopify_export(folder / f"export{seed}.csv", seed)
+    sources["export-small"] = write_shopify_export(folder / "small.csv", 7, products=14)
+    sources["export-simple-type"] = write_shopify_export(folder / "simple.csv", 4, useless_type="simple")
+    found = {}
+    for name, source in sources.items():
+        found[name] = (folder / f"{name}.db", run_import([source], folder / f"{name}.db"))
+    return found
+
+
+def _taxonomy(path: Path) -> dict[str, dict]:
+    with CatalogReader(path) as catalog:
+        return {c["id"]: c for c in json.loads(catalog.meta["taxonomy"])}
+
+
+def test_a_realistic_shopify_export_keeps_the_options_most_products_of_a_category_state(catalogs):
+    path, report = catalogs["export-1"]
+    taxonomy = _taxonomy(path)
+    names = {cid: [a["name"] for a in c["attributes"]] for cid, c in taxonomy.items()}
+    assert "size" in names["shop_t_shirts"] and "color" in names["shop_t_shirts"]
+    assert names["shop_sneakers"] == ["size"]  # "Shoe size" and "Size" are one attribute
+    assert names["shop_hats"] == ["color"]  # "Colour" and "Color" are one attribute
+    assert taxonomy["shop_sneakers"]["variant_attribute"] == "size"
+    assert names["shop_mugs"] == [] and names["shop_posters"] == []
+    merged = " ".join(report.merged_attributes)
+    assert "shoe_size" in merged and "colour" in merged and "-> size" in merged and "-> color" in merged
+    coverage = {(c["category"], c["attribute"]): c for c in report.attribute_coverage}
+    hats = coverage[("shop_hats", "color")]
+    assert 0 < hats["products"] < taxonomy["shop_hats"]["products"] and hats["kept"]
+
+
+def test_an_attribute_only_a_few_products_state_stays_out_of_the_schema(tmp_path):
+    rows = ["id\ttitle\tprice\tproduct_type\tcolor\tmaterial"]
+    for i in range(20):
+        material = "Oak" if i == 0 else ""
+        rows.append(f"M{i}\tMug {i}\t{10 + i}.00 USD\tKitchen > Mugs\t{('Blue', 'Red')[i % 2]}\t{material}")
+    (tmp_path / "mugs.tsv").write_text("\n".join(rows) + "\n")
+    report = run_import([tmp_path / "mugs.tsv"], tmp_path / "mugs.db")
+    taxonomy = _taxonomy(tmp_path / "mugs.db")
+    assert [a["name"] for a in taxonomy["shop_mugs"]["attributes"]] == ["color"]
+    coverage = {c["attribute"]: c for c in report.attribute_coverage}
+    assert coverage["material"] == {"category": "shop_mugs", "attribute": "material", "products": 1,
+                                    "of": 20, "kept": False}
+
+
+def test_no_generator_raises_anything_but_a_catalog_error_on_any_imported_catalog(catalogs):
+    for name, (path, report) in catalogs.items():
+        runs = {row["env"]: row for row in report.environments}
+        with CatalogReader(path) as catalog:
+            for env in SHORT:
+                for d in range(13):
+                    for seed in (0, 1, 2):
+                        try:
+                            generate(env, d, 900 + seed, catalog)
+                        except CatalogError as exc:
+                            assert not runs[env]["can_run"], (name, env, d, seed, str(exc))
+                            assert REGISTRY[[k for k, s in REGISTRY.items() if s.short_name == env][0]].env_id \
+                                in str(exc) and "this catalog" in str(exc), (name, env, str(exc))
+
+
+def test_the_import_report_says_which_environments_can_run_and_why_the_others_cannot(catalogs):
+    for name, (_, report) in catalogs.items():
+        assert [row["env"] for row in report.environments] == list(SHORT), name
+        for row in report.environments:
+            assert row["can_run"] or ("needs" in row["reason"] and "this catalog" in row["reason"]), (name, row)
+    assert all(row["can_run"] for row in catalogs["export-1"][1].environments)
+    small = {row["env"]: row for row in catalogs["export-small"][1].environments}
+    assert not small["sub"]["can_run"] and "sub-v6" in small["sub"]["reason"]
+
+
+def test_every_environment_the_report_says_can_run_is_solved_by_the_oracle_and_not_by_doing_nothing(
+        catalogs, tmp_path):
+    path, report = catalogs["export-1"]
+    can_run = tuple(spec.env_id for spec in REGISTRY.values()
+                    if {r["env"]: r["can_run"] for r in report.environments}[spec.short_name])
+    assert len(can_run) == 8
+    oracle = play_and_verify("oracle", can_run, (0, 3, 6, 9, 12), 5, 4100, path, tmp_path / "oracle")
+    assert [(r["env_id"], r["difficulty"]) for r in oracle if not r["is_correct"]] == []
+    null = play_and_verify("null", can_run, (0, 6, 12), 3, 4100, path, tmp_path / "null")
+    assert not any(r["is_correct"] for r in null)
