@@ -13,6 +13,7 @@ import pytest
 from verishop.scenarios.catalog.feeds.run import run_import
 from verishop.scenarios.catalog.reader import CatalogError, CatalogReader
 from verishop.scenarios.envs import REGISTRY, generate
+from verishop.scenarios.taxonomy import imported_categories_apart
 from shopify_exports import write_shopify_export
 from support import play_and_verify
 
@@ -37,7 +38,7 @@ def catalogs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, 
 
 
 def _taxonomy(path: Path) -> dict[str, dict]:
-    with CatalogReader(path) as catalog:
+    with imported_categories_apart(), CatalogReader(path) as catalog:
         return {c["id"]: c for c in json.loads(catalog.meta["taxonomy"])}
 
 
@@ -74,7 +75,7 @@ def test_an_attribute_only_a_few_products_state_stays_out_of_the_schema(tmp_path
 def test_no_generator_raises_anything_but_a_catalog_error_on_any_imported_catalog(catalogs):
     for name, (path, report) in catalogs.items():
         runs = {row["env"]: row for row in report.environments}
-        with CatalogReader(path) as catalog:
+        with imported_categories_apart(), CatalogReader(path) as catalog:
             for env in SHORT:
                 for d in range(13):
                     for seed in (0, 1, 2):
@@ -82,15 +83,15 @@ def test_no_generator_raises_anything_but_a_catalog_error_on_any_imported_catalo
                             generate(env, d, 900 + seed, catalog)
                         except CatalogError as exc:
                             assert not runs[env]["can_run"], (name, env, d, seed, str(exc))
-                            assert REGISTRY[[k for k, s in REGISTRY.items() if s.short_name == env][0]].env_id \
-                                in str(exc) and "this catalog" in str(exc), (name, env, str(exc))
+                            assert runs[env]["env_id"] in str(exc), (name, env, str(exc))
+                            assert "need" in str(exc) or "too small" in str(exc), (name, env, str(exc))
 
 
 def test_the_import_report_says_which_environments_can_run_and_why_the_others_cannot(catalogs):
     for name, (_, report) in catalogs.items():
         assert [row["env"] for row in report.environments] == list(SHORT), name
         for row in report.environments:
-            assert row["can_run"] or ("needs" in row["reason"] and "this catalog" in row["reason"]), (name, row)
+            assert row["can_run"] or (row["env_id"] in row["reason"] and "need" in row["reason"]), (name, row)
     assert all(row["can_run"] for row in catalogs["export-1"][1].environments)
     small = {row["env"]: row for row in catalogs["export-small"][1].environments}
     assert not small["sub"]["can_run"] and "sub-v6" in small["sub"]["reason"]
@@ -102,7 +103,8 @@ def test_every_environment_the_report_says_can_run_is_solved_by_the_oracle_and_n
     can_run = tuple(spec.env_id for spec in REGISTRY.values()
                     if {r["env"]: r["can_run"] for r in report.environments}[spec.short_name])
     assert len(can_run) == 8
-    oracle = play_and_verify("oracle", can_run, (0, 3, 6, 9, 12), 5, 4100, path, tmp_path / "oracle")
+    with imported_categories_apart():  # other exports of this module define the same ids differently
+        oracle = play_and_verify("oracle", can_run, (0, 3, 6, 9, 12), 5, 4100, path, tmp_path / "oracle")
+        null = play_and_verify("null", can_run, (0, 6, 12), 3, 4100, path, tmp_path / "null")
     assert [(r["env_id"], r["difficulty"]) for r in oracle if not r["is_correct"]] == []
-    null = play_and_verify("null", can_run, (0, 6, 12), 3, 4100, path, tmp_path / "null")
     assert not any(r["is_correct"] for r in null)

@@ -21,7 +21,7 @@ from verishop.scenarios.catalog.feeds.rows import (
     FeedItem, FeedRow, Refusal, RowProblem, parse_availability, parse_int, parse_price, parse_rating,
 )
 from verishop.scenarios.catalog.feeds.shop_policy import ShopPolicy, check_categories
-from verishop.scenarios.catalog.feeds.taxonomy import TaxonomyBuilder
+from verishop.scenarios.catalog.feeds.taxonomy import TaxonomyBuilder, canonical_attributes
 from verishop.scenarios.catalog.integrity import import_seed, product_content_hash, source_ids_digest, write_stamp
 from verishop.scenarios.catalog.text import attribute_token, brand_token, category_token
 
@@ -51,6 +51,16 @@ class ImportReport:
     categories: int = 0
     content_hash: str = ""
     seconds: float = 0.0
+    # Attribute names merged as synonyms ("colour -> color"), and each category's attribute coverage
+    # (docs/catalog-import.md, "Attributes").
+    merged_attributes: list[str] = field(default_factory=list)
+    attribute_coverage: list[dict] = field(default_factory=list)
+    # Per environment, in the registry's order: {"env", "env_id", "can_run", "reason"} (support.py).
+    environments: list[dict] = field(default_factory=list)
+    # What a shop owner should look at: one-line warnings about the catalog's quality (quality.py).
+    warnings: list[str] = field(default_factory=list)
+    # Products whose stock was not a number ("100 ML") and were imported as in stock.
+    unreadable_stock: int = 0
 
     def refuse(self, refusal: Refusal, source: str) -> None:
         self.refused += 1
@@ -160,6 +170,9 @@ def import_catalog(
         db.execute("INSERT INTO meta VALUES ('content_hash', ?)", (report.content_hash,))
     write_stamp(out, report.content_hash)
     report.path = out
+    from verishop.scenarios.catalog.feeds.support import environment_table  # the envs import the reader
+
+    report.environments = environment_table(out)
     report.seconds = time.perf_counter() - started
     return report
 
@@ -169,6 +182,7 @@ def _fill(db: sqlite3.Connection, sources: Iterable[tuple[str, Iterator[FeedItem
     checker = _Checker(currency)
     counts = _Counts()
     taxonomy = TaxonomyBuilder()
+    merged: dict[str, str] = {}
     groups: dict[tuple[str, str], int] = {}
     staged: list[tuple] = []
     staged_chars = 0
@@ -198,6 +212,7 @@ def _fill(db: sqlite3.Connection, sources: Iterable[tuple[str, Iterator[FeedItem
             report.refuse(item, name)
             continue
         row = report.imported
+        item.attrs = canonical_attributes(item.attrs, merged)
         cat = taxonomy.add(item, price_cents)
         group_row = groups.setdefault((name, item.group_key), row) if item.group_key else row
         if group_row != row:
@@ -226,6 +241,8 @@ def _fill(db: sqlite3.Connection, sources: Iterable[tuple[str, Iterator[FeedItem
     report.absent_fields, report.defaults = absent, defaults
     categories = taxonomy.categories()
     report.categories = len(categories)
+    report.merged_attributes = [f"{name} -> {target}" for name, target in sorted(merged.items())]
+    report.attribute_coverage = taxonomy.coverage()
     db.executemany("INSERT INTO categories VALUES (?, ?, ?, ?, ?)",
                    [(c["id"], c["name"], c["department"], 0, ",".join(a["name"] for a in c["attributes"]))
                     for c in categories])
