@@ -108,3 +108,21 @@ def test_every_environment_the_report_says_can_run_is_solved_by_the_oracle_and_n
         null = play_and_verify("null", can_run, (0, 6, 12), 3, 4100, path, tmp_path / "null")
     assert [(r["env_id"], r["difficulty"]) for r in oracle if not r["is_correct"]] == []
     assert not any(r["is_correct"] for r in null)
+
+
+def test_the_demo_on_a_shop_that_cannot_run_an_environment_says_so_and_plays_the_rest(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    feed = tmp_path / "mugs.tsv"
+    feed.write_text("id\ttitle\tavailability\tprice\tbrand\tproduct_type\tcolor\n" + "".join(
+        f"T{i}\tMug {i}\tin_stock\t{9 + i}.00 USD\tClayworks\tKitchen > Mugs\t{('Blue', 'Red')[i % 2]}\n"
+        for i in range(12)))
+    run_import([feed], tmp_path / "mugs.db")
+    done = subprocess.run([sys.executable, "-m", "verishop", "demo", "--catalog", str(tmp_path / "mugs.db")],
+                          capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "COLUMNS": "200", "VERISHOP_HOME": str(tmp_path / "home")})
+    assert "Traceback" not in done.stderr and done.returncode == 0, done.stderr
+    assert "skipped cart-v4: cart-v4 needs a category whose products come in variants" in done.stdout
+    assert "reward: total" in done.stdout
