@@ -51,7 +51,8 @@ def write_shopify_export(path: Path, seed: int, products: int = 120, *, useless_
         options, p_variants, (low, high) = TYPES[kind]
         brand = rng.choice(BRANDS) if rng.random() < 0.8 else ""
         name = f"{rng.choice(ADJECTIVES)} {NOUNS[kind]} {n + 1}"
-        title = f"<b>{name}</b>" if rng.random() < 0.1 else (f"{brand} {name}" if brand and rng.random() < 0.2 else name)
+        title = (f"<b>{name}</b>" if rng.random() < 0.1
+                 else f"{brand} {name}" if brand and rng.random() < 0.2 else name)
         price = f"{low}.00" if low == high else f"{rng.randint(low, high)}.{rng.choice(('00', '50', '99'))}"
         chosen: list[tuple[str, tuple[str, ...]]] = []
         if options and rng.random() < p_variants:
@@ -83,7 +84,8 @@ def write_shopify_export(path: Path, seed: int, products: int = 120, *, useless_
                 row["Option1 Value"] = "Default Title"
             rows.append(row)
         if rng.random() < 0.5:  # an extra image of the product, on a row of its own
-            rows.append(dict(dict.fromkeys(HEADER, ""), Handle=handle, **{"Image Src": f"https://cdn.example/{handle}-x.jpg"}))
+            image = f"https://cdn.example/{handle}-x.jpg"
+            rows.append(dict(dict.fromkeys(HEADER, ""), Handle=handle, **{"Image Src": image}))
     with open(path, "w", newline="", encoding="utf-8") as stream:
         writer = csv.DictWriter(stream, fieldnames=HEADER)
         writer.writeheader()

@@ -39,7 +39,8 @@ def to_row(record: int, values: dict[str, object], m: Mapping) -> FeedRow:
     column = None if m.category else category_like_column(get, m.columns())
     return FeedRow(
         record=record, source_id=clean(get.get(m.id)), title=title, title_had_html=had_html,
-        category_hint=f"the column {column!r} looks like one: add 'category: {column}' to the mapping" if column else "",
+        category_hint=(f"the column {column!r} looks like one: add 'category: {column}' to the mapping"
+                       if column else ""),
         price=price, category_path=clean(category), brand=clean(get.get(m.brand or "")),
         description=html_to_text(get.get(m.description or "", "")), group_key=clean(get.get(m.group or "")),
         sale_price=clean(get.get(m.sale_price or "")), availability=clean(get.get(m.availability or "")),
