@@ -68,7 +68,8 @@ def import_(
         with build_progress() as progress:
             task = progress.add_task("import", total=None)
             result = run_import(sources, out, feed_format=feed_format, mapping=mapping, policy=policy,
-                                strict=strict, currency=currency, on_progress=lambda n: progress.advance(task, n))
+                                strict=strict, currency=currency, on_progress=lambda n: progress.advance(task, n),
+                                environments=True)
     except ImportFailed as exc:
         err.print(f"error: {exc}", markup=False, highlight=False, soft_wrap=True)
         raise typer.Exit(EXIT_NOTHING_WRITTEN) from None

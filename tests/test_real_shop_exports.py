@@ -26,14 +26,14 @@ def catalogs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, 
     """name -> (catalog path, import report), over the samples and several realistic exports."""
     folder = tmp_path_factory.mktemp("exports")
     sources = {"merchant-tsv": SHOP / "merchant.tsv", "merchant-xml": SHOP / "merchant.xml",
-               "shopify-sample": SHOP / "shopify.csv"}
+               "shopify-sample": SHOP / "shopify.csv", "two-rows": SHOP / "bad_rows.tsv"}
     for seed in (1, 2, 3):
         sources[f"export-{seed}"] = write_shopify_export(folder / f"export{seed}.csv", seed)
     sources["export-small"] = write_shopify_export(folder / "small.csv", 7, products=14)
     sources["export-simple-type"] = write_shopify_export(folder / "simple.csv", 4, useless_type="simple")
     found = {}
     for name, source in sources.items():
-        found[name] = (folder / f"{name}.db", run_import([source], folder / f"{name}.db"))
+        found[name] = (folder / f"{name}.db", run_import([source], folder / f"{name}.db", environments=True))
     return found
 
 
@@ -92,6 +92,7 @@ def test_the_import_report_says_which_environments_can_run_and_why_the_others_ca
         assert [row["env"] for row in report.environments] == list(SHORT), name
         for row in report.environments:
             assert row["can_run"] or (row["env_id"] in row["reason"] and "need" in row["reason"]), (name, row)
+            assert "a bug of verishop" not in row["reason"], (name, row)
     assert all(row["can_run"] for row in catalogs["export-1"][1].environments)
     small = {row["env"]: row for row in catalogs["export-small"][1].environments}
     assert not small["sub"]["can_run"] and "sub-v6" in small["sub"]["reason"]

@@ -183,9 +183,6 @@ def import_catalog(
         db.execute("INSERT INTO meta VALUES ('content_hash', ?)", (report.content_hash,))
     write_stamp(out, report.content_hash)
     report.path = out
-    from verishop.scenarios.catalog.feeds.support import environment_table  # the envs import the reader
-
-    report.environments = environment_table(out)
     report.seconds = time.perf_counter() - started
     return report
 
