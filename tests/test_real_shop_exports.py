@@ -127,3 +127,25 @@ def test_the_demo_on_a_shop_that_cannot_run_an_environment_says_so_and_plays_the
     assert "Traceback" not in done.stderr and done.returncode == 0, done.stderr
     assert "skipped cart-v4: cart-v4 needs a category whose products come in variants" in done.stdout
     assert "reward: total" in done.stdout
+
+
+def test_catalog_import_prints_the_environment_table_and_writes_it_in_the_report(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    source = write_shopify_export(tmp_path / "small.csv", 7, products=14)
+    done = subprocess.run([sys.executable, "-m", "verishop", "catalog", "import", str(source), "--out",
+                           str(tmp_path / "small.db"), "--report", str(tmp_path / "report.json")],
+                          capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "COLUMNS": "250", "VERISHOP_HOME": str(tmp_path / "home")})
+    assert done.returncode == 0, done.stderr
+    lines = done.stderr.splitlines()
+    table = lines[lines.index("environments:") + 1:][:8]
+    assert [line.split()[0] for line in table] == [spec.env_id for spec in REGISTRY.values()]
+    assert any(line.split()[0] == "pd-v7" and line.endswith("can run") for line in table)
+    assert any(line.split()[0] == "sub-v6" and "cannot run: " in line and "in-stock products" in line for line in table)
+    report = json.loads((tmp_path / "report.json").read_text())
+    assert [row["env_id"] for row in report["environments"]] == [spec.env_id for spec in REGISTRY.values()]
+    assert {row["env"] for row in report["environments"] if not row["can_run"]} >= {"sub"}
+    assert "colour -> color" in report["merged_attributes"] and report["attribute_coverage"]
