@@ -149,3 +149,16 @@ def test_catalog_import_prints_the_environment_table_and_writes_it_in_the_report
     assert [row["env_id"] for row in report["environments"]] == [spec.env_id for spec in REGISTRY.values()]
     assert {row["env"] for row in report["environments"] if not row["can_run"]} >= {"sub"}
     assert "colour -> color" in report["merged_attributes"] and report["attribute_coverage"]
+
+
+def test_a_return_of_a_brandless_product_never_says_from_nobody_and_names_one_item_in_the_singular(catalogs):
+    path, _ = catalogs["export-1"]
+    brandless = 0
+    with imported_categories_apart(), CatalogReader(path) as catalog:
+        for seed in range(80):
+            goal = generate("return", 12, seed, catalog).goal
+            text = " ".join((goal.description, *goal.details))
+            assert " from  " not in text + " " and "made by ." not in text, text
+            assert "t-shirts" not in goal.description and "sneakers" not in goal.description, goal.description
+            brandless += "doesn't say who makes it" in text or " from " not in goal.description
+    assert brandless  # the export has brandless products, and some are returned

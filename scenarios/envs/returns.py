@@ -134,7 +134,7 @@ class Description:
         if stated["attribute"]:
             text = (f"{self.value} {text}" if self.attribute == "color"
                     else f"{text} ({self.attribute.replace('_', ' ')} {self.value})")
-        if stated["brand"]:
+        if stated["brand"] and self.brand:  # an imported product may have no brand
             text += f" from {self.brand}"
         if stated["date"]:
             text += f" that I ordered on {say_date(self.placed_on)}"
@@ -147,8 +147,10 @@ class Description:
                 return f"It's the {self.value} one."
             case "attribute":
                 return f"It's the one with {self.attribute.replace('_', ' ')} {self.value}."
-            case "brand":
+            case "brand" if self.brand:
                 return f"It's made by {self.brand}."
+            case "brand":
+                return "It doesn't say who makes it."
         return f"I ordered it on {say_date(self.placed_on)}."
 
 
