@@ -61,13 +61,15 @@ def import_(
 
     from verishop.scenarios.catalog.feeds import ImportFailed
     from verishop.scenarios.catalog.feeds.run import run_import
+    from verishop.scenarios.catalog.feeds.support import table_lines
     from verishop.scenarios.console import build_progress, err
 
     try:
         with build_progress() as progress:
             task = progress.add_task("import", total=None)
             result = run_import(sources, out, feed_format=feed_format, mapping=mapping, policy=policy,
-                                strict=strict, currency=currency, on_progress=lambda n: progress.advance(task, n))
+                                strict=strict, currency=currency, on_progress=lambda n: progress.advance(task, n),
+                                environments=True)
     except ImportFailed as exc:
         err.print(f"error: {exc}", markup=False, highlight=False, soft_wrap=True)
         raise typer.Exit(EXIT_NOTHING_WRITTEN) from None
@@ -78,6 +80,19 @@ def import_(
     for name, text in result.defaults.items():
         err.print(f"absent: {name}: {text} (no environment constrains on it)" if name != "stock"
                   else f"default: stock: {text}", markup=False, highlight=False, soft_wrap=True)
+    for line in result.merged_attributes:
+        err.print(f"merged attribute names: {line}", markup=False, highlight=False, soft_wrap=True)
+    dropped = [c for c in result.attribute_coverage if not c["kept"]]
+    if dropped:
+        err.print(f"attributes stated by too few products of their category (fewer than a third), left out: "
+                  + ", ".join(f"{c['category']}.{c['attribute']} ({c['products']} of {c['of']})" for c in dropped[:20])
+                  + (f" and {len(dropped) - 20} more" if len(dropped) > 20 else ""),
+                  markup=False, highlight=False, soft_wrap=True)
+    for line in result.warnings:
+        err.print(f"warning: {line}", markup=False, highlight=False, soft_wrap=True)
+    err.print("environments:", markup=False)
+    for line in table_lines(result.environments):
+        err.print(f"  {line}", markup=False, highlight=False, soft_wrap=True)
     err.print(f"{result.summary()} into {result.categories} categories in {result.seconds:.1f}s -> {result.path}\n"
               f"content hash {result.content_hash}", markup=False, highlight=False, soft_wrap=True)
     if report is not None:
@@ -85,6 +100,9 @@ def import_(
             "path": str(result.path), "imported": result.imported, "merged": result.merged,
             "refused": result.refused, "refusals": result.refusals, "absent_fields": result.absent_fields,
             "defaults": result.defaults, "categories": result.categories, "content_hash": result.content_hash,
+            "merged_attributes": result.merged_attributes, "attribute_coverage": result.attribute_coverage,
+            "unreadable_stock": result.unreadable_stock, "warnings": result.warnings,
+            "environments": result.environments,
         }, indent=2))
     if result.refused:
         raise typer.Exit(EXIT_REFUSED_ROWS)

@@ -48,6 +48,13 @@ def make_persona(rng: random.Random, constraints: tuple[Constraint, ...], anchor
                    priority=priority, priority_stated=priority_stated)
 
 
+def log_price_span(lo_cents: int, hi_cents: int) -> float:
+    """log(hi) − log(lo) of a category's price range, the price score's scale; 1.0 for a category
+    whose products all cost the same (an imported shop's), where every product scores 1 on price
+    (its distance from the cheapest is 0 whatever the scale)."""
+    return (math.log(hi_cents) - math.log(lo_cents)) or 1.0
+
+
 def utility(p: Product, persona: Persona, reference: Product) -> float:
     phi = dimension_scores(p, persona, reference)
     return round(sum(persona.weights[d] * phi[d] for d in DIMENSIONS), 6)
@@ -57,7 +64,7 @@ def dimension_scores(p: Product, persona: Persona, reference: Product) -> dict[s
     """Each utility dimension's score of `p`, from 0 (worst) to 1 (best), before the weights."""
     lo, hi = category(p.category_id).price_cents
     return {
-        "price": 1 - min(1.0, max(0.0, (math.log(p.price_cents) - math.log(lo)) / (math.log(hi) - math.log(lo)))),
+        "price": 1 - min(1.0, max(0.0, (math.log(p.price_cents) - math.log(lo)) / log_price_span(lo, hi))),
         "rating": (p.rating - 1) / 4,
         "ship": 1 - (min(p.ship_days, 10) - 1) / 9,
         "brand": 1.0 if p.brand == persona.preferred_brand else 0.0,
@@ -113,7 +120,7 @@ def pd_rank_query(constraints: tuple[Constraint, ...], persona: Persona, referen
     so every term but the similarity is bounded before SQLite reads a table row."""
     w = persona.weights
     lo, hi = category(reference.category_id).price_cents
-    log_lo, log_span = math.log(lo), math.log(hi) - math.log(lo)
+    log_lo, log_span = math.log(lo), log_price_span(lo, hi)
     sim_terms = " + ".join("(json_extract(attrs, ?) IS ?)" for _ in reference.attrs) or "0"
     sim_args = [a for key, value in reference.attrs.items() for a in (f"$.{key}", value)]
     score_sql = (f"{_PHI_SQL['price']} + {_PHI_SQL['rating']} + {_PHI_SQL['ship']} + ? * (brand = ?)"

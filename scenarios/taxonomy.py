@@ -7,7 +7,8 @@ what every seed produces, so it is versioned by `TAXONOMY_VERSION`.
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 TAXONOMY_VERSION = 1
@@ -473,6 +474,21 @@ def categories_from_records(records: list[dict]) -> tuple[Category, ...]:
         tuple(Attribute(a["name"], tuple(a["values"]), in_title=False) for a in r["attributes"]),
         variant_attribute=r["variant_attribute"], denied=bool(r.get("denied")),
         weight=float(r.get("products", 1))) for r in records)
+
+
+@contextmanager
+def imported_categories_apart() -> Iterator[None]:
+    """Within the block, no imported category is registered; after it, those registered before are
+    back and those registered inside are forgotten. Lets one process look at an imported catalog
+    that defines a category id differently from one it already opened (the import's own check of
+    which environments run, tests comparing shops); not for use beside episodes in other threads."""
+    saved = dict(_IMPORTED)
+    _IMPORTED.clear()
+    try:
+        yield
+    finally:
+        _IMPORTED.clear()
+        _IMPORTED.update(saved)
 
 
 def register_imported(categories: tuple[Category, ...]) -> None:

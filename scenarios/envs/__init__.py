@@ -11,7 +11,7 @@ import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from verishop.scenarios.catalog.reader import CatalogReader
+from verishop.scenarios.catalog.reader import CatalogError, CatalogReader
 from verishop.scenarios.models import Scenario
 
 
@@ -113,4 +113,11 @@ def generate(env: str, difficulty: int, seed: int, catalog: CatalogReader) -> Sc
     Returns:
         The scenario, hidden goal included: what the server serves and the verifier scores.
     """
-    return get_env(env).generate(difficulty, seed, catalog)
+    spec = get_env(env)
+    try:
+        return spec.generate(difficulty, seed, catalog)
+    except CatalogError as exc:
+        # Every refusal names the environment it refuses (an imported catalog may run some only).
+        if spec.env_id in str(exc):
+            raise
+        raise CatalogError(f"{spec.env_id}: {exc}") from None

@@ -72,6 +72,11 @@ def synthesize_variants(rng: random.Random, catalog: CatalogReader, base: Produc
     return extras
 
 
+# Draws of a base product before a catalog is said to have too few variant groups (a generated
+# catalog needs a handful; the bound only ends the search on an imported shop that has too few).
+MAX_DRAWS = 20_000
+
+
 def generate(difficulty: int, seed: int, catalog: CatalogReader,
              shared: SharedWorld | None = None) -> Scenario:
     rng = make_rng("scenario", SEED_STREAM, difficulty, seed)
@@ -88,10 +93,14 @@ def generate(difficulty: int, seed: int, catalog: CatalogReader,
     if not variant_categories:
         raise CatalogError(f"{ENV_ID} needs a category whose products come in variants (variant groups that differ "
                            f"on one attribute); this catalog has none")
-    while len(items) < n_items:
+    for _ in range(MAX_DRAWS):
+        if len(items) >= n_items:
+            break
         base = catalog.random_product(rng, allow=variant_categories)
         if base.group_id in used_groups or base.stock < 4:
             continue
+        if category(base.category_id).variant_attribute not in base.attrs:
+            continue  # an imported product that does not state its category's variant option
         used_groups.add(base.group_id)
         quantity = rng.randint(2, 4) if rng.random() < p_quantity else 1
         attribute = category(base.category_id).variant_attribute
@@ -105,6 +114,9 @@ def generate(difficulty: int, seed: int, catalog: CatalogReader,
                                   variant_stated=rng.random() >= axes.p_missing))
         else:
             items.append(CartItem(product_id=base.product_id, quantity=quantity, description=base.title))
+    if len(items) < n_items:
+        raise CatalogError(f"{ENV_ID} at difficulty {difficulty} needs {n_items} variant groups with 4 or more in "
+                           f"stock that state their category's variant option; this catalog has fewer")
     return Scenario(
         env_id=ENV_ID, difficulty=difficulty, seed=seed, today=today, catalog=catalog.ref(), axes=axes,
         customer=pick_customer(rng, today, shared),

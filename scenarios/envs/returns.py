@@ -28,7 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, timedelta
 
-from verishop.scenarios.catalog.reader import CatalogReader, Product
+from verishop.scenarios.catalog.reader import CatalogError, CatalogReader, Product
 from verishop.scenarios.constraints import describe as describe_constraint
 from verishop.scenarios.difficulty import axes_for
 from verishop.scenarios.envs.order_status import make_order_with_status, noun, say_date
@@ -75,11 +75,42 @@ def near_edge_probability(d: int) -> float:
 # --- the description: which slots the customer uses, and which lines fit them --------------
 
 
-def described_attribute(category_id: str) -> str:
-    """The attribute a customer mentions: colour if the category has one, else its variant."""
+def described_attribute(category_id: str) -> str | None:
+    """The attribute a customer mentions: colour if the category has one, else its variant, else
+    its first; None for an imported category without attributes (no target is drawn from one)."""
     cat = category(category_id)
     names = [a.name for a in cat.attributes]
-    return "color" if "color" in names else (cat.variant_attribute or names[0])
+    if "color" in names:
+        return "color"
+    return cat.variant_attribute or (names[0] if names else None)
+
+
+# Draws of a target that carries its category's described attribute before an imported catalog
+# is said to have too few (a generated catalog's products all carry it: the first draw is kept).
+MAX_TARGET_DRAWS = 400
+
+
+def _draw_target(rng: random.Random, catalog: CatalogReader, deny: frozenset[str]) -> Product:
+    """A returnable product that carries the attribute its description uses (imported categories
+    state attributes for part of their products, and some none at all)."""
+    described = {c.id for c in catalog.shoppable_categories if c.attributes and c.id not in deny}
+    if not described:
+        raise CatalogError(f"{ENV_ID} needs a category with an attribute (colour, size ...) to describe the "
+                           "item by, outside the final-sale and restricted ones; this catalog has none")
+    allow = described if catalog.imported else None
+    for _ in range(MAX_TARGET_DRAWS):
+        target = catalog.random_product(rng, deny=deny, allow=allow)
+        if described_attribute(target.category_id) in target.attrs:
+            return target
+    raise CatalogError(f"{ENV_ID} needs in-stock products that state their category's attribute (colour, "
+                       "size ...); this catalog has too few")
+
+
+def _other_in_stock(catalog: CatalogReader, target: Product) -> bool:
+    """Whether another product of the target's category is in stock (a replacement's reference)."""
+    row = catalog.db.execute("SELECT 1 FROM products WHERE category_id = ? AND stock > 0 AND product_id != ? "
+                             "LIMIT 1", (target.category_id, target.product_id)).fetchone()
+    return row is not None
 
 
 @dataclass(frozen=True)
@@ -103,7 +134,7 @@ class Description:
         if stated["attribute"]:
             text = (f"{self.value} {text}" if self.attribute == "color"
                     else f"{text} ({self.attribute.replace('_', ' ')} {self.value})")
-        if stated["brand"]:
+        if stated["brand"] and self.brand:  # an imported product may have no brand
             text += f" from {self.brand}"
         if stated["date"]:
             text += f" that I ordered on {say_date(self.placed_on)}"
@@ -116,8 +147,10 @@ class Description:
                 return f"It's the {self.value} one."
             case "attribute":
                 return f"It's the one with {self.attribute.replace('_', ' ')} {self.value}."
-            case "brand":
+            case "brand" if self.brand:
                 return f"It's made by {self.brand}."
+            case "brand":
+                return "It doesn't say who makes it."
         return f"I ordered it on {say_date(self.placed_on)}."
 
 
@@ -158,6 +191,8 @@ def _same_kind(rng: random.Random, catalog: CatalogReader, target: Product, *,
 
 def _extras(rng: random.Random, catalog: CatalogReader, avoid: str, count: int) -> list[Product]:
     out: list[Product] = []
+    if not any(c.id != avoid for c in catalog.shoppable_categories):
+        return out  # an imported shop of one category: nothing else to have ordered alongside
     while len(out) < count:
         p = catalog.random_product(rng, deny=catalog.denied_category_ids, in_stock=False)
         if p.category_id != avoid:
@@ -262,7 +297,7 @@ def generate(difficulty: int, seed: int, catalog: CatalogReader, shared: SharedW
     customer = pick_customer(rng, today, shared)
     policy = pick_policy(rng, shared, catalog)
 
-    target = catalog.random_product(rng, deny=catalog.denied_category_ids | set(policy.final_sale_categories))
+    target = _draw_target(rng, catalog, catalog.denied_category_ids | set(policy.final_sale_categories))
     window = window_days(policy, target.category_id)
     if rng.random() < near_edge_probability(difficulty):
         since = window - rng.randint(0, min(2, window - 1))
@@ -288,7 +323,7 @@ def generate(difficulty: int, seed: int, catalog: CatalogReader, shared: SharedW
     replacement: tuple[Constraint, ...] | None = None
     reference: Product | None = None
     rules: tuple[SellOut, ...] = ()
-    if rng.random() < replacement_probability(difficulty):
+    if rng.random() < replacement_probability(difficulty) and _other_in_stock(catalog, target):
         replacement, reference, rules = _replacement(rng, catalog, target, difficulty)
 
     reason = rng.choice(_REASONS)

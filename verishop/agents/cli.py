@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import signal
 import sys
+from collections.abc import Callable
 from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any
@@ -65,6 +66,21 @@ def _agent(name: str, scenario: Scenario):
     return make_agent(name, scenario)
 
 
+def _generated_or_skipped(make: Callable[[], Scenario]) -> Scenario | None:
+    """The demo's next scenario, or None (said on screen) when the catalog cannot run its
+    environment: an imported shop may run only some (its import report's table says which)."""
+    from rich.markup import escape
+
+    from verishop.scenarios.catalog.reader import CatalogError
+
+    try:
+        return make()
+    except CatalogError as exc:
+        env_id = str(exc).split(" ", 1)[0].rstrip(":")
+        console.print(f"[yellow]skipped {escape(env_id)}[/]: {escape(str(exc))}", highlight=False)
+        return None
+
+
 async def _play_memory(catalog: Path, runs: Path) -> None:
     from verishop.mcp_server.episodes.hub import EpisodeHub
     from verishop.mcp_server.inprocess import InProcessClient
@@ -74,7 +90,9 @@ async def _play_memory(catalog: Path, runs: Path) -> None:
     rewards = []
     try:
         for env, difficulty, seed, agent_name in DEMO_EPISODES:
-            scenario = hub.generate(env, difficulty, seed)
+            scenario = _generated_or_skipped(lambda: hub.generate(env, difficulty, seed))
+            if scenario is None:
+                continue
             episode = await hub.open(scenario, default=True)
             _header(scenario, agent_name, episode.directory)
             async with InProcessClient(create_server(hub)) as client:
@@ -95,7 +113,8 @@ async def _play_stdio(catalog: Path, runs: Path) -> None:
     from verishop.scenarios.envs import generate
 
     with CatalogReader(catalog) as reader:
-        scenarios = [(generate(e, d, s, reader), a) for e, d, s, a in DEMO_EPISODES]
+        scenarios = [(scenario, a) for e, d, s, a in DEMO_EPISODES
+                     if (scenario := _generated_or_skipped(lambda: generate(e, d, s, reader))) is not None]
     runs.mkdir(parents=True, exist_ok=True)
     rewards = []
     for scenario, agent_name in scenarios:

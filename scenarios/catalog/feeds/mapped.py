@@ -10,7 +10,8 @@ from pathlib import Path
 from verishop.scenarios.catalog.feeds import ImportFailed
 from verishop.scenarios.catalog.feeds.mapping import Mapping
 from verishop.scenarios.catalog.feeds.rows import (
-    MAX_LINE_BYTES, FeedItem, FeedRow, Lines, Refusal, RowProblem, check_text, clean, html_to_text,
+    MAX_LINE_BYTES, FeedItem, FeedRow, Lines, Refusal, RowProblem, category_like_column, check_text, clean,
+    html_to_text, title_text,
 )
 from verishop.scenarios.catalog.feeds.tabular import records
 
@@ -34,8 +35,12 @@ def to_row(record: int, values: dict[str, object], m: Mapping) -> FeedRow:
     if m.category_separator != ">":
         category = " > ".join(p.strip() for p in category.split(m.category_separator))
     price = clean(get.get(m.price))
+    title, had_html = title_text(get.get(m.title, ""))
+    column = None if m.category else category_like_column(get, m.columns())
     return FeedRow(
-        record=record, source_id=clean(get.get(m.id)), title=clean(html_to_text(get.get(m.title, ""))),
+        record=record, source_id=clean(get.get(m.id)), title=title, title_had_html=had_html,
+        category_hint=(f"the column {column!r} looks like one: add 'category: {column}' to the mapping"
+                       if column else ""),
         price=price, category_path=clean(category), brand=clean(get.get(m.brand or "")),
         description=html_to_text(get.get(m.description or "", "")), group_key=clean(get.get(m.group or "")),
         sale_price=clean(get.get(m.sale_price or "")), availability=clean(get.get(m.availability or "")),

@@ -10,7 +10,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from verishop.scenarios.catalog.feeds.rows import (
-    MAX_FIELD_CHARS, FeedItem, FeedRow, Refusal, RowProblem, check_text, clean, html_to_text,
+    MAX_FIELD_CHARS, FeedItem, FeedRow, Refusal, RowProblem, category_like_column, check_text, clean, html_to_text,
+    title_text,
 )
 from verishop.scenarios.catalog.feeds.tabular import records
 from verishop.scenarios.catalog.text import slug
@@ -65,9 +66,13 @@ def to_row(record: int, values: dict[str, str], details: dict[str, str] | None =
     attrs.update(details if details is not None else product_details(values.get("product_detail", "")))
     if attrs.get("condition", "new") == "new":
         attrs.pop("condition", None)
+    title, had_html = title_text(values.get("title", ""))
+    category_path = clean(_category(values))
+    column = None if category_path else category_like_column(values, set(ATTRIBUTE_FIELDS))
     return FeedRow(
-        record=record, source_id=clean(values.get("id")), title=clean(html_to_text(values.get("title", ""))),
-        price=clean(values.get("price")), category_path=clean(_category(values)),
+        record=record, source_id=clean(values.get("id")), title=title, title_had_html=had_html,
+        category_hint=f"the column {column!r} looks like one: rename it product_type" if column else "",
+        price=clean(values.get("price")), category_path=category_path,
         brand=clean(values.get("brand")), description=html_to_text(values.get("description", "")),
         group_key=clean(values.get("item_group_id")), sale_price=clean(values.get("sale_price")),
         availability=clean(values.get("availability")), ship_days=_ship_days(values),

@@ -49,6 +49,17 @@ class FeedRow:
     attrs: dict[str, str] = field(default_factory=dict)
     # Shopify: an image-only row of a product already read; it adds nothing and counts as merged.
     merge_only: bool = False
+    # What to say beside "no category" when the source has a column that looks like one (issue 30).
+    category_hint: str = ""
+    # Whether the feed's title held HTML markup (stripped here; counted in the report's warnings).
+    title_had_html: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Notice:
+    """A reader's remark about the whole source (a fallback it took), shown among the report's warnings."""
+
+    text: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,7 +75,11 @@ class Refusal:
         return f"{source}:{self.record}: {who}: {self.reason}"
 
 
-FeedItem = FeedRow | Refusal
+FeedItem = FeedRow | Refusal | Notice
+
+# Column names (as slugs) that hold a category under another name than the format's own.
+CATEGORY_LIKE_COLUMNS = ("category", "categories", "product_category", "category_path", "category_name",
+                         "product_categories", "categorie", "kategorie", "categoria", "department", "section")
 
 
 class RowProblem(ValueError):
@@ -82,7 +97,8 @@ def parse_price(text: str, default_currency: str | None, what: str = "price") ->
         raise RowProblem(f"unparseable {what} {text!r} (expected like '15.00 USD')")
     currency = (match.group(1) or match.group(3) or default_currency or "").upper()
     if not currency:
-        raise RowProblem(f"{what} {text!r} has no currency (expected like '15.00 USD')")
+        raise RowProblem(f"{what} {text!r} has no currency (expected like '15.00 USD'; if every price of the "
+                         "feed is in one currency, say which with --currency, e.g. --currency EUR)")
     try:
         amount = Decimal(match.group(2).replace(",", ""))
     except InvalidOperation:
@@ -166,6 +182,23 @@ def html_to_text(markup: str) -> str:
     parser.feed(markup)
     parser.close()
     return " ".join("".join(parser.parts).split())
+
+
+def title_text(markup: str | None) -> tuple[str, bool]:
+    """A title as text, and whether it held HTML markup: '<b>Mug</b>' -> ('Mug', True)."""
+    raw = clean(markup)
+    text = clean(html_to_text(raw))
+    return text, text != raw and "<" in raw
+
+
+def category_like_column(values: dict[str, object], used: set[str]) -> str | None:
+    """The first column, not already mapped, whose name says it holds a category and that has a value."""
+    from verishop.scenarios.catalog.text import slug
+
+    for column, value in values.items():
+        if column not in used and slug(str(column)) in CATEGORY_LIKE_COLUMNS and str(value or "").strip():
+            return str(column)
+    return None
 
 
 def clean(text: str | None) -> str:

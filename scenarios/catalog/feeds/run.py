@@ -27,7 +27,9 @@ def reader_for(path: Path, feed_format: str, mapping_path: Path | None) -> Itera
 
 def run_import(sources: list[Path], out: Path, *, feed_format: str | None = None, mapping: Path | None = None,
                policy: Path | None = None, strict: bool = False, currency: str | None = None,
-               on_progress: Callable[[int], None] | None = None) -> ImportReport:
+               on_progress: Callable[[int], None] | None = None, environments: bool = False) -> ImportReport:
+    """Import `sources` into a catalog at `out`. `environments`: also fill the report's table of the
+    environments the catalog can run (support.py; `catalog import` does, at a few seconds' cost)."""
     if not sources:
         raise ImportFailed("no SOURCE given")
     if feed_format is not None and feed_format not in FORMATS:
@@ -45,5 +47,10 @@ def run_import(sources: list[Path], out: Path, *, feed_format: str | None = None
     if currency is None and formats[0] == "shopify":
         currency = "USD"  # Shopify's export carries bare amounts in the shop's currency
     readers = ((str(p), reader_for(Path(p), formats[0], mapping)) for p in sources)
-    return import_catalog(readers, out, feed_format=formats[0], policy=shop_policy, policy_path=policy,
-                          currency=currency, strict=strict, on_progress=on_progress)
+    report = import_catalog(readers, out, feed_format=formats[0], policy=shop_policy, policy_path=policy,
+                            currency=currency, strict=strict, on_progress=on_progress)
+    if environments:
+        from verishop.scenarios.catalog.feeds.support import environment_table  # the envs import the reader
+
+        report.environments = environment_table(out)
+    return report

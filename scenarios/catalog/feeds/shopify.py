@@ -4,11 +4,13 @@ first row only; image-only rows (a Handle and an Image Src) add nothing and coun
 
 from __future__ import annotations
 
+import re
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
 from verishop.scenarios.catalog.feeds.rows import (
-    FeedItem, FeedRow, Refusal, RowProblem, check_text, clean, html_to_text,
+    FeedItem, FeedRow, Notice, Refusal, RowProblem, check_text, clean, html_to_text, title_text,
 )
 from verishop.scenarios.catalog.feeds.tabular import records
 from verishop.scenarios.catalog.text import slug
@@ -18,12 +20,55 @@ PRODUCT_FIELDS = ("Title", "Body (HTML)", "Vendor", "Product Category", "Type", 
 _VARIANT_FIELDS = ("Variant SKU", "Variant Price", "Option1 Value", "Option2 Value", "Option3 Value")
 
 
-def _category(product: dict[str, str]) -> str:
-    """Shopify's Product Category (a Standard Product Taxonomy path) when set, else the shop's Type."""
-    return product.get("Product Category", "") or product.get("Type", "")
+# A Type that names no kind of product: the product kind of another platform's export ("simple",
+# "variable") or a placeholder. When one such value names nearly every product (USELESS_TYPE_SHARE of
+# at least USELESS_TYPE_MIN_PRODUCTS), it is not used as a category: Shopify's Product Category is,
+# else words of the title. A shop whose Type is one real kind ("Tea") keeps it.
+GENERIC_TYPES = frozenset({"simple", "variable", "grouped", "external", "default", "product", "products",
+                           "general", "misc", "miscellaneous", "other", "others", "all", "item", "items", "none",
+                           "n/a", "na", "-", "standard", "physical", "goods", "merchandise"})
+USELESS_TYPE_SHARE = 0.9
+USELESS_TYPE_MIN_PRODUCTS = 20
+_TITLE_WORD = re.compile(r"[A-Za-z][A-Za-z'-]{2,}")
+
+
+def useless_type(path: Path) -> str | None:
+    """The Type that names nearly every product of the export and no kind of product, if any (a
+    first pass over the file: one row per product counted)."""
+    types: Counter[str] = Counter()
+    for item in records(path, delimiter=",", id_column="Handle"):
+        if not isinstance(item, Refusal) and item[1].get("Title"):
+            types[clean(item[1].get("Type")).lower()] += 1
+    total = sum(types.values())
+    if not total:
+        return None
+    value, count = types.most_common(1)[0]
+    if total >= USELESS_TYPE_MIN_PRODUCTS and count >= USELESS_TYPE_SHARE * total and value in GENERIC_TYPES:
+        return value
+    return None
+
+
+def title_words(title: str) -> str:
+    """The category a title suggests when nothing else does: its last word ('Classic Tee 5' -> 'Tee')."""
+    words = _TITLE_WORD.findall(title)
+    return words[-1] if words else ""
+
+
+def _category(product: dict[str, str], useless: str | None, title: str) -> str:
+    """Shopify's Product Category (a Standard Product Taxonomy path) when set, else the shop's Type
+    (else, when the Type is `useless`, the last word of the title)."""
+    if product.get("Product Category"):
+        return product["Product Category"]
+    if useless is not None and clean(product.get("Type")).lower() == useless:
+        return title_words(title)
+    return product.get("Type", "")
 
 
 def read_csv(path: Path) -> Iterator[FeedItem]:
+    useless = useless_type(path)
+    if useless is not None:
+        yield Notice(f"the Type {useless!r} names nearly every product and no kind of product: categories come "
+                     "from Shopify's Product Category, else from the last word of the title")
     handle = ""
     product: dict[str, str] = {}
     variants = 0
@@ -55,12 +100,13 @@ def read_csv(path: Path) -> Iterator[FeedItem]:
                 if name and value and not (name == "Title" and value == "Default Title"):
                     options[slug(name)] = value
             suffix = " / ".join(options.values())
-            title = clean(product["Title"])
+            title, had_html = title_text(product["Title"])
             yield FeedRow(
                 record=record,
                 source_id=clean(values.get("Variant SKU")) or f"{this}#{variants}",
                 title=f"{title} - {suffix}" if suffix else title,
-                price=clean(values.get("Variant Price")), category_path=clean(_category(product)),
+                price=clean(values.get("Variant Price")), category_path=clean(_category(product, useless, title)),
+                title_had_html=had_html,
                 brand=clean(product.get("Vendor")), description=html_to_text(product.get("Body (HTML)", "")),
                 group_key=this, sale_price="", availability="",
                 stock=clean(values.get("Variant Inventory Qty")) if values.get("Variant Inventory Tracker") else "",

@@ -1,6 +1,13 @@
 """The imported catalog's own taxonomy, gathered while its rows stream past: a category per distinct
-category path of the feed, with the attributes every product of it states (values as seen), its
-brands, its price range and the attribute its variant groups differ on."""
+category path of the feed, with the attributes enough of its products state (values as seen, the
+rule in `kept`), its brands, its price range and the attribute its variant groups differ on.
+
+Real exports state an attribute for part of a category only (a Shopify product with variants on
+Size beside one with Shopify's single "Default Title" variant), and name one thing two ways
+("Colour" and "Color"): `canonical_attributes` merges the names listed in SYNONYMS, and an
+attribute is kept when at least KEEP_SHARE of the category's products, and at least
+KEEP_MIN_PRODUCTS of them, state it. A category whose products all state an attribute keeps it,
+as before this rule (issue 30)."""
 
 from __future__ import annotations
 
@@ -18,6 +25,38 @@ MAX_BRANDS_PER_CATEGORY = 200
 IMPORTED_PREFIX = "shop_"
 # The search tool takes category ids of at most 40 characters: prefix, slug and a "__N" suffix fit.
 MAX_SLUG_CHARS = 30
+# An attribute enters a category's schema when at least this share of its products state it, and
+# at least KEEP_MIN_PRODUCTS of them: a third is enough for a customer to ask for it and for the
+# environments to find products that carry it (each draws only those), while an attribute one
+# product in twenty states is noise.
+KEEP_SHARE = 1 / 3
+KEEP_MIN_PRODUCTS = 2
+# Option and attribute names (as slugs) that mean the same thing, merged into the second. Only
+# names whose sameness is plain: spelling variants and a qualifier that names the category's own
+# kind of size. Anything else stays as the feed names it.
+SYNONYMS = {
+    "colour": "color", "colours": "color", "colors": "color", "color_name": "color", "colour_name": "color",
+    "shoe_size": "size", "clothing_size": "size", "sizes": "size", "size_name": "size",
+    "materials": "material", "fabric": "material",
+}
+
+
+def kept(products_stating: int, products: int) -> bool:
+    """Whether an attribute stated by `products_stating` of a category's `products` is in its schema."""
+    return products_stating >= max(KEEP_MIN_PRODUCTS, KEEP_SHARE * products) or products_stating == products
+
+
+def canonical_attributes(attrs: dict[str, str], merged: dict[str, str]) -> dict[str, str]:
+    """`attrs` with SYNONYMS merged (the first value stated wins); each merge noted in `merged`."""
+    if not any(name in SYNONYMS for name in attrs):
+        return attrs
+    result: dict[str, str] = {}
+    for name, value in attrs.items():
+        target = SYNONYMS.get(name, name)
+        if target != name:
+            merged[name] = target
+        result.setdefault(target, value)
+    return result
 
 
 @dataclass
@@ -107,7 +146,7 @@ class TaxonomyBuilder:
         """Each category as the catalog's `taxonomy` meta records it (verishop.scenarios.taxonomy reads it)."""
         result = []
         for cat in sorted(self.by_path.values(), key=lambda c: c.id):
-            schema = sorted(n for n, k in cat.attr_count.items() if k == cat.count)
+            schema = sorted(n for n, k in cat.attr_count.items() if kept(k, cat.count))
             varying = [n for n, _ in cat.varies.most_common() if n in schema and len(cat.attr_values[n]) > 1]
             result.append({
                 "id": cat.id, "name": cat.name, "department": cat.department, "path": cat.path,
@@ -117,3 +156,9 @@ class TaxonomyBuilder:
                 "variant_attribute": varying[0] if varying else None,
             })
         return result
+
+    def coverage(self) -> list[dict]:
+        """How many products of each category state each attribute, and whether the rule kept it."""
+        return [{"category": cat.id, "attribute": name, "products": k, "of": cat.count, "kept": kept(k, cat.count)}
+                for cat in sorted(self.by_path.values(), key=lambda c: c.id)
+                for name, k in sorted(cat.attr_count.items())]

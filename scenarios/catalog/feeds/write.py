@@ -8,6 +8,7 @@ a failed or refused import leaves nothing where a reader would find it."""
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -18,10 +19,11 @@ from verishop.scenarios.catalog.build import CATALOG_SCHEMA_VERSION, INDEXES, wr
 from verishop.scenarios.catalog.feeds import ImportFailed
 from verishop.scenarios.catalog.feeds.featured import STAGE_ROW, STAGING, place
 from verishop.scenarios.catalog.feeds.rows import (
-    FeedItem, FeedRow, Refusal, RowProblem, parse_availability, parse_int, parse_price, parse_rating,
+    FeedItem, FeedRow, Notice, Refusal, RowProblem, parse_availability, parse_int, parse_price, parse_rating,
 )
+from verishop.scenarios.catalog.feeds.quality import Quality
 from verishop.scenarios.catalog.feeds.shop_policy import ShopPolicy, check_categories
-from verishop.scenarios.catalog.feeds.taxonomy import TaxonomyBuilder
+from verishop.scenarios.catalog.feeds.taxonomy import TaxonomyBuilder, canonical_attributes
 from verishop.scenarios.catalog.integrity import import_seed, product_content_hash, source_ids_digest, write_stamp
 from verishop.scenarios.catalog.text import attribute_token, brand_token, category_token
 
@@ -37,6 +39,8 @@ _BATCH_ROWS = 5000
 _BATCH_CHARS = 8 << 20
 _SEARCH_DESCRIPTION_CHARS = 600
 OPTIONAL_FIELDS = ("brand", "stock", "rating", "ship_days")
+# A stock that is a count (refused when out of range); anything else is read as "in stock".
+_COUNT = re.compile(r"^\s*[-+]?[0-9][0-9,]*(?:\.[0-9]+)?\s*$")
 
 
 @dataclass
@@ -51,6 +55,16 @@ class ImportReport:
     categories: int = 0
     content_hash: str = ""
     seconds: float = 0.0
+    # Attribute names merged as synonyms ("colour -> color"), and each category's attribute coverage
+    # (docs/catalog-import.md, "Attributes").
+    merged_attributes: list[str] = field(default_factory=list)
+    attribute_coverage: list[dict] = field(default_factory=list)
+    # Per environment, in the registry's order: {"env", "env_id", "can_run", "reason"} (support.py).
+    environments: list[dict] = field(default_factory=list)
+    # What a shop owner should look at: one-line warnings about the catalog's quality (quality.py).
+    warnings: list[str] = field(default_factory=list)
+    # Products whose stock was not a number ("100 ML") and were imported as in stock.
+    unreadable_stock: int = 0
 
     def refuse(self, refusal: Refusal, source: str) -> None:
         self.refused += 1
@@ -67,6 +81,7 @@ class _Counts:
 
     stated: dict[str, int] = field(default_factory=lambda: dict.fromkeys(OPTIONAL_FIELDS, 0))
     availability_only: int = 0
+    quality: Quality = field(default_factory=Quality)
 
 
 class _Checker:
@@ -82,7 +97,9 @@ class _Checker:
         if not row.title:
             raise RowProblem("empty title")
         if not row.category_path:
-            raise RowProblem("no category (product_type, google_product_category as a path, Product Category or Type)")
+            hint = f"; {row.category_hint}" if row.category_hint else ""
+            raise RowProblem(f"no category (product_type, google_product_category as a path, Product Category or "
+                             f"Type){hint}")
         if row.source_id in self.seen:
             raise RowProblem(f"duplicate id (first at {self.seen[row.source_id]})")
         price_cents, currency = parse_price(row.price, self.currency)
@@ -96,7 +113,12 @@ class _Checker:
         elif currency != self.currency:
             raise RowProblem(f"currency {currency} differs from the feed's {self.currency}")
         available = parse_availability(row.availability) if row.availability else None
-        if row.stock:
+        if row.stock and not _COUNT.match(row.stock):
+            # "100 ML", "-", "yes": a feed's stock column holding something else than a count
+            # (a size, a placeholder); the product is sold, so in stock unless availability says not.
+            stock = 0 if available is False else DEFAULT_STOCK_IN_STOCK
+            counts.quality.unreadable_stock(row.stock)
+        elif row.stock:
             stock = max(0, parse_int(row.stock, "stock", -10**9, 10**9))
             counts.stated["stock"] += 1
         elif available is not None:
@@ -114,6 +136,7 @@ class _Checker:
             ship_days = parse_int(row.ship_days, "shipping days", 0, 365)
             counts.stated["ship_days"] += 1
         counts.stated["brand"] += bool(row.brand)
+        counts.quality.note_row(row)
         self.seen[row.source_id] = where
         return price_cents, rating, rating_count, ship_days, stock
 
@@ -169,6 +192,7 @@ def _fill(db: sqlite3.Connection, sources: Iterable[tuple[str, Iterator[FeedItem
     checker = _Checker(currency)
     counts = _Counts()
     taxonomy = TaxonomyBuilder()
+    merged: dict[str, str] = {}
     groups: dict[tuple[str, str], int] = {}
     staged: list[tuple] = []
     staged_chars = 0
@@ -183,6 +207,9 @@ def _fill(db: sqlite3.Connection, sources: Iterable[tuple[str, Iterator[FeedItem
         staged_chars = 0
 
     for name, item in _items(sources):
+        if isinstance(item, Notice):
+            report.warnings.append(f"{name}: {item.text}")
+            continue
         if isinstance(item, FeedRow) and item.merge_only:
             report.merged += 1
             continue
@@ -198,6 +225,7 @@ def _fill(db: sqlite3.Connection, sources: Iterable[tuple[str, Iterator[FeedItem
             report.refuse(item, name)
             continue
         row = report.imported
+        item.attrs = canonical_attributes(item.attrs, merged)
         cat = taxonomy.add(item, price_cents)
         group_row = groups.setdefault((name, item.group_key), row) if item.group_key else row
         if group_row != row:
@@ -226,6 +254,10 @@ def _fill(db: sqlite3.Connection, sources: Iterable[tuple[str, Iterator[FeedItem
     report.absent_fields, report.defaults = absent, defaults
     categories = taxonomy.categories()
     report.categories = len(categories)
+    report.merged_attributes = [f"{name} -> {target}" for name, target in sorted(merged.items())]
+    report.attribute_coverage = taxonomy.coverage()
+    report.unreadable_stock = counts.quality.unreadable
+    report.warnings += counts.quality.warnings(categories, report.imported)
     db.executemany("INSERT INTO categories VALUES (?, ?, ?, ?, ?)",
                    [(c["id"], c["name"], c["department"], 0, ",".join(a["name"] for a in c["attributes"]))
                     for c in categories])
