@@ -18,11 +18,11 @@ from verishop.scenarios.catalog.integrity import catalog_identity, this_machine
 from verishop.scenarios.models import SCENARIO_SCHEMA_VERSION, Scenario
 from verishop.scenarios.stock import EpisodeStock
 from verishop.verifier.catalogs import CatalogCache, Shop
-from verishop.verifier.errors import Incomplete
+from verishop.verifier.errors import Incomplete, Unsafe
 from verishop.verifier.safeio import Limits, check_json_depth, episode_folder, read_regular
 from verishop.verifier.seal import INTACT, UNSEALED, SealKeys, check_chain, check_files, world_digest, world_log_present
 from verishop.verifier.transcript import Transcript, is_closed, parse_transcript
-from verishop.verifier.world import World, read_world
+from verishop.verifier.world import IN_MEMORY_WORLD_BYTES, World, read_world
 
 SCENARIO_FILE = "scenario.json"
 TRANSCRIPT_FILE = "transcript.jsonl"
@@ -60,10 +60,13 @@ def episode_name(directory: Path) -> str:
     return os.fsencode(directory.name).decode("utf-8", "backslashreplace")
 
 
-def read_scenario(name: str, limits: Limits = Limits(), dir_fd: int | None = None) -> tuple[Scenario, bytes]:
-    """The scenario `name` (relative to the episode folder `dir_fd`, if given) and its bytes."""
+def read_scenario(name: str, limits: Limits = Limits(), dir_fd: int | None = None,
+                  raw: bytes | None = None) -> tuple[Scenario, bytes]:
+    """The scenario `name` (relative to the episode folder `dir_fd`, if given) and its bytes
+    (`raw`: the bytes, when the caller already read them)."""
     path = Path(name)
-    raw = read_regular(name, "scenario", limits.scenario_bytes, dir_fd)
+    if raw is None:
+        raw = read_regular(name, "scenario", limits.scenario_bytes, dir_fd)
     if not raw.strip():
         raise Incomplete("scenario_invalid", f"{path.name} is empty")
     check_json_depth(raw, path.name, "scenario", limits.json_depth)
@@ -102,13 +105,21 @@ def load_episode(directory: Path, catalogs: CatalogCache, catalog_override: Path
             raise Incomplete("transcript_empty", f"{TRANSCRIPT_FILE} is empty")
         key = check_chain(raw_transcript, seal_keys or SealKeys(), limits.json_depth, episode_name(directory))
         transcript = parse_transcript(raw_transcript, limits.json_depth)
+        # A sealed episode's scenario and world are read once: the bytes digested are the bytes scored.
+        scenario_raw = world_image = None
         if key is not None:
             scenario_raw = read_regular(SCENARIO_FILE, "scenario", limits.scenario_bytes, dir_fd)
-            check_files(raw_transcript, transcript, scenario_raw, lambda: world_digest(dir_fd, directory),
+
+            def world_sha256() -> str | None:
+                nonlocal world_image
+                digest, world_image = _sealed_world(directory, limits, dir_fd)
+                return digest
+
+            check_files(raw_transcript, transcript, scenario_raw, world_sha256,
                         world_log_present(directory, dir_fd), episode_name(directory))
-        scenario, raw = read_scenario(SCENARIO_FILE, limits, dir_fd)
+        scenario, raw = read_scenario(SCENARIO_FILE, limits, dir_fd, raw=scenario_raw)
         _check_same_scenario(transcript, scenario, raw)
-        world = read_world(directory, WORLD_FILE, limits, dir_fd)
+        world = read_world(directory, WORLD_FILE, limits, dir_fd, image=world_image)
     world_hash = world.meta.get("catalog_content_hash")
     if world_hash is not None and world_hash != scenario.catalog.content_hash:
         raise Incomplete("catalog_mismatch", f"world.db was seeded for catalog {world_hash}, "
@@ -122,6 +133,18 @@ def load_episode(directory: Path, catalogs: CatalogCache, catalog_override: Path
                    world=world, shop=Shop(catalog, world, EpisodeStock(world.stock, scenario.sell_outs)),
                    catalog_content_hash=catalogs.content_hash(Path(catalog_path)),
                    seal=INTACT if key is not None else UNSEALED)
+
+
+def _sealed_world(directory: Path, limits: Limits, dir_fd: int | None) -> tuple[str | None, bytes | None]:
+    """world.db's digest for the seal check, and its bytes when they fit in memory (the verifier
+    then opens those bytes, never reading the file again); a larger or unreadable one is only
+    digested, as a stream."""
+    where = WORLD_FILE if dir_fd is not None else str(Path(directory) / WORLD_FILE)
+    try:
+        image = read_regular(where, "world", min(limits.world_bytes, IN_MEMORY_WORLD_BYTES), dir_fd)
+    except Unsafe:
+        return world_digest(dir_fd, directory), None
+    return hashlib.sha256(image).hexdigest(), image
 
 
 def _check_same_scenario(transcript: Transcript, scenario: Scenario, raw: bytes) -> None:

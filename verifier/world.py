@@ -36,8 +36,11 @@ class World:
     returns: tuple[tuple[str, str], ...]  # (order ID, line ID) of every return started
 
 
-def read_world(directory: Path, name: str, limits: Limits = Limits(), dir_fd: int | None = None) -> World:
-    """The world `directory/name`; `dir_fd`, if given, is that directory's descriptor."""
+def read_world(directory: Path, name: str, limits: Limits = Limits(), dir_fd: int | None = None,
+               image: bytes | None = None) -> World:
+    """The world `directory/name`; `dir_fd`, if given, is that directory's descriptor. `image`:
+    its bytes, when the caller already read them (the seal check digests them), so the file is
+    read once and what is scored is what was digested."""
     path = Path(directory) / name
 
     def where(file_name: str) -> str:
@@ -46,7 +49,9 @@ def read_world(directory: Path, name: str, limits: Limits = Limits(), dir_fd: in
     has_wal = check_regular(where(name + "-wal"), "world", limits.world_bytes, dir_fd, missing_ok=True)
     check_regular(where(name + "-shm"), "world", limits.world_bytes, dir_fd, missing_ok=True)
     db = None
-    if not has_wal:
+    if not has_wal and image is not None:
+        db = _open_image(image, path.name)
+    elif not has_wal:
         try:
             image = read_regular(where(name), "world", min(limits.world_bytes, IN_MEMORY_WORLD_BYTES), dir_fd)
         except Unsafe as exc:
