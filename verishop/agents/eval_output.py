@@ -23,8 +23,9 @@ from verishop.agents.determinism import certify
 from verishop.agents.episode_limits import RunControl
 from verishop.agents.evaluate import failures, solved_share
 from verishop.agents.junit import write_junit
-from verishop.agents.sealed import read_split_index, redact, shown_seed
+from verishop.agents.sealed import read_split_index, shown_seed
 from verishop.scenarios.console import err
+from verishop.scenarios.splits import redact_seeds
 
 
 def ci_gates(rewards: list[dict[str, Any]], run_root: Path, junit: Path | None, fail_under: float | None,
@@ -135,7 +136,7 @@ def print_trials(console: Console, repeated: dict[str, Any]) -> None:
     for env, row in repeated["flip_rate"].items():
         table.add_row(env, str(row["tasks"]), str(row["flipped"]), f"{row['flip_rate']:.0%}")
     out.print(table)
-    out.print(redact(repeated["determinism"]["line"]), markup=False, highlight=False)
+    out.print(redact_seeds(repeated["determinism"]["line"]), markup=False, highlight=False)
 
 
 def print_failures(run_root: Path, failed: list[dict[str, Any]]) -> None:
@@ -145,5 +146,5 @@ def print_failures(run_root: Path, failed: list[dict[str, Any]]) -> None:
     err.print(f"[bold red]{len(failed)} episode(s) failed[/] (details in {run_root / 'failures.jsonl'}):")
     indices = read_split_index(run_root)  # a test-split seed shows as its index, even inside a message
     for f in failed[:20]:
-        err.print(redact(f"  {f['env_id']} d={f['difficulty']} seed={shown_seed(f['seed'], indices)}: {f['kind']}: "
+        err.print(redact_seeds(f"  {f['env_id']} d={f['difficulty']} seed={shown_seed(f['seed'], indices)}: {f['kind']}: "
                          f"{f['message'][:200]}", indices), markup=False, highlight=False)

@@ -14,7 +14,8 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
-from verishop.agents.sealed import redact, shown_seed
+from verishop.agents.sealed import shown_seed
+from verishop.scenarios.splits import redact_seeds
 
 _NOT_XML = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
@@ -22,7 +23,7 @@ _NOT_XML = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 def _clean(value: Any, indices: dict[int, int] | None = None) -> str:
     # Every text goes through here: a test-split seed in it (a message, a check) shows as its index.
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
-    return redact(_NOT_XML.sub("", text), indices)
+    return redact_seeds(_NOT_XML.sub("", text), indices)
 
 
 def _failed_checks(reward: dict[str, Any]) -> list[dict[str, Any]]:

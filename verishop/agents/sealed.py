@@ -5,7 +5,7 @@ index in the split instead ("test #7", scenarios.splits.seed_label).
 `verishop eval --split` writes `<run>/split.json`, each seed's index, so that the outputs made
 later from the run folder (the report, JUnit) can still name the index. The run folder itself is
 the operator's: it holds every scenario.json (the goal) for the verifier, so it holds the seeds
-too. `redact` is the net under every printed text: any integer that is a test-split seed becomes
+too. `scenarios.splits.redact_seeds` is the net under every printed text: any integer that is a test-split seed becomes
 its label, wherever it came from (an exception's message, a transcript line)."""
 
 from __future__ import annotations
@@ -41,17 +41,12 @@ def shown_seed(seed: object, indices: dict[int, int] | None = None) -> object:
     return seed_label(seed, (indices or {}).get(seed) if isinstance(seed, int) else None)
 
 
-def redact(text: str, indices: dict[int, int] | None = None) -> str:
-    """`text` with every test-split seed in it replaced by its label."""
-    return redact_seeds(text, indices)
-
-
 def redact_json(value: Any, indices: dict[int, int] | None = None) -> Any:
-    """`redact` through a JSON-like value: a sealed seed (as a number or inside a string) becomes its label."""
+    """`redact_seeds` through a JSON-like value: a sealed seed (as a number or inside a string) becomes its label."""
     if isinstance(value, dict):
         return {k: redact_json(v, indices) for k, v in value.items()}
     if isinstance(value, list | tuple):
         return [redact_json(v, indices) for v in value]
     if isinstance(value, str):
-        return redact(value, indices)
+        return redact_seeds(value, indices)
     return shown_seed(value, indices) if is_sealed(value) else value

@@ -19,7 +19,7 @@ from verishop.agents.report import plots, stats
 from verishop.agents.report.episode import render_episode
 from verishop.agents.report.load import Run
 from verishop.agents.report.style import CSS
-from verishop.agents.sealed import redact
+from verishop.scenarios.splits import redact_seeds
 
 CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
 PLOT_ALT = "solved share, mean total, tool calls and turns by difficulty; mean reward parts"
@@ -182,4 +182,4 @@ def render_report(runs: list[Run], title: str = "verishop report", pages: str = 
             f'<meta name="viewport" content="width=device-width, initial-scale=1"><title>{escape(title)}</title>'
             f'<style>{CSS}</style></head><body id="top">{main}<div class="episodes">{episodes}</div></body></html>')
     # No test-split seed anywhere on the page (tables, facts, transcript lines): each shows as its index.
-    return redact(page, {seed: index for run in runs for seed, index in run.split_index.items()})
+    return redact_seeds(page, {seed: index for run in runs for seed, index in run.split_index.items()})
