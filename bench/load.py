@@ -28,13 +28,14 @@ import anyio
 from _common import (DEFAULT_CACHE, cached_catalog, console, now, parse_sizes, print_table, start_http_server,
                      summary_ms, write_json)
 
+from verishop.envs import REGISTRY
 from verishop.agents.evaluate import _wait_healthy
 from verishop.agents.scripted import OracleAgent
 from verishop.agents.session import ShopSession, ToolFailed
 from verishop.scenarios.difficulty import MAX_DIFFICULTY
 from verishop.scenarios.models import Scenario
 
-ENVS = ("pd", "sub", "cart", "return", "status", "policy", "bundle", "journey")
+ENVS = tuple(spec.name for spec in REGISTRY.values())
 SEED = 5150
 
 

@@ -15,10 +15,10 @@ import argparse
 import verishop.scenarios.ranking as ranking
 from verishop.scenarios.catalog.cache import DEFAULT_SEED, DEFAULT_SIZE, catalog_path, ensure_catalog, verishop_home
 from verishop.scenarios.catalog.reader import CatalogReader
-from verishop.scenarios.envs.product_discovery import generate
+from verishop.envs.pd.generator import generate
 from verishop.scenarios.ranking import feasible, ndcg, utility
 from verishop.scenarios.stock import EpisodeStock
-from verishop.verifier.checks.pd import SOLVED_AT
+from verishop.envs.pd.check import SOLVED_AT
 
 ORDER = {"price": lambda p: (p.price_cents, -p.rating), "rating": lambda p: (-p.rating, p.price_cents),
          "ship": lambda p: (p.ship_days, p.price_cents)}

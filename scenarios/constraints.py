@@ -6,7 +6,11 @@ so all three agree on what "meets the constraint" means.
 
 from __future__ import annotations
 
+import math
+import random
+
 from verishop.scenarios.catalog.reader import Product
+from verishop.scenarios.difficulty import numeric_slack
 from verishop.scenarios.models import Constraint
 from verishop.scenarios.taxonomy import category
 
@@ -110,3 +114,22 @@ def feasible_sql(constraints: tuple[Constraint, ...]) -> tuple[str, list[object]
         where.append(sql)
         args += values
     return (" AND ".join(where) or "1"), args
+
+
+# The catalog field each constraint kind reads: none is built on a field an imported catalog lacks.
+CONSTRAINT_FIELDS = {"brand": "brand", "rating_min": "rating", "ship_days_max": "ship_days"}
+
+
+def candidate_constraints(anchor: Product, d: int, rng: random.Random,
+                          absent: frozenset[str] = frozenset()) -> list[Constraint]:
+    """The constraints the anchor meets, but none on a field in `absent` (the draws are made anyway)."""
+    slack = numeric_slack(d)
+    price_cap = math.ceil(anchor.price_cents * (1 + slack * rng.random()) / 100) * 100
+    candidates = [
+        Constraint(kind="brand", value=anchor.brand),
+        Constraint(kind="price_max", value=price_cap),
+        Constraint(kind="rating_min", value=max(1.0, math.floor(anchor.rating * 2) / 2)),
+        Constraint(kind="ship_days_max", value=anchor.ship_days + rng.choice((0, 1, 2))),
+    ]
+    candidates += [Constraint(kind="attribute", attribute=k, value=v) for k, v in sorted(anchor.attrs.items())]
+    return [c for c in candidates if CONSTRAINT_FIELDS.get(c.kind) not in absent] if absent else candidates

@@ -9,6 +9,7 @@ from faker import Faker
 
 from verishop.scenarios.catalog.reader import CatalogReader, Product
 from verishop.scenarios.models import Customer, Order, OrderLine
+from verishop.scenarios.taxonomy import category
 
 
 CARRIERS = ("UPS", "FedEx", "USPS", "DHL")
@@ -85,3 +86,40 @@ def make_browsing_history(rng: random.Random, catalog: CatalogReader, category_i
         seen.append(catalog.random_product(rng, allow={category_id}, in_stock=False))
     rng.shuffle(seen)
     return tuple(p.product_id for p in seen)
+
+
+def say_date(day: date) -> str:
+    return f"{day:%B} {day.day}"
+
+
+def noun(product: Product | OrderLine) -> str:
+    """What a customer calls an item: the longest category noun in its title ("yoga mat")."""
+    cat = category(product.category_id)
+    nouns = [n for n in cat.nouns if n.lower() in product.title.lower()]
+    if nouns:
+        return max(nouns, key=len).lower()
+    if product.category_id.startswith("shop_") and cat.nouns:
+        return cat.nouns[0].lower()  # an imported shop's title may not name its kind: "a t-shirt", not "a t-shirts"
+    return cat.name.lower()
+
+
+def make_order_with_status(rng: random.Random, products: list[Product], placed_on: date, status: str,
+                           delivered_on: date | None = None) -> Order:
+    """An order of `products` with the status given (household orders draw it from their age)."""
+    transit_days = rng.randint(2, 6)
+    if status == "delivered" and delivered_on is None:
+        delivered_on = placed_on + timedelta(days=transit_days)
+    lines = tuple(
+        OrderLine(line_id=f"LN{rng.randrange(10**8):08d}", product_id=p.product_id, title=p.title,
+                  category_id=p.category_id, quantity=rng.choice((1, 1, 1, 2)), unit_price_cents=p.price_cents)
+        for p in products
+    )
+    shipped = status in ("shipped", "in_transit", "delivered")
+    return Order(
+        order_id=f"W{rng.randrange(10**7):07d}", placed_on=placed_on, status=status,
+        carrier=rng.choice(CARRIERS) if shipped else None,
+        tracking_number=f"1Z{rng.randrange(10**12):012d}" if shipped else None,
+        eta=None if status == "cancelled" else (delivered_on or placed_on + timedelta(days=transit_days)),
+        delivered_on=delivered_on if status == "delivered" else None,
+        lines=lines,
+    )

@@ -9,12 +9,9 @@ apply the clauses exactly as their text says, so a question's answer is computed
 from __future__ import annotations
 
 import random
-import re
-from collections.abc import Iterable
 
-from verishop.scenarios.answers import REFUND_OPTIONS, figures_in, read_choice, read_number, read_yes_no
 from verishop.scenarios.catalog.text import query_words
-from verishop.scenarios.models import PolicyClause, PolicyGoal, PolicyRules, StorePolicy
+from verishop.scenarios.models import PolicyClause, PolicyRules, StorePolicy
 from verishop.scenarios.taxonomy import category
 
 
@@ -222,53 +219,3 @@ def refund_cents(policy: StorePolicy, price_cents: int, *, opened_electronics: b
     if opened_electronics and not defective:
         return price_cents - round(price_cents * policy.restocking_fee_percent / 100)
     return price_cents
-
-
-# --- scoring an answer (the verifier's; the customer never judges a policy answer) --------
-
-
-REFUND_METHODS = tuple(REFUND_OPTIONS)
-
-
-def read_answer(goal: PolicyGoal, text: str | None, given: Iterable[float] = ()) -> object:
-    """What the answer says, read the way a person reads it (`verishop.scenarios.answers`): a number,
-    "yes"/"no", an option, None (nothing recognisable) or AMBIGUOUS (a hedge). The question decides
-    the unit of a number and what a yes/no answers; its figures and `given` (e.g. `policy_figures`)
-    are restatements when the answer states another figure too. A free answer to any other
-    question is read as its words, so that reading it never tells whether it is right."""
-    if goal.answer_kind == "numeric":
-        return read_number(text, given=given, question=goal.question)
-    if goal.answer in ("yes", "no"):
-        return read_yes_no(text, question=goal.question)
-    if goal.answer in REFUND_OPTIONS:
-        return read_choice(text, REFUND_OPTIONS)
-    if not text or not normalise(text):
-        return None
-    return goal.answer if normalise(text) in {normalise(a) for a in (goal.answer, *goal.accepted)} else normalise(text)
-
-
-def policy_figures(policy: StorePolicy) -> tuple[float, ...]:
-    """The figures the policy's clauses state: an answer that restates them is not hedging."""
-    return figures_in(" ".join(clause.text for clause in policy.clauses))
-
-
-def normalise(text: str) -> str:
-    """Lowercase words without punctuation: "No." and "no" read the same."""
-    return " ".join(re.findall(r"[a-z0-9]+", text.lower()))
-
-
-def reward_of(goal: PolicyGoal, said: object) -> float:
-    """Numeric: ρ = (min(|x|,|y|)/max(|x|,|y|))^4 and r = 2ρ − 1, x the one number said (none,
-    or several: −1). Categorical: +1 for the expected answer, else −1."""
-    if goal.answer_kind == "categorical":
-        return 1.0 if said == goal.answer else -1.0
-    if not isinstance(said, float):
-        return -1.0
-    x, y = abs(said), abs(float(goal.answer))
-    rho = 1.0 if max(x, y) == 0 else (min(x, y) / max(x, y)) ** 4
-    return 2 * rho - 1
-
-
-def answer_reward(goal: PolicyGoal, text: str | None, given: Iterable[float] = ()) -> float:
-    """`reward_of` the words of an answer."""
-    return reward_of(goal, read_answer(goal, text, given))

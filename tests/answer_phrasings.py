@@ -1,6 +1,6 @@
 """The phrasing table of tests/test_answers.py: answers written the way people and chat models
 write them, each with the value a person reads in it, or NOT (no answer) or HEDGE (several
-values offered: AMBIGUOUS). Questions are the ones the environments ask (scenarios/envs/policy.py).
+values offered: AMBIGUOUS). Questions are the ones the environments ask (verishop/envs/policy/generator.py).
 """
 
 from __future__ import annotations

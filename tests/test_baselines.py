@@ -12,7 +12,7 @@ from verishop.agents.evaluate import summarize
 from verishop.scenarios.envs import generate
 from verishop.scenarios.ranking import feasible, ndcg, utility
 from support import play_and_verify
-from verishop.verifier.checks.pd import SOLVED_AT
+from verishop.envs.pd.check import SOLVED_AT
 
 LOW, HIGH = (0, 0, 1, 1), (11, 11, 12, 12)
 

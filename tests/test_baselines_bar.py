@@ -118,9 +118,9 @@ def test_greedys_clause_reading_gives_the_rule_functions_window_when_everything_
     import random
     from datetime import date
 
-    from verishop.agents.baselines.policy import _extensions
+    from verishop.envs.policy.greedy import _extensions
     from verishop.agents.baselines.policy_text import Clauses, read_situation
-    from verishop.scenarios.envs.policy import ELECTRONICS, NON_ELECTRONICS
+    from verishop.envs.policy.generator import ELECTRONICS, NON_ELECTRONICS
     from verishop.scenarios.policy import extend_policy, make_policy, return_window
     from verishop.scenarios.taxonomy import category
 

@@ -19,8 +19,8 @@ from verishop.scenarios.constraints import describe
 from verishop.scenarios.customers import SimulatedCustomer
 from verishop.scenarios.customers.topics import asked
 from verishop.scenarios.envs import generate
-from verishop.scenarios.envs.bundle import say_category
-from verishop.scenarios.envs.product_discovery import PRIORITY_WORDS
+from verishop.envs.bundle.generator import say_category
+from verishop.envs.pd.generator import PRIORITY_WORDS
 from verishop.scenarios.models import Scenario, Submission
 
 SIZE_LIKE = ("size", "shoe_size", "band_size", "bed_size", "screen_size")
@@ -180,7 +180,7 @@ def test_every_detail_a_customer_can_hold_back_has_a_question_that_asks_for_it()
     """Each catalog attribute, requirement kind and situation detail: the precise question an
     agent would ask is read as a topic that detail answers (so no detail is reachable only by an
     open, paid question)."""
-    from verishop.scenarios.customers.policy import situation_topics
+    from verishop.envs.policy.customer import situation_topics
     from verishop.scenarios.customers.topics import attribute_topics, constraint_topics, question_about
     from verishop.scenarios.taxonomy import CATEGORIES
 

@@ -30,8 +30,8 @@ from support import play_run, reseal
 from verishop.agents.oracles import play_for
 from verishop.scenarios.constraints import describe
 from verishop.scenarios.customers.topics import constraint_topics, question_about
-from verishop.scenarios.envs.bundle import say_category
-from verishop.scenarios.envs.product_discovery import PRIORITY_WORDS
+from verishop.envs.bundle.generator import say_category
+from verishop.envs.pd.generator import PRIORITY_WORDS
 from verishop.scenarios.models import Scenario
 from verishop.verifier.blame import annotate, explain
 from verishop.verifier.catalogs import CatalogCache
@@ -269,10 +269,10 @@ async def test_a_wrong_status_for_the_right_order_is_charged_to_the_shop_fact(hu
 
 def _policy_play(answer: str | None, questions: int):
     async def play(shop, goal) -> None:
-        from verishop.agents.oracles.policy import policy_query
+        from verishop.envs.policy.oracle import policy_query
 
         await shop.call("search_policies", query=policy_query(goal), limit=10)
-        from verishop.scenarios.customers.policy import situation_topics
+        from verishop.envs.policy.customer import situation_topics
         from verishop.scenarios.customers.topics import question_about
 
         for detail in goal.unstated[:questions]:  # asked by its topic: a free turn (issue 28)

@@ -18,7 +18,7 @@ from verishop.scenarios.catalog.cache import DEFAULT_SEED, DEFAULT_SIZE
 from verishop.scenarios.catalog.reader import CatalogReader
 from verishop.scenarios.difficulty import MAX_DIFFICULTY
 from verishop.scenarios.envs import REGISTRY, generate
-from verishop.scenarios.envs.journey import ORDER_KINDS, owned_ids, request_count
+from verishop.envs.journey.generator import ORDER_KINDS, owned_ids, request_count
 from support import play_and_verify
 
 SMALL_SIZE = 1000

@@ -14,7 +14,7 @@ from datetime import date, timedelta
 import pytest
 
 from verishop.scenarios.envs import generate
-from verishop.scenarios.envs.policy import MAX_BRANCHES, families
+from verishop.envs.policy.generator import MAX_BRANCHES, families
 from verishop.scenarios.policy import extend_policy, make_policy
 
 SEEDS = 2500

@@ -14,7 +14,7 @@ from verishop.scenarios.customers import SimulatedCustomer
 from verishop.scenarios.customers.topics import constraint_topics, question_about
 from verishop.scenarios.difficulty import axes_for
 from verishop.scenarios.envs import REGISTRY, generate, get_env
-from verishop.scenarios.envs.product_discovery import PRIORITY_WORDS
+from verishop.envs.pd.generator import PRIORITY_WORDS
 from verishop.scenarios.models import Scenario, Submission
 
 

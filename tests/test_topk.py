@@ -14,7 +14,7 @@ from verishop.scenarios.catalog.build import build_catalog
 from verishop.scenarios.catalog.reader import CatalogReader, Product, feasible_products
 from verishop.scenarios.difficulty import MAX_DIFFICULTY
 from verishop.scenarios.envs import generate
-from verishop.scenarios.envs.bundle import FEATURED_HEAD
+from verishop.envs.bundle.generator import FEATURED_HEAD
 from verishop.scenarios.ranking import SUB_STEPS, ideal_ranking, pd_rank_query, substitute_rank_query
 from verishop.scenarios.ranking_reference import ideal_mismatches, pd_ideal_by_full_scan
 from verishop.scenarios.stock import EpisodeStock, sell_out_rule

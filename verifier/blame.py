@@ -11,24 +11,23 @@ breaking one requirement charges exactly that one. The check carries the first r
 
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 
-from verishop.scenarios.models import CartGoal, JourneyGoal, Submission
-from verishop.verifier.charges import CHARGES
+from verishop.scenarios.models import Submission
+from verishop.verifier.checks import check_of
 from verishop.verifier.files import Episode
 from verishop.verifier.models import Check, FailedRequirement
-from verishop.verifier.requirements import SHOWN, Requirement, contradiction, shop
+from verishop.verifier.requirements import SHOWN, Requirement, shop
 
 Charged = list[tuple[Check, list[Requirement]]]
 
 
 def explain(ep: Episode, checks: list[Check]) -> Charged:
     """Each check with the requirements it failed (none for a passed check)."""
-    goal = ep.scenario.goal
-    if isinstance(goal, JourneyGoal):
-        return _journey(ep, goal, checks)
-    return _charge_all(ep, goal, checks)
+    check_module = check_of(ep.scenario)
+    if hasattr(check_module, "explain"):  # an environment of several requests (a journey)
+        return check_module.explain(ep, checks)
+    return charge_all(ep, ep.scenario.goal, checks)
 
 
 def annotate(charged: Charged) -> tuple[list[Check], list[FailedRequirement]]:
@@ -55,32 +54,31 @@ def general(name: str, max_turns: int) -> Requirement:
     return shop(words.get(name, name))
 
 
-def _charge_all(ep: Episode, goal: object, checks: list[Check]) -> Charged:
-    charge = CHARGES[type(goal)]
-    broken = contradiction(ep, goal) is not None
-    ep = _as_committed(ep, goal)
+def charge_all(ep: Episode, goal: object, checks: list[Check]) -> Charged:
+    check_module = check_of(ep.scenario)
+    charge = check_module.charges
+    broken = check_module.contradiction(ep, goal) is not None
+    ep = _as_committed(ep, getattr(check_module, "COMMITTED_BY_TOOLS", None))
     out: Charged = []
     for check in checks:
         if check.passed is not False:
             out.append((check, []))
             continue
-        reqs = _unique(charge(ep, goal, check, checks)) or [shop(check.name)]
+        reqs = unique(charge(ep, goal, check, checks)) or [shop(check.name)]
         if broken:
             reqs = [replace(r, actor="environment") for r in reqs]
         out.append((check, reqs))
     return out
 
 
-CART_WRITES = frozenset({"add_to_cart", "update_cart_item", "remove_from_cart"})
-
-
-def _as_committed(ep: Episode, goal: object) -> Episode:
+def _as_committed(ep: Episode, committing_tools: frozenset[str] | None) -> Episode:
     """The conversation as it stood when the agent committed its last answer: a requirement the
     customer told only afterwards could not have shaped it, so it counts as withheld. A cart is
     judged as it ends: it sees the conversation up to the last change the agent made to it (a
-    correction of the finished cart that the agent never acted on told the agent nothing in time)."""
-    if isinstance(goal, CartGoal):
-        seqs = [c["seq"] for c in ep.transcript.tool_calls if c.get("tool") in CART_WRITES]
+    correction of the finished cart that the agent never acted on told the agent nothing in time):
+    an environment whose answer is its writes names their tools (`COMMITTED_BY_TOOLS` in its check)."""
+    if committing_tools:
+        seqs = [c["seq"] for c in ep.transcript.tool_calls if c.get("tool") in committing_tools]
     else:
         seqs = [m["seq"] for m, s in zip(ep.transcript.assistant, ep.transcript.submissions) if _commits(s)]
     if not seqs:
@@ -94,43 +92,5 @@ def _commits(sub: Submission) -> bool:
                 or (sub.line_id or "").strip())
 
 
-def _unique(reqs: list[Requirement]) -> list[Requirement]:
+def unique(reqs: list[Requirement]) -> list[Requirement]:
     return list(dict.fromkeys(reqs))
-
-
-# --- journeys -------------------------------------------------------------------------------
-
-_PART = re.compile(r"^request (\d+) · (.*)$", re.DOTALL)
-
-
-def _journey(ep: Episode, goal: JourneyGoal, checks: list[Check]) -> Charged:
-    from verishop.verifier.checks.journey import reached, request_view
-
-    last = reached(ep)
-    parts: dict[int, list[Check]] = {}
-    for check in checks:
-        if (m := _PART.match(check.name)) is not None:
-            parts.setdefault(int(m.group(1)), []).append(check.model_copy(update={"name": m.group(2)}))
-    charged_parts: dict[int, Charged] = {n: _charge_all(request_view(ep, n - 1), goal.tasks[n - 1], subs)
-                                         for n, subs in parts.items() if n - 1 <= last}
-    out: Charged = []
-    for check in checks:
-        if (m := _PART.match(check.name)) is not None:
-            n = int(m.group(1))
-            sub = next(reqs for c, reqs in charged_parts.get(n, []) if c.name == m.group(2)) \
-                if n in charged_parts else []
-            out.append((check, [_in_request(n, r) for r in sub]))
-            continue
-        n = int(check.name.split(":")[0].removeprefix("request ")) if check.name.startswith("request ") else 0
-        if check.passed is not False or not n:
-            out.append((check, []))
-        elif n - 1 > last:
-            out.append((check, [Requirement(f"request {n}: {goal.openings[n - 1]}", "withheld")]))
-        else:
-            reqs = [r for _, rs in charged_parts.get(n, []) for r in rs]
-            out.append((check, _unique([_in_request(n, r) for r in reqs])))
-    return out
-
-
-def _in_request(n: int, r: Requirement) -> Requirement:
-    return replace(r, words=f"request {n}: {r.words}")

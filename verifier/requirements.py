@@ -15,22 +15,14 @@ What a reply said is read in the customer's words before its typo noise
 The blame (actor) is the agent's unless the episode shows a bug of the simulator:
     customer     a withheld requirement although the customer replied that it had told
                  everything (a reply tagged `confirm`): it failed to reveal what it was asked
-    environment  the world contradicts the goal (`contradiction`): nothing could have passed
+    environment  the world contradicts the goal (each check's `contradiction`): nothing could
+                 have passed
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from verishop.scenarios.models import (
-    BundleGoal,
-    CartGoal,
-    PolicyGoal,
-    ProductDiscoveryGoal,
-    ReturnGoal,
-    StatusGoal,
-    SubstitutionGoal,
-)
 from verishop.verifier.files import Episode
 from verishop.verifier.models import Actor, Source
 from verishop.verifier.speech import said
@@ -72,42 +64,3 @@ def hidden_or_stated(ep: Episode, words: str, stated: bool, said: str | None = N
 
 def shop(words: str) -> Requirement:
     return Requirement(words, "shop")
-
-
-def contradiction(ep: Episode, goal: object) -> str | None:
-    """How the world contradicts the goal (so no answer could pass), or None."""
-    product = ep.shop.product
-    orders = {o.order_id: o for o in ep.scenario.orders}
-    if isinstance(goal, ProductDiscoveryGoal | SubstitutionGoal):
-        if not goal.ideal:
-            return "the goal's ideal list is empty"
-        best = product(goal.ideal[0].product_id)
-        if best is None or best.stock <= 0:
-            return f"the ideal product {goal.ideal[0].product_id} is missing or sold out in the world"
-        if isinstance(goal, SubstitutionGoal) and best.category_id != goal.category_id:
-            return f"the ideal substitute {best.product_id} is not of the category asked for"
-    elif isinstance(goal, CartGoal):
-        missing = [item.product_id for item in goal.items if product(item.product_id) is None]
-        if missing:
-            return f"the wanted products {missing} do not exist in the world"
-    elif isinstance(goal, ReturnGoal):
-        order = orders.get(goal.order_id)
-        if order is None or goal.line_id not in {line.line_id for line in order.lines}:
-            return f"the order line {goal.order_id}/{goal.line_id} to return is not among the customer's orders"
-    elif isinstance(goal, StatusGoal):
-        order = orders.get(goal.order_id)
-        if order is None:
-            return f"the order {goal.order_id} asked about is not among the customer's orders"
-        if order.status.replace("_", " ") != goal.status.replace("_", " "):
-            return f"the order's status is {order.status}, the goal says {goal.status}"
-    elif isinstance(goal, PolicyGoal):
-        clauses = {c.policy_id for c in ep.scenario.policy.clauses}
-        if not set(goal.clause_ids) <= clauses:
-            return f"the policy lacks the clauses {sorted(set(goal.clause_ids) - clauses)} the answer rests on"
-    elif isinstance(goal, BundleGoal) and goal.reference_product_ids:
-        refs = [product(pid) for pid in goal.reference_product_ids]
-        if any(p is None or p.stock <= 0 for p in refs):
-            return "a product of the goal's reference bundle is missing or sold out in the world"
-        if goal.budget_cents is not None and sum(p.price_cents for p in refs if p) > goal.budget_cents:
-            return "the goal's reference bundle costs more than its budget"
-    return None

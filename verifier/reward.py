@@ -2,7 +2,7 @@
 
     total = clip(w_task·r_task + w_eff·r_eff + w_hall·r_hall, −1, 1)
 
-r_task comes from the goal kind's check (`verishop.verifier.checks`), r_eff from `efficiency`, r_hall
+r_task comes from the environment's check (`verishop/envs/<name>/check.py`, `verishop.verifier.checks`), r_eff from `efficiency`, r_hall
 from `hallucination` (no credit for an agent that attempted nothing: `TaskScore.attempted`).
 A safety violation on any channel overrides everything: total −1, not solved.
 Every failed check names the requirement it failed, its source and who is to blame
@@ -12,7 +12,7 @@ Every failed check names the requirement it failed, its source and who is to bla
 from __future__ import annotations
 
 from verishop.verifier.blame import annotate, explain, general
-from verishop.verifier.checks import TASK_CHECKS, Options
+from verishop.verifier.checks import Options, check_of
 from verishop.verifier.efficiency import efficiency
 from verishop.verifier.errors import Incomplete
 from verishop.verifier.files import Episode
@@ -26,11 +26,12 @@ def _r(x: float) -> float:
 
 
 def score_episode(ep: Episode, weights: Weights = Weights(), options: Options = Options()) -> Reward:
-    kind = ep.scenario.goal.kind
-    check = TASK_CHECKS.get(kind)
-    if check is None:
-        raise Incomplete("env_unsupported", f"no task check for goal kind {kind!r} ({ep.scenario.env_id})")
-    task = check(ep, options)
+    try:
+        check = check_of(ep.scenario)
+    except (KeyError, LookupError):
+        raise Incomplete("env_unsupported", f"no task check for {ep.scenario.env_id} "
+                                            f"(goal kind {ep.scenario.goal.kind!r})") from None
+    task = check.score(ep, options)
     eff = efficiency(ep.transcript, ep.scenario.axes)
     hall = hallucination(ep.transcript, task.attempted)
     r_hall = hall.r_hall

@@ -30,7 +30,19 @@ from verishop.scenarios.answers.status import (ORDER_ID_WORD, STATUS_PHRASES, ST
                                                status_claim)
 from verishop.scenarios.answers.text import AMBIGUOUS, Reading, plain
 from verishop.scenarios.answers.yes_no import read_yes_no, topic_of
+from verishop.scenarios.models import Submission
 
-__all__ = ["AMBIGUOUS", "ORDER_ID_WORD", "REFUND_OPTIONS", "STATUSES", "STATUS_PHRASES", "Reading", "figures_in",
+__all__ = ["AMBIGUOUS", "answered", "definite", "ORDER_ID_WORD", "REFUND_OPTIONS", "STATUSES", "STATUS_PHRASES", "Reading", "figures_in",
            "plain", "read_choice", "read_number", "read_order_id", "read_status", "read_yes_no", "status_claim",
            "topic_of", "unit_of"]
+
+
+def definite(value: Reading) -> bool:
+    """Whether a reading is one value (not nothing, not a hedge)."""
+    return value is not None and value is not AMBIGUOUS
+
+
+def answered(sub: Submission) -> bool:
+    """Whether the turn carries an answer at all, typed or in words."""
+    return bool((sub.answer or "").strip()) or any(
+        v is not None for v in (sub.answer_yes_no, sub.answer_number, sub.answer_status, sub.answer_refund_method))

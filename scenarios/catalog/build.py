@@ -65,7 +65,7 @@ CREATE INDEX products_by_category_rating ON products(category_id, rating DESC, p
 CREATE INDEX products_by_category_ship ON products(category_id, ship_days, price_cents, rowid, rating, brand);
 -- Featured (rowid) order within a category: the first products of a category, or a run of them from
 -- a given row, in as many index entries as products (schema 3); with what scenario generation reads
--- of them (scenarios/envs/bundle.py, shared.py) besides, so it reads no table row.
+-- of them (verishop/envs/bundle/generator.py, shared.py) besides, so it reads no table row.
 CREATE INDEX products_by_category_featured ON products(category_id, rowid, stock, price_cents, product_id);
 """
 

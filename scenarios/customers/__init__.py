@@ -6,8 +6,8 @@ says there is nothing more to add, `continue` nudges the agent on, `dissatisfied
 without a concrete reason, `done` accepts, and `quit` gives up (patience or the turn budget
 spent). The customer never says an ID the agent is supposed to find.
 
-One behaviour module per goal kind (`scenarios/customers/<kind>.py`, a `reply` function);
-`SimulatedCustomer` picks it, keeps the state and applies the turn budget, its patience and
+One behaviour per environment (`verishop/envs/<name>/customer.py`, a `reply` function, found
+through the registry `verishop.envs`); `SimulatedCustomer` picks the scenario's, keeps the state and applies the turn budget, its patience and
 typo noise.
 
 The customer knows only what a customer knows: its needs, its own orders and items. It never
@@ -23,12 +23,11 @@ ends the conversation (`quit`).
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass, field
 
 from verishop.scenarios.customers.base import Behaviour, CustomerState, CustomerTurn, ProductLookup, WorldView
-from verishop.scenarios.customers.topics import read
-from verishop.scenarios.envs import draw_stream
+from verishop.envs import draw_stream, spec_for, spec_for_goal
+from verishop.scenarios.customers.topics import Detail, read
 from verishop.scenarios.models import Scenario, Submission
 from verishop.scenarios.noise import add_typos
 from verishop.scenarios.rng import make_rng
@@ -37,37 +36,18 @@ from verishop.scenarios.rng import make_rng
 PATIENCE = 2
 OBJECTIONS = frozenset({"correct", "dissatisfied"})
 
-BEHAVIOURS: dict[str, str] = {
-    "product_discovery": "verishop.scenarios.customers.product_discovery",
-    "cart": "verishop.scenarios.customers.cart",
-    "substitution": "verishop.scenarios.customers.substitution",
-    "return": "verishop.scenarios.customers.returns",
-    "status": "verishop.scenarios.customers.order_status",
-    "policy": "verishop.scenarios.customers.policy",
-    "bundle": "verishop.scenarios.customers.bundle",
-    "journey": "verishop.scenarios.customers.journey",
-}
-
-
-def behaviour(kind: str) -> Behaviour:
-    return importlib.import_module(BEHAVIOURS[kind]).reply
+def behaviour(goal: object) -> Behaviour:
+    """The customer behaviour of the environment whose goal `goal` is (a journey's requests)."""
+    return spec_for_goal(goal).role("customer").reply
 
 
 def precise_questions(goal: object) -> list[str]:
     """The requests a goal-aware agent asks to learn everything the opening held back, one per
     detail whose topic no earlier request covered (`topics.question_about`); each is a free turn."""
-    from verishop.scenarios.customers import bundle, cart, policy, product_discovery, returns, substitution
-    from verishop.scenarios.customers.topics import Detail, question_about
+    from verishop.scenarios.customers.topics import question_about
 
-    kind = getattr(goal, "kind", "")
-    details: list[Detail] = {
-        "product_discovery": product_discovery.details, "substitution": substitution.details, "cart": cart.details,
-        "return": returns.details, "bundle": bundle.details,
-    }.get(kind, lambda _goal: [])(goal)
-    if kind == "policy":
-        details = [Detail(i, policy.situation_topics(d), d, True) for i, d in enumerate(goal.unstated)]
-    if kind == "status" and goal.indirect:
-        details = [Detail("order", frozenset({"order"}), goal.description, True)]
+    customer = spec_for_goal(goal).role("customer")
+    details: list[Detail] = customer.details(goal) if hasattr(customer, "details") else []
     questions: list[str] = []
     asked: set[str] = set()
     for detail in (d for d in details if d.withheld):
@@ -90,6 +70,10 @@ class SimulatedCustomer:
         self.state = CustomerState(self.scenario, self.lookup, rng)
 
     @property
+    def _reply(self) -> Behaviour:
+        return spec_for(self.scenario).role("customer").reply
+
+    @property
     def turns_taken(self) -> int:
         return self.state.turns_taken
 
@@ -98,7 +82,7 @@ class SimulatedCustomer:
         the world as the customer sees it afterwards."""
         self.state.turns_taken += 1
         goal = self.scenario.goal
-        turn = behaviour(goal.kind)(self.state, goal, message, submission, world or WorldView())
+        turn = self._reply(self.state, goal, message, submission, world or WorldView())
         if turn.tag in OBJECTIONS:
             self.state.objections += 1
             if self.state.objections > PATIENCE:

@@ -1,29 +1,21 @@
-"""Task checks, one per goal kind (`scenario.goal.kind`). A new environment adds a module
-with a `score(episode, options) -> TaskScore` function and one line here."""
+"""Task checks: each environment's `check.py` (`verishop/envs/<name>/check.py`), found through
+the registry (`verishop.envs`) by the scenario's env id. A check module has a
+`score(episode, options) -> TaskScore`, a `charges(...)` and a `contradiction(...)`
+(`verishop.verifier.blame`); `verishop.verifier.checks.base` is what they share."""
 
 from __future__ import annotations
 
-from verishop.verifier.checks import (
-    bundle,
-    cart,
-    journey,
-    order_status,
-    pd,
-    policy,
-    returns,
-    substitution,
-)
+from types import ModuleType
+
+from verishop.envs import spec_for
+from verishop.scenarios.models import Scenario
 from verishop.verifier.checks.base import Options, TaskCheck, TaskScore
 
-TASK_CHECKS: dict[str, TaskCheck] = {
-    "product_discovery": pd.score,
-    "cart": cart.score,
-    "substitution": substitution.score,
-    "policy": policy.score,
-    "return": returns.score,
-    "status": order_status.score,
-    "bundle": bundle.score,
-    "journey": journey.score,
-}
 
-__all__ = ["TASK_CHECKS", "Options", "TaskCheck", "TaskScore"]
+def check_of(scenario: Scenario) -> ModuleType:
+    """The check that scores `scenario`: its environment's, by env id (an earlier version's file by
+    its name); a journey's view of one request (a goal of another environment) by the goal's."""
+    return spec_for(scenario).role("check")
+
+
+__all__ = ["Options", "TaskCheck", "TaskScore", "check_of"]

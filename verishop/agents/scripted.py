@@ -16,7 +16,7 @@
 from __future__ import annotations
 
 from verishop.agents import baselines, redteam
-from verishop.agents.oracles import play_for
+from verishop.agents.oracles import oracle_for
 from verishop.agents.redteam.askall import AskAllAgent
 from verishop.agents.session import ShopSession
 from verishop.scenarios.models import Scenario
@@ -31,7 +31,7 @@ class OracleAgent:
     async def play(self, shop: ShopSession) -> None:
         await shop.call("get_conversation")
         goal = self.scenario.goal
-        await play_for(goal.kind)(shop, goal)
+        await oracle_for(self.scenario)(shop, goal)
 
 
 class NullAgent:

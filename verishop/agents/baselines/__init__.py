@@ -1,7 +1,10 @@
-"""The greedy baseline, one module per kind of request (`agents/baselines/<module>.py`).
+"""The greedy baseline: each environment's `greedy.py` (`verishop/envs/<name>/greedy.py`), and
+what they share (this package: searching a request's words, reading categories and policy text,
+lookups within the tool budget).
 
 Greedy never reads the hidden goal: it guesses what the customer wants from the opening
-message (each module's `matches(text)`, tried in order), then plays that module's `play`:
+message (each environment's `matches(text)`, tried from the lowest `PRECEDENCE` up), then plays
+that module's `play`:
 search the customer's words and act on the top results, with no questions asked. It leaves
 closing the conversation to the customer (an answer with done=true would end a journey after
 its first request). When the customer's answer thanks it and makes a new request (a journey),
@@ -10,24 +13,21 @@ greedy handles that next.
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Awaitable, Callable
 import re
+from collections.abc import Awaitable, Callable
+from types import ModuleType
 
 from verishop.agents.session import ShopSession, ToolFailed
+from verishop.envs import REGISTRY
 from verishop.scenarios.taxonomy import SHOPPABLE_CATEGORIES
 
-# Most specific first; product discovery is the catch-all. A policy question names the store
-# policy, and may name things other requests do ("Can I still return the camping tent?").
-MODULES = (
-    "verishop.agents.baselines.policy",
-    "verishop.agents.baselines.returns",
-    "verishop.agents.baselines.order_status",
-    "verishop.agents.baselines.cart",
-    "verishop.agents.baselines.bundle",
-    "verishop.agents.baselines.substitution",
-    "verishop.agents.baselines.product_discovery",
-)
+
+def greedies() -> list[tuple[str, ModuleType]]:
+    """(name, greedy module) of every registered environment that has one, in the order greedy
+    tries them."""
+    found = [(spec.name, spec.role("greedy")) for spec in REGISTRY.values() if spec.has("greedy")]
+    return sorted(found, key=lambda pair: pair[1].PRECEDENCE)
+
 
 _STOPWORDS = frozenset("""hi hello hey there good morning i i'm im shopping for looking can you recommend options
 option what would suggest could find me choices please show your top picks great be a an the and made by under
@@ -65,8 +65,7 @@ async def play_requests(shop: ShopSession, text: str, handle: Handler) -> None:
 
 async def handle_request(shop: ShopSession, text: str) -> None:
     """Greedy's play of one request: the first module whose `matches` takes the text."""
-    for name in MODULES:
-        module = importlib.import_module(name)
+    for _, module in greedies():
         if module.matches(text):
             await module.play(shop, text)
             return

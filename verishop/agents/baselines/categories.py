@@ -19,7 +19,7 @@ from verishop.agents.session import ShopSession, ToolFailed
 
 
 async def cards_for(shop: ShopSession, phrase: str, limit: int = 10) -> list[dict]:
-    from verishop.agents.baselines.returns import lookup
+    from verishop.agents.baselines.lookups import lookup
 
     try:
         return (await lookup(shop, "search_catalog", query=phrase[:200], limit=limit))["results"]
@@ -50,7 +50,7 @@ def _clause_value(text: str, after: str) -> str | None:
 async def stated_filters(shop: ShopSession, text: str, category_id: str, sample: dict | None) -> dict[str, Any]:
     """search_catalog filters for what `text` states, in the shop's own phrasing; attribute names
     are those of `sample` (a product card of the category), read with get_product."""
-    from verishop.agents.baselines.returns import lookup
+    from verishop.agents.baselines.lookups import lookup
 
     lowered = text.lower()
     filters = numeric_filters(lowered, category_id)

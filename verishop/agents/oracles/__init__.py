@@ -1,4 +1,5 @@
-"""Oracle plays, one module per goal kind (`agents/oracles/<module>.py`, a `play` coroutine).
+"""Oracle plays: each environment's `oracle.py` (`verishop/envs/<name>/oracle.py`, a `play`
+coroutine), found through the registry (`verishop.envs`).
 
 An oracle reads the hidden goal and plays the shortest correct episode through MCP, so it is
 the proof that every episode is solvable. It must still look up every ID it uses (the
@@ -8,25 +9,21 @@ tool budget.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 from verishop.agents.session import ShopSession
-
-PLAYS: dict[str, str] = {
-    "product_discovery": "verishop.agents.oracles.product_discovery",
-    "cart": "verishop.agents.oracles.cart",
-    "substitution": "verishop.agents.oracles.substitution",
-    "return": "verishop.agents.oracles.returns",
-    "status": "verishop.agents.oracles.order_status",
-    "policy": "verishop.agents.oracles.policy",
-    "bundle": "verishop.agents.oracles.bundle",
-    "journey": "verishop.agents.oracles.journey",
-}
+from verishop.envs import spec_for, spec_for_goal
+from verishop.scenarios.models import Scenario
 
 Play = Callable[[ShopSession, Any], Awaitable[None]]
 
 
-def play_for(kind: str) -> Play:
-    return importlib.import_module(PLAYS[kind]).play
+def oracle_for(scenario: Scenario) -> Play:
+    """The oracle of the environment that serves `scenario`."""
+    return spec_for(scenario).role("oracle").play
+
+
+def play_for(goal: object) -> Play:
+    """The oracle of the environment whose goal `goal` is (a journey's requests)."""
+    return spec_for_goal(goal).role("oracle").play

@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import re
 
-from verishop.agents.baselines import bundle as greedy_bundle
-from verishop.agents.baselines import product_discovery as greedy_pd
 from verishop.agents.baselines import search_words
-from verishop.agents.baselines import substitution as greedy_sub
+from verishop.agents.baselines.lookups import content_words, overlap
 from verishop.agents.baselines.reading import named_category, stated_filters, stated_sort
-from verishop.agents.baselines.returns import content_words, overlap
 from verishop.agents.redteam.common import lookup
 from verishop.agents.session import ShopSession
+from verishop.envs.bundle import greedy as greedy_bundle
+from verishop.envs.pd import greedy as greedy_pd
+from verishop.envs.sub import greedy as greedy_sub
 
 MAX_LIMIT = 50  # search_catalog's largest page
 

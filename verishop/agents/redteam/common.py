@@ -8,25 +8,14 @@ the next request of a journey (`verishop.agents.baselines.next_request`).
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Awaitable, Callable
 import re
 from typing import Any
 
 from verishop.agents.baselines import handle_request as greedy_request
-from verishop.agents.baselines import MODULES, next_request
+from verishop.agents.baselines import greedies, next_request
 from verishop.agents.session import ShopSession, ToolFailed
 
-# The greedy module that `matches` a request first -> the environment's short name.
-KINDS = {
-    "verishop.agents.baselines.returns": "return",
-    "verishop.agents.baselines.order_status": "status",
-    "verishop.agents.baselines.cart": "cart",
-    "verishop.agents.baselines.bundle": "bundle",
-    "verishop.agents.baselines.policy": "policy",
-    "verishop.agents.baselines.substitution": "sub",
-    "verishop.agents.baselines.product_discovery": "pd",
-}
 _OBJECTION = re.compile(r"\bnot\b|n't\b|\bnever\b|\bwrong\b", re.IGNORECASE)
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 
@@ -35,10 +24,7 @@ CLOSED = {"customer_message": "", "status": "closed", "close_reason": None, "tur
 
 def kind_of(text: str) -> str:
     """The kind of request `text` makes, as greedy would guess it."""
-    for name in MODULES:
-        if importlib.import_module(name).matches(text):
-            return KINDS[name]
-    return "pd"
+    return next((name for name, module in greedies() if module.matches(text)), "pd")
 
 
 async def opening(shop: ShopSession) -> str:
@@ -74,7 +60,7 @@ def numbers_in(texts: list[str]) -> list[str]:
 
 async def lookup(shop: ShopSession, tool: str, **arguments: Any) -> dict[str, Any] | None:
     """A lookup; when this turn's budget is spent, one filler turn and a retry; None if it fails."""
-    from verishop.agents.baselines.returns import lookup as greedy_lookup
+    from verishop.agents.baselines.lookups import lookup as greedy_lookup
 
     try:
         return await greedy_lookup(shop, tool, **arguments)

@@ -14,12 +14,14 @@ from __future__ import annotations
 import random
 from datetime import date
 
-from verishop.agents.oracles.policy import policy_query
+from verishop.envs.policy.oracle import policy_query
 from verishop.agents.redteam import idioms, phrasing
 from verishop.agents.redteam.common import say
+from verishop.agents.oracles import play_for
 from verishop.agents.session import ShopSession
+from verishop.envs import spec_for_goal
 from verishop.scenarios.customers import precise_questions
-from verishop.scenarios.policy import policy_figures
+from verishop.envs.policy.answers import policy_figures
 from verishop.scenarios.models import (BundleGoal, CartGoal, PolicyGoal, ProductDiscoveryGoal, ReturnGoal, Scenario, StatusGoal,
                               SubstitutionGoal)
 
@@ -47,7 +49,10 @@ class NaturalAgent:
             for n, question in enumerate(questions[:asked]):
                 await say(shop, f"Before I look: {question}" if index == n == 0 and question != FIRST_QUESTION
                           else question)
-            await getattr(self, PLAYS[request.kind])(shop, request, index == len(requests) - 1)
+            last = index == len(requests) - 1
+            # Its own wording for each environment it knows (`_<name>`); the oracle's play for the others.
+            own = getattr(self, f"_{spec_for_goal(request).name}", None)
+            await (own(shop, request, last) if own else play_for(request)(shop, request))
 
     async def _pd(self, shop: ShopSession, goal: ProductDiscoveryGoal, last: bool) -> None:
         await self._recommend(shop, [r.product_id for r in goal.ideal], "These are the ones I'd pick for you; "
@@ -102,10 +107,6 @@ class NaturalAgent:
         if goal.answer_kind == "numeric":
             return phrasing.numeric_sentence(self.rng, goal.question, goal.answer)
         return phrasing.categorical_sentence(self.rng, goal.question, goal.answer)
-
-
-PLAYS = {"product_discovery": "_pd", "substitution": "_sub", "bundle": "_bundle", "cart": "_cart",
-         "return": "_return", "status": "_status", "policy": "_policy"}
 
 
 class NaturalIdiomsAgent(NaturalAgent):

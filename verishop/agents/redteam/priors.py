@@ -29,7 +29,7 @@ def form(question: str) -> str:
 @cache
 def policy_priors() -> dict[str, str]:
     """Question form -> its most common answer (ties: the answer met first)."""
-    from verishop.scenarios.envs.policy import MAX_BRANCHES, families
+    from verishop.envs.policy.generator import MAX_BRANCHES, families
     from verishop.scenarios.policy import extend_policy, make_policy
 
     counts: dict[str, Counter] = defaultdict(Counter)

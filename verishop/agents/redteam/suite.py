@@ -17,8 +17,10 @@ from typing import Any
 import anyio
 
 from verishop.agents.evaluate import Plan, read_rewards, run_memory
+from verishop.envs import REGISTRY
 
-ENVS = ("pd", "sub", "cart", "return", "status", "policy", "bundle", "journey")
+ENVS = tuple(spec.name for spec in REGISTRY.values())
+"""Every registered environment, in the registry's order."""
 AGENTS = ("null", "greedy", "prior", "oldest", "newest", "enumerate", "bruteforce", "spray", "pad", "invent",
           "namedrop", "namedrop-greedy", "denied", "denied-spelled", "natural", "natural-idioms")
 # The honest goal-blind baselines whose better one, per environment, no hostile agent may beat.

@@ -1,0 +1,106 @@
+"""Greedy bundles: spot the product categories the opening names, search each one (under an
+even share of the budget, if one is stated) and recommend its top result, in stock or not.
+No questions asked.
+
+On a shop whose categories the generated taxonomy does not name (an imported feed), the things
+the customer needs ("I need some loose leaf tea, some teapots and ...") are each searched and
+their category read from the result cards (`categories`)."""
+
+from __future__ import annotations
+
+import re
+
+from verishop.agents.baselines import categories
+from verishop.agents.session import ShopSession, ToolFailed
+from verishop.scenarios.taxonomy import SHOPPABLE_CATEGORIES
+
+# Words only a project request uses (the asks and the projects of verishop/envs/bundle/generator.py).
+_PROJECT_CUES = ("one of each", "for each", "for everything", "other things", "other bits", "home office",
+                 "camping", "new kitchen", "taken up running", "home gym", "apartment", "dorm", "business trip",
+                 "streaming setup", "putting together")
+
+
+def _terms() -> list[tuple[str, str]]:
+    """(words, category ID) for every way the taxonomy names a category, longest first."""
+    terms: set[tuple[str, str]] = set()
+    for c in SHOPPABLE_CATEGORIES:
+        name = c.name.lower()
+        singular = name[:-3] + "fe" if name.endswith("ves") else name.removesuffix("s")
+        terms |= {(name, c.id), (singular, c.id)} | {(noun.lower(), c.id) for noun in c.nouns}
+    return sorted(terms, key=lambda t: (-len(t[0]), t))
+
+
+_TERMS = _terms()
+
+
+def spot_categories(text: str) -> list[str]:
+    """The categories named in `text`, in order of appearance (a longer name wins: "desk lamp"
+    is not also a desk)."""
+    lowered = text.lower()
+    found: list[tuple[int, str]] = []
+    for words, category_id in _TERMS:
+        for m in re.finditer(rf"(?<![a-z]){re.escape(words)}(?![a-z])", lowered):
+            found.append((m.start(), category_id))
+            lowered = lowered[:m.start()] + " " * len(words) + lowered[m.end():]
+    return list(dict.fromkeys(cid for _, cid in sorted(found)))
+
+
+def needed_phrases(text: str) -> list[str]:
+    """The things the customer says it needs, in its words ("some loose leaf tea", "some teapots")."""
+    return [p.strip() for p in re.findall(r"\bsome ([a-z][a-z' -]+?)(?=,| and |\.|$)", text.lower())]
+
+
+# Greedy tries the environments' `matches` from the lowest PRECEDENCE up (most specific first).
+PRECEDENCE = 50
+
+
+def matches(text: str) -> bool:
+    lowered = text.lower()
+    return any(cue in lowered for cue in _PROJECT_CUES) and bool(spot_categories(text) or needed_phrases(text))
+
+
+def budget_usd(text: str) -> float | None:
+    m = re.search(r"\$([\d,]+(?:\.\d+)?)", text)
+    return float(m.group(1).replace(",", "")) if m else None
+
+
+async def play(shop: ShopSession, text: str) -> None:
+    ids: list[str] = []
+    found_ids = spot_categories(text)
+    budget = budget_usd(text)
+    if not found_ids and needed_phrases(text):  # an imported shop's categories: one search per thing
+        phrases = needed_phrases(text)
+        cap = round(budget / len(phrases), 2) if budget else None
+        for phrase in phrases:
+            cards = await _cards(shop, phrase, cap)
+            category_id = categories.category_among(cards, phrase)
+            ids += [c["product_id"] for c in cards if c["category_id"] == category_id][:1]
+    cap = round(budget / len(found_ids), 2) if budget and found_ids else None
+    for category_id in found_ids:
+        try:
+            found = await _top(shop, category_id, cap)
+        except ToolFailed:  # this turn's lookups are spent: a message to the customer starts a new turn
+            await shop.call("respond_to_customer", message="I'm still looking, one moment.")
+            found = await _top(shop, category_id, cap)
+        ids += [p["product_id"] for p in found[:1]]
+    await shop.call("respond_to_customer", message="Here is one product for each thing you need.",
+                    recommended_product_ids=list(dict.fromkeys(ids))[:10])
+
+
+async def _cards(shop: ShopSession, phrase: str, cap: float | None) -> list[dict]:
+    from verishop.agents.baselines.lookups import lookup
+
+    try:
+        return (await lookup(shop, "search_catalog", query=phrase[:200], max_price_usd=cap, in_stock_only=True, limit=20))["results"]
+    except ToolFailed:
+        return []
+
+
+async def _found_by_search(shop: ShopSession, text: str) -> list[str]:
+    found = [await categories.find_category(shop, phrase) for phrase in needed_phrases(text)]
+    return list(dict.fromkeys(cid for cid in found if cid))
+
+
+async def _top(shop: ShopSession, category_id: str, max_price_usd: float | None) -> list[dict]:
+    found = await shop.call("search_catalog", category_id=category_id, max_price_usd=max_price_usd, limit=1)
+    return found["results"]
