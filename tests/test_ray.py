@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import json
 import os
 import signal
@@ -36,6 +37,10 @@ from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy  # noq
 
 from verishop.agents.scripted import make_agent  # noqa: E402
 from verishop.agents.session import ShopSession  # noqa: E402
+from verishop.scenarios.catalog.feeds.run import run_import  # noqa: E402
+from verishop.scenarios.catalog.reader import CatalogReader  # noqa: E402
+from verishop.scenarios.catalog.shipping import pack_catalog  # noqa: E402
+from verishop.scenarios.envs import REGISTRY, generate  # noqa: E402
 from verishop.scenarios.models import Scenario  # noqa: E402
 from verishop.verifier.curriculum import counts_for_curriculum  # noqa: E402
 from verishop.ray import (CatalogMismatch, CatalogSpec, EpisodeHandle, ServerCrashed,  # noqa: E402
@@ -54,6 +59,7 @@ DEADLINE_S = 120.0
 POLL_S = 0.05
 LOOPBACK_ENV = {"RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0"}
 TESTS_DIR = str(Path(__file__).parent)
+SHOP = Path(__file__).parent.parent / "examples" / "shop"
 T = TypeVar("T")
 
 
@@ -289,6 +295,78 @@ def test_a_node_whose_catalog_differs_from_the_drivers_refuses_to_serve(cluster:
     wait_until(lambda: not VerishopCluster(tmp_path, wrong, "verishop-mismatch").servers(),
                "the refused servers to be gone")
     ray.kill(curriculum_actor("verishop-mismatch"), no_restart=True)
+
+
+@pytest.fixture(scope="module")
+def imported_catalog(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A shop imported from the Shopify sample (its own taxonomy, policy and content hash), in a
+    folder of the driver's: the nodes get it from the driver, not from this path."""
+    path = tmp_path_factory.mktemp("imported") / "shop.db"
+    run_import([SHOP / "shopify.csv"], path, policy=SHOP / "policy.yaml")
+    return path
+
+
+@ray.remote(num_cpus=0)
+def scenarios_here(shop: VerishopCluster, requests: list[tuple[str, int, int]]) -> dict[str, Any]:
+    """On one node: open each (env, difficulty, seed), keep its scenario.json's bytes; play one."""
+    episodes = [shop.open_episode(env=env, difficulty=d, seed=seed) for env, d, seed in requests]
+    texts = [Path(episode.run_dir, "scenario.json").read_bytes() for episode in episodes]
+    anyio.run(play_oracle, episodes[0])
+    for episode in episodes[1:]:
+        shop.close_episode(episode)
+    reward = shop.reward(episodes[0])
+    return {"node": ray.get_runtime_context().get_node_id(), "episode_nodes": {e.node_id for e in episodes},
+            "scenarios": texts, "oracle_correct": reward["is_correct"]}
+
+
+def test_a_cluster_started_with_an_imported_catalog_serves_exactly_it_on_every_node(cluster: Cluster,
+                                                                                    imported_catalog: Path,
+                                                                                    tmp_path: Path):
+    with CatalogReader(imported_catalog) as reader:
+        expected_hash = reader.meta["content_hash"]
+        requests = [(env, 6, 21 + n) for n, env in enumerate(REGISTRY)]
+        local = [generate(env, d, seed, reader).to_json().encode() for env, d, seed in requests]
+    began = time.monotonic()
+    shop = VerishopCluster.start(imported_catalog, tmp_path, namespace="verishop-imported")
+    started_s = time.monotonic() - began
+    try:
+        assert shop.catalog.content_hash == expected_hash
+        stats = shop.stats()
+        assert {s.node_id for s in stats} == set(alive_nodes())
+        for s in stats:  # each node serves its own copy, the driver's bytes exactly
+            served = Path(s.catalog_path)
+            assert served.parent == node_folder(tmp_path, s.node_id), s
+            assert served.read_bytes() == imported_catalog.read_bytes()
+        rows = ray.get([scenarios_here.options(scheduling_strategy=on(node)).remote(shop, requests)
+                        for node in alive_nodes()])
+        for row in rows:
+            assert row["episode_nodes"] == {row["node"]} and row["oracle_correct"] is True, row["node"]
+            assert row["scenarios"] == local  # byte-identical on every node, and to the driver's
+        print(f"verishop-ray: imported catalog ({imported_catalog.stat().st_size / 1024:.0f} KiB) shipped to "
+              f"{NODES} nodes, servers up in {started_s:.1f} s (catalog received and hashed in "
+              f"{', '.join(f'{s.catalog_s:.2f}' for s in stats)} s); {len(requests)} scenarios identical on "
+              f"every node")
+    finally:
+        shop.shutdown(keep_curriculum=False)
+
+
+def test_a_node_whose_shipped_catalog_differs_refuses_naming_both_hashes(cluster: Cluster, catalog_path: Path,
+                                                                         imported_catalog: Path, tmp_path: Path):
+    # The generated catalog's bytes, consistently chunked, labelled as the imported one.
+    with CatalogReader(imported_catalog) as reader:
+        claimed = reader.meta["content_hash"]
+    with CatalogReader(catalog_path) as reader:
+        actual = reader.meta["content_hash"]
+    forged = dataclasses.replace(pack_catalog(catalog_path, ray.put), content_hash=claimed)
+    spec = CatalogSpec.shipped(imported_catalog).with_shipment(forged)
+    with pytest.raises(CatalogMismatch) as refused:
+        VerishopCluster.start(spec, tmp_path, namespace="verishop-forged")
+    assert actual[:16] in str(refused.value) and claimed[:16] in str(refused.value)
+    print(f"verishop-ray: a shipped catalog that hashes differently is refused: {refused.value}")
+    wait_until(lambda: not VerishopCluster(tmp_path, spec, "verishop-forged").servers(),
+               "the refused servers to be gone")
+    assert not list(tmp_path.glob("node-*/*.db"))  # no node kept the wrong catalog
+    ray.kill(curriculum_actor("verishop-forged"), no_restart=True)
 
 
 def test_300_episodes_spread_over_every_node_and_each_is_counted_once(shop: VerishopCluster):

@@ -29,7 +29,7 @@ from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 from verishop.agents.client import EpisodeInfo
 from verishop.scenarios.envs import collection as collection_members
 from verishop.scenarios.envs import get_env
-from verishop.ray.catalog import CatalogSpec, content_hash
+from verishop.ray.catalog import CatalogSpec, ship_from_driver
 from verishop.ray.curriculum import curriculum_actor, start_curriculum
 from verishop.ray.errors import (CatalogMismatch, NoServer, RewardTimeout, ServerCrashed, ServerStartFailed,
                                  VerishopRayError)
@@ -84,13 +84,15 @@ class VerishopCluster:
               timeout_s: float = START_TIMEOUT_S) -> VerishopCluster:
         """Start the curriculum on this (the driver's) node, then one shop server on every alive
         node, and wait until all answer. Servers and curriculum already running (a restarted
-        driver) are reused. The catalog's content hash is fixed first: from the file when a path
-        is given, else from the first server's build, and every other node must match it."""
+        driver) are reused. A plain path is `CatalogSpec.shipped(path)`: the driver's file (an
+        imported catalog, say) goes to every node through the object store. The catalog's content
+        hash is fixed first: from the file when a path is given, else from the first server's
+        build, and every node must match it."""
         if not ray.is_initialized():
             raise VerishopRayError("connect to the cluster first: ray.init(address=...)")
-        spec = catalog if isinstance(catalog, CatalogSpec) else CatalogSpec.at(catalog)
-        if spec.path is not None and spec.content_hash is None:
-            spec = spec.expecting(content_hash(spec.path))  # the driver's node has the file too
+        spec = catalog if isinstance(catalog, CatalogSpec) else CatalogSpec.shipped(catalog)
+        if spec.path is not None and spec.shipment is None:
+            spec = ship_from_driver(spec)  # the driver's node has the file too
         here = ray.get_runtime_context().get_node_id()
         runs = Path(runs_dir).resolve()
         curriculum = start_curriculum(runs / CURRICULUM_FILE, here, namespace, curriculum_params)

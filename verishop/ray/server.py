@@ -87,7 +87,7 @@ class ServerStats:
     start_s: float  # the actor's __init__: catalog, replay, verifier, shop healthy
     """Seconds the server took to start: catalog, reward replay, verifier, shop answering."""
     catalog_s: float
-    """Seconds spent getting the catalog (building or checking it)."""
+    """Seconds spent getting the catalog (receiving, building or checking it)."""
     actor_rss_mib: float
     """Resident memory of the server actor (with its verifier thread)."""
     shop_rss_mib: float
@@ -98,6 +98,8 @@ class ServerStats:
     """Rewards found on disk at start and sent to the curriculum (which counts each once)."""
     feed_failures: int
     """Rewards it could not record with the curriculum."""
+    catalog_path: str = ""
+    """The catalog file it serves on its node (a shipped catalog: its copy in the node's folder)."""
 
 
 class RemoteCurriculum:
@@ -234,7 +236,7 @@ class ShopServer:
 
     def stats(self) -> ServerStats:
         return ServerStats(self.node_id, self.start_s, self.catalog_s, _rss_mib(os.getpid()), _rss_mib(self.shop.pid),
-                           self.verifier.service.scored, self.replayed, self.curriculum.failures)
+                           self.verifier.service.scored, self.replayed, self.curriculum.failures, str(self.catalog))
 
     def shop_pid(self) -> int:
         return self.shop.pid
