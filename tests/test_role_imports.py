@@ -209,9 +209,9 @@ async def test_verishop_serve_over_stdio_loads_no_verifier_check_or_agent(catalo
                 result = await client.call_tool(name, args)
                 assert not result.is_error, (name, result.content)
             assert result.structured_content["customer_message"].strip()
-        with anyio.fail_after(30):  # the server writes the list at exit, once its stdin is closed
-            while not modules_file.is_file():
-                await anyio.sleep(0.05)
+    # Leaving the client closed the server's stdin and waited for it to exit (killing it only after a
+    # grace period, when no list would be written): the server wrote its list at its own exit.
+    assert modules_file.is_file(), "the stdio server did not exit on its own when its stdin closed"
     loaded = json.loads(modules_file.read_text())
     journey = next(spec for spec in ENVIRONMENTS if spec.name == "journey")
     broken = broken_rules(loaded, SERVING, (journey.folder,))
