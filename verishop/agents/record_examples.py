@@ -26,8 +26,8 @@ import anyio
 
 from verishop.agents.evaluate import Plan, failures, run_memory
 from verishop.envs import REGISTRY, EnvSpec, get_env
-from verishop.envs.examples import (CATALOG_SEED, CATALOG_SIZE, ExampleError, example_from_episode, rescore,
-                                    write_examples)
+from verishop.envs.examples import (CATALOG_SEED, CATALOG_SIZE, ExampleError, example_from_episode, materialise,
+                                    rescore, world_rows, write_examples)
 
 
 @dataclass(frozen=True)
@@ -68,6 +68,12 @@ def record_one(spec: EnvSpec, play: Play, catalog: Path, work: Path) -> dict[str
     if reward.verdict != "scored" or reward.seal != "intact":
         raise ExampleError(f"{spec.env_id} {play}: {reward.verdict} ({reward.reason}: {reward.detail})")
     example = example_from_episode(directory, agent=play.agent, reward=reward)
+    # The line's world, seeded again from its scenario, must be the world the server left.
+    made = materialise(example, work / f"{runs.name}-again", catalog)
+    if (left := world_rows(directory / "world.db")) != (again_rows := world_rows(made / "world.db")):
+        differ = sorted(t for t in left if left[t] != again_rows.get(t))
+        raise ExampleError(f"{spec.env_id} {play}: the shop changed world.db's {differ} beyond what an example "
+                           f"keeps: add the table to WRITTEN_TABLES in verishop/envs/examples.py")
     again = rescore(example, catalog)
     if again != example["reward"]:
         differ = sorted(k for k in again if again[k] != example["reward"][k])

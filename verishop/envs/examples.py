@@ -56,6 +56,8 @@ CATALOG_SEED = 3
 
 # What differs between two recordings of one episode: the clock and the seal.
 UNSTABLE_EVENT_FIELDS = frozenset({"elapsed_ms", "duration_ms", "seal", "seal_scheme", "seal_key_id", "world_sha256"})
+# world.db's meta rows that name the episode, or where and on which machine its catalog is.
+UNSTABLE_META_KEYS = frozenset({"episode_id", "catalog_path", "catalog_identity", "catalog_machine"})
 # The world.db tables the shop's tools write (mcp_server/shop: the cart, the returns started);
 # the others hold what the scenario seeds, and are seeded from it again.
 WRITTEN_TABLES = ("cart", "returns")
@@ -131,6 +133,16 @@ def example_from_episode(directory: Path, *, agent: str, reward: Any) -> dict[st
         if unstable and unstable in text:
             raise ExampleError(f"{directory}: the example still holds {unstable!r}, which differs between recordings")
     return example
+
+
+def world_rows(path: Path) -> dict[str, list[tuple]]:
+    """Every table of the world file `path`, its rows in order, but for the meta rows that name
+    the episode and the machine: what two equal episodes' worlds have in common."""
+    with sqlite3.connect(f"file:{path}?mode=ro&immutable=1", uri=True) as db:
+        tables = [name for (name,) in db.execute("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name")]
+        rows = {table: db.execute(f"SELECT * FROM {table} ORDER BY rowid").fetchall() for table in tables}
+    rows["meta"] = [row for row in rows.get("meta", []) if row[0] not in UNSTABLE_META_KEYS]
+    return rows
 
 
 def _stable_event(event: dict[str, Any]) -> dict[str, Any]:
