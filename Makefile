@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test docs test-report test-llm test-adapters test-wheel test-compat test-inspect test-ray test-verifiers bench serve clean
+.PHONY: run test examples docs test-report test-llm test-adapters test-wheel test-compat test-inspect test-ray test-verifiers bench serve clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -20,6 +20,12 @@ serve: $(STAMP)  ## the shop over Streamable HTTP on 127.0.0.1:8000
 
 test: $(STAMP)
 	$(BIN)/pytest -q
+
+# Record each environment's example rollouts again (verishop/envs/<folder>/examples.jsonl, committed
+# fixtures: a scenario, its transcript and the reward it earns); same bytes on every run. Needed only
+# when a scenario, a play or a reward changes on purpose (tests/test_examples.py then says so).
+examples: $(STAMP)
+	$(BIN)/python -m verishop.agents.record_examples
 
 # The docs site (mkdocs.yml, docs/), built offline with --strict into site/: a broken link, anchor or
 # API reference fails it. The `docs` extra goes into the same venv. NO_MKDOCS_2_WARNING quiets the

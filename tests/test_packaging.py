@@ -82,6 +82,16 @@ def test_the_wheel_holds_every_module_of_the_source_folders(built):
     assert sorted(in_wheel - expected) == [], "stale files from an old build/ folder"
 
 
+def test_the_wheel_carries_every_environment_s_example_rollouts(built):
+    from verishop.envs import REGISTRY
+
+    wheel, _ = built
+    with zipfile.ZipFile(wheel) as archive:
+        names = set(archive.namelist())
+    expected = {f"{spec.folder.replace('.', '/')}/examples.jsonl" for spec in REGISTRY.values()}
+    assert sorted(expected - names) == []
+
+
 def test_the_wheel_declares_the_command_version_and_extras(built):
     wheel, _ = built
     with zipfile.ZipFile(wheel) as archive:

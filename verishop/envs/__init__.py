@@ -13,6 +13,7 @@ every folder:
     greedy.py     matches(text), play(shop, text): the goal-blind baseline (optional)
     answers.py    how its typed answers are read, shared by customer and check (optional)
     examples.jsonl  a few committed rollouts: scenario, transcript, the reward they earn
+                  (`make examples` records them; `verishop.envs.examples` re-scores them)
     test_<name>.py  its own tests
 
 `ENVIRONMENTS` below holds one line per environment; every other per-environment table (the
