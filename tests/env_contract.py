@@ -24,6 +24,7 @@ import anyio
 
 from verishop.agents.evaluate import Plan, new_eval_dir, run_memory
 from verishop.envs import get_env
+from verishop.envs.examples import read_examples, rescore
 from verishop.scenarios.catalog.reader import CatalogReader
 from verishop.verifier.runner import Settings, Verifier
 
@@ -75,10 +76,20 @@ def outcome(rewards: list[dict]) -> Outcome:
                    round(sum(r["total"] for r in rewards) / len(rewards), 6))
 
 
+def examples_rescore(env: str, catalog: Path) -> None:
+    """Its committed example rollouts, a solved one and an unsolved one at least, each re-scored
+    to the reward stored with it."""
+    examples = read_examples(get_env(env))
+    assert {bool(e["reward"]["is_correct"]) for e in examples} == {True, False}, env
+    for example in examples:
+        assert rescore(example, catalog) == example["reward"], (env, example["agent"], example["difficulty"])
+
+
 def check_contract(env: str, reader: CatalogReader, catalog: Path, tmp_path: Path,
                    goal_blind: tuple[str, ...] = GOAL_BLIND) -> dict[str, Outcome]:
     """Every rule of the contract for `env`; the outcome of each agent played."""
     generation_is_deterministic(env, reader)
+    examples_rescore(env, catalog)
     oracle = play("oracle", env, catalog, tmp_path)
     assert all(r["is_correct"] and r["total"] == 1.0 for r in oracle), \
         [(r["difficulty"], r["r_task"], r["r_eff"], r["r_hall"], r.get("failed_requirements")) for r in oracle]

@@ -16,6 +16,8 @@ import pytest
 
 from env_contract import check_contract, play
 from verishop import envs
+from verishop.agents.record_examples import record
+from verishop.envs.examples import write_examples
 from verishop.scenarios.models import StatusGoal
 
 TOY = Path(__file__).parent / "toy_env"
@@ -34,6 +36,8 @@ def toy_registered(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> envs.EnvS
 
 
 def test_a_toy_environment_in_its_own_folder_passes_the_contract(toy_registered, reader, catalog_path, tmp_path):
+    # Its example rollouts are recorded into its folder the way `make examples` records them.
+    write_examples(toy_registered, record(toy_registered, catalog_path, tmp_path / "recording"))
     outcomes = check_contract("toy", reader, catalog_path, tmp_path)
     assert outcomes["oracle"].solved == 13 and outcomes["greedy"].solved < 13
 
