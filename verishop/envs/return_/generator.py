@@ -36,7 +36,7 @@ from verishop.scenarios.household import make_browsing_history, make_order, make
 from verishop.scenarios.models import Constraint, Order, ReturnGoal, Scenario, SellOut, StorePolicy
 from verishop.scenarios.noise import add_typos
 from verishop.scenarios.prompts import SYSTEM_PROMPT
-from verishop.scenarios.policy import base_return_window_days
+from verishop.scenarios.policy import return_window_days
 from verishop.scenarios.rng import make_rng
 from verishop.scenarios.taxonomy import category
 
@@ -55,11 +55,6 @@ _REASONS = ("It stopped working after a few days.", "It doesn't fit what I need.
 
 def _sigmoid(x: float) -> float:
     return 1 / (1 + math.exp(-x))
-
-
-def window_days(policy: StorePolicy, category_id: str) -> int:
-    """The return window of a category, by the shop's rule (Electronics has its own)."""
-    return base_return_window_days(policy, category_id)
 
 
 def replacement_probability(d: int) -> float:
@@ -202,7 +197,7 @@ def _distractor(kind: str, newer: bool, rng: random.Random, catalog: CatalogRead
                 target_order: Order, policy: StorePolicy, taken: set[date]) -> Order | None:
     """One tempting order placed after the target's (`newer`) or before it; None when the
     kind cannot be placed on that side (the caller then tries another kind)."""
-    window = window_days(policy, target.category_id)
+    window = return_window_days(policy, target.category_id)
     transit = timedelta(days=rng.randint(2, 6))
     extras = _extras(rng, catalog, target.category_id, rng.randint(0, 1))
     after, before = target_order.placed_on + timedelta(days=1), target_order.placed_on - timedelta(days=1)
@@ -296,7 +291,7 @@ def generate(difficulty: int, seed: int, catalog: CatalogReader, shared: SharedW
     policy = pick_policy(rng, shared, catalog)
 
     target = _draw_target(rng, catalog, catalog.denied_category_ids | set(policy.final_sale_categories))
-    window = window_days(policy, target.category_id)
+    window = return_window_days(policy, target.category_id)
     if rng.random() < near_edge_probability(difficulty):
         since = window - rng.randint(0, min(2, window - 1))
     else:
