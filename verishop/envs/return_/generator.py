@@ -193,10 +193,23 @@ def _extras(rng: random.Random, catalog: CatalogReader, avoid: str, count: int) 
     return out
 
 
-def _distractor(kind: str, newer: bool, rng: random.Random, catalog: CatalogReader, today: date, target: Product,
-                target_order: Order, policy: StorePolicy, taken: set[date]) -> Order | None:
+@dataclass(frozen=True)
+class TargetSetting:
+    """What every tempting order is drawn around: the shop (its catalog and policy), its day, and
+    the item to return with the order it came in."""
+
+    catalog: CatalogReader
+    policy: StorePolicy
+    today: date
+    target: Product
+    target_order: Order
+
+
+def _distractor(kind: str, newer: bool, rng: random.Random, around: TargetSetting, taken: set[date]) -> Order | None:
     """One tempting order placed after the target's (`newer`) or before it; None when the
     kind cannot be placed on that side (the caller then tries another kind)."""
+    catalog, policy, today, target, target_order = (around.catalog, around.policy, around.today, around.target,
+                                                    around.target_order)
     window = return_window_days(policy, target.category_id)
     transit = timedelta(days=rng.randint(2, 6))
     extras = _extras(rng, catalog, target.category_id, rng.randint(0, 1))
@@ -237,13 +250,12 @@ def _distractor(kind: str, newer: bool, rng: random.Random, catalog: CatalogRead
                                   min(today - timedelta(days=1), placed + transit))
 
 
-def _history(rng: random.Random, catalog: CatalogReader, today: date, target: Product, target_order: Order,
-             policy: StorePolicy, count: int) -> list[Order]:
+def _history(rng: random.Random, around: TargetSetting, count: int) -> list[Order]:
     """The target's order and `count` tempting others. The target's place in the list is drawn
     uniformly first (return-v2; in v1 it sat in the middle: undelivered orders were always newer
     and late ones older), then each distractor is placed on its side of the target: a kind that
     cannot be (an undelivered order older than the target) gives way to one that can."""
-    taken = {target_order.placed_on}
+    taken = {around.target_order.placed_on}
     newer_count = rng.randrange(count + 1)
     kinds = list(DISTRACTORS)
     rng.shuffle(kinds)
@@ -251,12 +263,12 @@ def _history(rng: random.Random, catalog: CatalogReader, today: date, target: Pr
         kinds.append(rng.choice((*DISTRACTORS, "other")))
     sides = [True] * newer_count + [False] * (count - newer_count)
     rng.shuffle(sides)
-    orders = [target_order]
+    orders = [around.target_order]
     for kind, newer in zip(kinds[:count], sides):
         others = [k for k in (*rng.sample(DISTRACTORS, len(DISTRACTORS)), "other") if k != kind]
         # A target placed only days ago leaves few newer days: then the order goes on the other side.
         for fallback, side in [(k, newer) for k in (kind, *others)] + [(k, not newer) for k in (kind, *others)]:
-            order = _distractor(fallback, side, rng, catalog, today, target, target_order, policy, taken)
+            order = _distractor(fallback, side, rng, around, taken)
             if order is not None:
                 orders.append(order)
                 break
@@ -302,7 +314,7 @@ def generate(difficulty: int, seed: int, catalog: CatalogReader, shared: SharedW
     rng.shuffle(products)
     target_order = make_order_with_status(rng, products, placed, "delivered", delivered)
     line = next(line for line in target_order.lines if line.product_id == target.product_id)
-    orders = _history(rng, catalog, today, target, target_order, policy, axes.order_history - 1)
+    orders = _history(rng, TargetSetting(catalog, policy, today, target, target_order), axes.order_history - 1)
 
     attribute = described_attribute(target.category_id)
     desc = Description(category_id=target.category_id, noun=noun(target), attribute=attribute,
