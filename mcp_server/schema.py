@@ -29,6 +29,8 @@ from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 from pydantic_core import to_json
 
+from verishop.scenarios import tool_names
+
 F = TypeVar("F", bound=Callable[..., Any])
 
 
@@ -122,7 +124,8 @@ def compact_result(model: BaseModel) -> CallToolResult:
 
 
 class ToolSet:
-    """Collects the shop's tools (`@tools(annotations)` on an async function) for `MCPServer(tools=...)`."""
+    """Collects the shop's tools (`@tools(annotations)` on an async function) for `MCPServer(tools=...)`.
+    A tool is registered only as `scenarios/tool_names.py` states it: its name and its arguments."""
 
     def __init__(self) -> None:
         self.tools: list[Tool] = []
@@ -131,6 +134,13 @@ class ToolSet:
         def register(fn: F) -> F:
             tool = ShopTool.from_function(fn, description=inspect.cleandoc(fn.__doc__ or ""), annotations=annotations)
             tool.parameters = closed(tool.parameters)
+            stated = tool_names.ARGUMENTS.get(tool.name)
+            if stated is None:
+                raise ValueError(f"tool {tool.name!r} is not named in scenarios/tool_names.py: state it there first")
+            declared = tuple(tool.parameters.get("properties", {}))
+            if declared != stated:
+                raise ValueError(f"tool {tool.name!r} declares the arguments {declared}, but scenarios/tool_names.py "
+                                 f"states {stated}")
             self.tools.append(tool)
             return fn
 

@@ -2,7 +2,9 @@
 
 Each tool declares typed, described arguments and a pydantic result, says in its docstring
 when to use it, and delegates to a plain function in `verishop.mcp_server.shop`. `ShopError`s become
-`ToolError`s, whose text the agent reads.
+`ToolError`s, whose text the agent reads. The tools' names and arguments are stated once in
+`verishop.scenarios.tool_names` (where the verifier and the agents read them without importing the
+server); a tool declared here with another name or other arguments is refused when it is built.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from verishop.mcp_server.models import (BrowsingHistory, Cart, Conversation, Cur
                                OrderList, PolicyResults, ProductComparison, ProductDetails, ReturnEligibility, ReturnReceipt,
                                SearchResults)
 from verishop.mcp_server.shop import cart, catalog, info, orders
+from verishop.scenarios import tool_names
 from verishop.scenarios.models import MAX_ANSWER_NUMBER, OrderStatus, RefundMethod, Submission
 
 T = TypeVar("T", bound=BaseModel)
@@ -158,14 +161,14 @@ def _register_catalog_tools(tools: ToolSet) -> None:
         args = dict(query=query, category_id=category_id, brand=brand, min_price_usd=min_price_usd,
                     max_price_usd=max_price_usd, min_rating=min_rating, max_ship_days=max_ship_days,
                     attributes=attribute_map(attributes), in_stock_only=in_stock_only, limit=limit, sort_by=sort_by)
-        return await _run(ctx, "search_catalog", args, lambda ep: catalog.search_catalog(ep, **args))
+        return await _run(ctx, tool_names.SEARCH_CATALOG, args, lambda ep: catalog.search_catalog(ep, **args))
 
     @tools(READ_ONLY)
     async def get_product(ctx: Context, product_id: ProductId) -> ProductDetails:
         """Details of one product: all attributes, units in stock, and its variants (sibling
         products differing in one attribute such as colour or size, each with its own ID)."""
         args = dict(product_id=product_id)
-        return await _run(ctx, "get_product", args, lambda ep: catalog.get_product(ep, **args))
+        return await _run(ctx, tool_names.GET_PRODUCT, args, lambda ep: catalog.get_product(ep, **args))
 
 
     @tools(READ_ONLY)
@@ -177,7 +180,7 @@ def _register_catalog_tools(tools: ToolSet) -> None:
         """Details of several products at once (the same as get_product for each), to compare
         them side by side in a single lookup."""
         args = dict(product_ids=product_ids)
-        return await _run(ctx, "compare_products", args, lambda ep: catalog.compare_products(ep, **args))
+        return await _run(ctx, tool_names.COMPARE_PRODUCTS, args, lambda ep: catalog.compare_products(ep, **args))
 
 
 def _register_cart_tools(tools: ToolSet) -> None:
@@ -188,7 +191,7 @@ def _register_cart_tools(tools: ToolSet) -> None:
         product already in the cart raises its quantity. Fails if it is sold out or the stock
         is too low. Returns the whole cart."""
         args = dict(product_id=product_id, quantity=quantity)
-        return await _run(ctx, "add_to_cart", args, lambda ep: cart.add_to_cart(ep, **args))
+        return await _run(ctx, tool_names.ADD_TO_CART, args, lambda ep: cart.add_to_cart(ep, **args))
 
     @tools(WRITE_IDEMPOTENT)
     async def update_cart_item(ctx: Context, product_id: ProductId,
@@ -196,18 +199,18 @@ def _register_cart_tools(tools: ToolSet) -> None:
                                                                                        "the line.")]) -> Cart:
         """Set the quantity of a product already in the cart (0 removes it). Returns the cart."""
         args = dict(product_id=product_id, quantity=quantity)
-        return await _run(ctx, "update_cart_item", args, lambda ep: cart.update_cart_item(ep, **args))
+        return await _run(ctx, tool_names.UPDATE_CART_ITEM, args, lambda ep: cart.update_cart_item(ep, **args))
 
     @tools(DESTRUCTIVE)
     async def remove_from_cart(ctx: Context, product_id: ProductId) -> Cart:
         """Remove a product from the cart entirely. Returns the cart."""
         args = dict(product_id=product_id)
-        return await _run(ctx, "remove_from_cart", args, lambda ep: cart.remove_from_cart(ep, **args))
+        return await _run(ctx, tool_names.REMOVE_FROM_CART, args, lambda ep: cart.remove_from_cart(ep, **args))
 
     @tools(READ_ONLY)
     async def view_cart(ctx: Context) -> Cart:
         """The customer's cart: lines with quantities and prices, item count and subtotal (USD)."""
-        return await _run(ctx, "view_cart", {}, cart.view_cart)
+        return await _run(ctx, tool_names.VIEW_CART, {}, cart.view_cart)
 
 
 def _register_order_tools(tools: ToolSet) -> None:
@@ -215,21 +218,21 @@ def _register_order_tools(tools: ToolSet) -> None:
     async def list_orders(ctx: Context) -> OrderList:
         """The customer's orders, newest first: ID, date, status, item titles and total.
         Use it to find the order a customer describes ("the headphones I bought last month")."""
-        return await _run(ctx, "list_orders", {}, orders.list_orders)
+        return await _run(ctx, tool_names.LIST_ORDERS, {}, orders.list_orders)
 
     @tools(READ_ONLY)
     async def check_order(ctx: Context, order_id: OrderId) -> OrderDetails:
         """One order in full: status, carrier, tracking number, estimated or actual delivery
         date, and its lines (each with a line ID, needed for returns)."""
         args = dict(order_id=order_id)
-        return await _run(ctx, "check_order", args, lambda ep: orders.check_order(ep, **args))
+        return await _run(ctx, tool_names.CHECK_ORDER, args, lambda ep: orders.check_order(ep, **args))
 
     @tools(READ_ONLY)
     async def check_return_eligibility(ctx: Context, order_id: OrderId, line_id: LineId) -> ReturnEligibility:
         """Whether one order line can be returned today, why (or why not), the last day to
         return it and the refund. Check this before initiate_return."""
         args = dict(order_id=order_id, line_id=line_id)
-        return await _run(ctx, "check_return_eligibility", args,
+        return await _run(ctx, tool_names.CHECK_RETURN_ELIGIBILITY, args,
                           lambda ep: orders.check_return_eligibility(ep, **args))
 
     @tools(DESTRUCTIVE)
@@ -241,7 +244,7 @@ def _register_order_tools(tools: ToolSet) -> None:
         """Start a return for a whole order line (all its units). It cannot be undone, so make
         sure it is the line the customer means. Fails if the line is not returnable."""
         args = dict(order_id=order_id, line_id=line_id, reason=reason)
-        return await _run(ctx, "initiate_return", args, lambda ep: orders.initiate_return(ep, **args))
+        return await _run(ctx, tool_names.INITIATE_RETURN, args, lambda ep: orders.initiate_return(ep, **args))
 
 
 def _register_info_tools(tools: ToolSet) -> None:
@@ -255,17 +258,17 @@ def _register_info_tools(tools: ToolSet) -> None:
         """Search the store's policies (returns, refunds, shipping, cancellations ...) and get
         the matching clauses verbatim. Answer policy questions from these, not from memory."""
         args = dict(query=query, limit=limit)
-        return await _run(ctx, "search_policies", args, lambda ep: info.search_policies(ep, **args))
+        return await _run(ctx, tool_names.SEARCH_POLICIES, args, lambda ep: info.search_policies(ep, **args))
 
     @tools(READ_ONLY)
     async def get_browsing_history(ctx: Context) -> BrowsingHistory:
         """Products the customer viewed recently, as product cards."""
-        return await _run(ctx, "get_browsing_history", {}, info.get_browsing_history)
+        return await _run(ctx, tool_names.GET_BROWSING_HISTORY, {}, info.get_browsing_history)
 
     @tools(READ_ONLY)
     async def get_current_date(ctx: Context) -> CurrentDate:
         """The shop's current date (use it for return windows and delivery estimates)."""
-        return await _run(ctx, "get_current_date", {}, info.get_current_date)
+        return await _run(ctx, tool_names.GET_CURRENT_DATE, {}, info.get_current_date)
 
 
 def _register_conversation(tools: ToolSet) -> None:
@@ -273,7 +276,7 @@ def _register_conversation(tools: ToolSet) -> None:
     async def get_conversation(ctx: Context) -> Conversation:
         """The conversation so far (the customer's opening message first), the turns used and
         the turn budget. Call it first."""
-        return await _run(ctx, "get_conversation", {}, info.get_conversation)
+        return await _run(ctx, tool_names.GET_CONVERSATION, {}, info.get_conversation)
 
     @tools(WRITE)
     async def respond_to_customer(
@@ -317,7 +320,7 @@ def _register_conversation(tools: ToolSet) -> None:
             return CustomerReply(customer_message=reply, status="open" if ep.is_open else "closed",
                                  close_reason=ep.close_reason, turns_used=ep.turns_used, turns_left=ep.turns_left)
 
-        return await _run(ctx, "respond_to_customer", args, body)
+        return await _run(ctx, tool_names.RESPOND_TO_CUSTOMER, args, body)
 
 
 @cache

@@ -11,10 +11,9 @@ paid one would, and since only a reply that tells something withheld is free, fr
 bounded by what the customer held back, not by the agent.
 """
 
-LOOKUP_TOOLS = frozenset({
-    "search_catalog", "get_product", "compare_products", "view_cart", "list_orders", "check_order",
-    "check_return_eligibility", "search_policies", "get_browsing_history", "get_current_date",
-})
+from verishop.scenarios.tool_names import LOOKUPS
+
+LOOKUP_TOOLS = LOOKUPS
 
 # How the server's refusal starts.
 BUDGET_ERROR = "tool budget spent"

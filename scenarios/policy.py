@@ -170,7 +170,7 @@ def return_window(policy: StorePolicy, category_id: str, *, tier: str | None = N
         return _shop_return_window(policy, category_id, tier=tier, holiday=holiday, gift=gift, defective=defective)
     if category_id in policy.final_sale_categories:
         return rules.defect_extension_days if defective and rules else None
-    days = base_return_window_days(policy, category_id)
+    days = return_window_days(policy, category_id)
     if rules is not None:
         days += {"Plus": rules.plus_extension_days, "Premier": rules.premier_extension_days}.get(tier or "", 0)
         days += rules.holiday_extension_days * holiday + rules.gift_extension_days * gift
@@ -178,9 +178,10 @@ def return_window(policy: StorePolicy, category_id: str, *, tier: str | None = N
     return days
 
 
-def base_return_window_days(policy: StorePolicy, category_id: str) -> int:
-    """A category's return window before any extension: an imported shop's own window for the
-    category when its policy file sets one, else Electronics' or the general one."""
+def return_window_days(policy: StorePolicy, category_id: str) -> int:
+    """A category's return window in days after delivery, before any extension and whether or not
+    the category is final sale (`return_window` applies those): an imported shop's own window for
+    the category when its policy file sets one, else Electronics' or the general one."""
     if policy.shop is not None:
         return dict(policy.shop.category_return_window_days).get(category_id, policy.return_window_days)
     if category(category_id).department == "Electronics":
@@ -197,7 +198,7 @@ def _shop_return_window(policy: StorePolicy, category_id: str, *, tier: str | No
     if category_id in policy.final_sale_categories:
         return None
     assert policy.shop is not None
-    return base_return_window_days(policy, category_id) + policy.shop.gift_extra_days * gift
+    return return_window_days(policy, category_id) + policy.shop.gift_extra_days * gift
 
 
 def shipping_cents(policy: StorePolicy, subtotal_cents: int, *, tier: str | None = None,

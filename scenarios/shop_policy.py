@@ -31,6 +31,7 @@ def store_policy(policy_json: str) -> StorePolicy:
     catalog, not per episode (the result is immutable)."""
     p = json.loads(policy_json)
     r, s = p["returns"], p["shipping"]
+    # The stored form keeps the policy file's first key names (ShopPolicy.stored_json says why).
     window, fee = r["window_days"], r["restocking_fee_percent"]
     threshold = s["free_threshold_cents"]
     gift = r["gift_returns"]

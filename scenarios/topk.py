@@ -22,7 +22,7 @@ import json
 import math
 import sqlite3
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from verishop.scenarios.catalog.reader import PRODUCT_COLUMNS, CatalogReader, Product
 from verishop.scenarios.models import RankedProduct
@@ -91,44 +91,41 @@ def top_k(catalog: CatalogReader, query: RankQuery, k: int, stock: EpisodeStock,
     exact score, best first, ties by ID: what ranking every candidate would give. Rows that the
     episode's sell-out rules sell out are skipped in SQL; its explicit changes apply in Python."""
     ensure_ln(catalog.db)
-    pool = [*extra, *_restocked(catalog, query, stock)]
-    limit = k + stock.explicitly_sold_out() + EXTRA_ROWS
-    seen: dict[str, float] = {}  # every candidate ranked so far: its exact score
+    ranking = _Ranking(catalog, query, k, stock, pool=[*extra, *_restocked(catalog, query, stock)],
+                       limit=k + stock.explicitly_sold_out() + EXTRA_ROWS)
     if query.category_id is not None and catalog.category_has_at_most(query.category_id, SMALL_CATEGORY_ROWS):
-        return _best_if_exact(catalog, query, k, stock, pool, limit, threshold_filter(query, None), None, seen)
+        return ranking.best_if_exact(threshold_filter(query, None), None)
     for step in query.fine_steps:
         threshold = query.best_possible - step
-        found = _best_if_exact(catalog, query, k, stock, pool, limit,
-                               threshold_filter(query, threshold, with_facets=False), threshold, seen)
+        found = ranking.best_if_exact(threshold_filter(query, threshold, with_facets=False), threshold)
         if found is not None:
             return found
     if query.head is not None:
         head = facet_filter(query.head.match)
-        found = _best_if_exact(catalog, query, k, stock, pool, limit, head, query.head.others_max, seen)
+        found = ranking.best_if_exact(head, query.head.others_max)
         if found is not None:
             return found
     for i, step in enumerate(query.steps):
         threshold = None if step is None else query.best_possible - step
         # k candidates already seen score at least `floor`, so the k best do too: a walk down to
         # just below it is the last one needed (its check passes unless its limit cuts rows off).
-        floor = _kth_best(seen, k)
+        floor = _kth_best(ranking.seen, k)
         if floor is not None and (threshold is None or floor - 2 * SCORE_SLACK > threshold):
             threshold = floor - 2 * SCORE_SLACK
         elif i == 1 and query.facets is not None and (
                 few := _facet_rows_at_most(catalog, query.facets, FACET_ROWS_READ_WHOLE)) is not None:
             # The first walk found too few; the goal's brand and attributes leave so few products
             # that reading every one of them is cheaper than walking further down the index.
-            return _best_if_exact(catalog, query, k, stock, pool, limit, rows_filter(few), None, seen)
+            return ranking.best_if_exact(rows_filter(few), None)
         # The facets (a lookup per row, or a set of the list's rowids for every candidate) only
         # once the first walk has shown that few rows of the index meet the goal.
         narrowed = threshold_filter(query, threshold, with_facets=i > 0)
-        found = _best_if_exact(catalog, query, k, stock, pool, limit, narrowed, threshold, seen)
+        found = ranking.best_if_exact(narrowed, threshold)
         if found is not None:
             return found
     # Not reached when the steps end with None (every candidate), as they do: the floor's walk
     # passes its check by construction. Should float noise ever say otherwise, read everything.
-    return _best_if_exact(catalog, query, k, stock, pool, limit, threshold_filter(query, None, with_facets=False),
-                          None, seen)
+    return ranking.best_if_exact(threshold_filter(query, None, with_facets=False), None)
 
 
 def _kth_best(seen: dict[str, float], k: int) -> float | None:
@@ -178,24 +175,38 @@ def threshold_filter(query: RankQuery, threshold: float | None, with_facets: boo
                   (*query.score_args, threshold - SCORE_SLACK), probe=query.facets if facets else None)
 
 
-def _best_if_exact(catalog: CatalogReader, query: RankQuery, k: int, stock: EpisodeStock, pool: list[Product],
-                   limit: int, narrowed: Filter, others_max: float | None,
-                   seen: dict[str, float]) -> list[RankedProduct] | None:
-    """The k best, if the rows the filter leaves out (scoring at most `others_max`; None: it leaves
-    none out) cannot be among them; else None. The query's limit doubles while it cuts rows off."""
-    while True:
-        rows = _fetch(catalog, query, narrowed, limit, stock)
-        ranked = _rank([*pool, *(p for p, _ in rows)], query, stock)
-        seen.update((r.product_id, r.utility) for r in ranked)
-        truncated = len(rows) == limit
-        # Unread rows score at most the last row read (cut by the limit) or `others_max`.
-        unread_max = max(rows[-1][1], others_max if others_max is not None else -math.inf) if truncated \
-            else others_max
-        if unread_max is None or (len(ranked) >= k and ranked[k - 1].utility > unread_max + SCORE_SLACK):
-            return ranked[:k]
-        if not truncated:
-            return None  # too few rows pass this filter
-        limit *= 2
+@dataclass(frozen=True)
+class _Ranking:
+    """One `top_k` call: what each of its walks of the index shares. `pool`: the episode's products
+    the SQL cannot see; `limit`: the rows a walk fetches first; `seen`: every candidate ranked so
+    far, with its exact score."""
+
+    catalog: CatalogReader
+    query: RankQuery
+    k: int
+    stock: EpisodeStock
+    pool: list[Product]
+    limit: int
+    seen: dict[str, float] = field(default_factory=dict)
+
+    def best_if_exact(self, narrowed: Filter, others_max: float | None) -> list[RankedProduct] | None:
+        """The k best, if the rows the filter leaves out (scoring at most `others_max`; None: it
+        leaves none out) cannot be among them; else None. The walk's limit doubles while it cuts
+        rows off."""
+        k, limit = self.k, self.limit
+        while True:
+            rows = _fetch(self.catalog, self.query, narrowed, limit, self.stock)
+            ranked = _rank([*self.pool, *(p for p, _ in rows)], self.query, self.stock)
+            self.seen.update((r.product_id, r.utility) for r in ranked)
+            truncated = len(rows) == limit
+            # Unread rows score at most the last row read (cut by the limit) or `others_max`.
+            unread_max = max(rows[-1][1], others_max if others_max is not None else -math.inf) if truncated \
+                else others_max
+            if unread_max is None or (len(ranked) >= k and ranked[k - 1].utility > unread_max + SCORE_SLACK):
+                return ranked[:k]
+            if not truncated:
+                return None  # too few rows pass this filter
+            limit *= 2
 
 
 def _fetch(catalog: CatalogReader, query: RankQuery, narrowed: Filter, limit: int,

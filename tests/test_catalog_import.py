@@ -84,7 +84,7 @@ def test_an_edited_taxonomy_or_policy_breaks_the_content_hash(tmp_path: Path):
     run_import([SAMPLES["merchant-tsv"]], out, policy=SHOP / "policy.yaml")
     db = sqlite3.connect(out)
     policy = json.loads(db.execute("SELECT value FROM meta WHERE key = 'policy'").fetchone()[0])
-    policy["returns"]["window_days"] = 365
+    policy["returns"]["window_days"] = 365  # the stored form keeps the file's first key names
     db.execute("UPDATE meta SET value = ? WHERE key = 'policy'", (json.dumps(policy),))
     db.commit()
     db.close()
@@ -241,13 +241,13 @@ def test_a_mapping_naming_a_missing_column_or_an_unknown_key_is_refused_by_name(
 
 
 @pytest.mark.parametrize(("text", "message"), [
-    ("returns: {window_days: 30}\nshipping: {standard_cents: 500}\nrefunds: {}\n", "refunds: unknown key"),
-    ("returns: {window_days: thirty}\nshipping: {standard_cents: 500}\n", "returns.window_days: Input should be"),
-    ("returns: {window_days: 30, restocking_fee_percent: 120}\nshipping: {standard_cents: 500}\n",
+    ("returns: {return_window_days: 30}\nshipping: {standard_cents: 500}\nrefunds: {}\n", "refunds: unknown key"),
+    ("returns: {return_window_days: thirty}\nshipping: {standard_cents: 500}\n", "returns.return_window_days: Input should be"),
+    ("returns: {return_window_days: 30, restocking_fee_percent: 120}\nshipping: {standard_cents: 500}\n",
      "returns.restocking_fee_percent: Input should be less than or equal to 100"),
-    ("returns: {window_days: 30}\n", "shipping: Field required"),
-    ("returns: {window_days: 30, refund_method: cash}\nshipping: {standard_cents: 1}\n", "returns.refund_method"),
-    ("returns: {window_days: 30, final_sale_categories: [Hats]}\nshipping: {standard_cents: 1}\n",
+    ("returns: {return_window_days: 30}\n", "shipping: Field required"),
+    ("returns: {return_window_days: 30, refund_method: cash}\nshipping: {standard_cents: 1}\n", "returns.refund_method"),
+    ("returns: {return_window_days: 30, final_sale_categories: [Hats]}\nshipping: {standard_cents: 1}\n",
      "returns.final_sale_categories[0]: unknown category 'Hats'"),
     ("- a list\n", "expected a mapping with returns and shipping"),
     ("returns: [\n", "not valid YAML"),

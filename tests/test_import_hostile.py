@@ -115,7 +115,7 @@ def test_a_5000_digit_number_in_a_mapping_or_policy_file_is_refused_by_name(tmp_
                    mapping=write(tmp_path / "m.yaml", MAPPING + "rating: " + "9" * 5000 + "\n"), feed_format="csv")
     with pytest.raises(PolicyFileError, match="digits"):
         run_import([SHOP / "merchant.tsv"], tmp_path / "b.db", policy=write(
-            tmp_path / "p.yaml", "returns: {window_days: " + "9" * 5000 + "}\nshipping: {standard_cents: 1}\n"))
+            tmp_path / "p.yaml", "returns: {return_window_days: " + "9" * 5000 + "}\nshipping: {standard_cents: 1}\n"))
 
 
 def test_a_yaml_alias_bomb_is_refused_at_once(tmp_path: Path):
@@ -144,9 +144,10 @@ def test_nul_bytes_in_a_tsv_field_are_refused_even_without_strict(tmp_path: Path
 
 
 @pytest.mark.parametrize(("text", "key"), [
-    ("returns: {window_days: 30, category_window_days: {Yarn: -400}}\n", "returns.category_window_days.Yarn: Input should be greater than or equal to 0"),
-    ("returns: {window_days: 30, category_window_days: {Yarn: 1000000000000000000}}\n",
-     "returns.category_window_days.Yarn: Input should be less than or equal to 365"),
+    ("returns: {return_window_days: 30, category_return_window_days: {Yarn: -400}}\n",
+     "returns.category_return_window_days.Yarn: Input should be greater than or equal to 0"),
+    ("returns: {return_window_days: 30, category_return_window_days: {Yarn: 1000000000000000000}}\n",
+     "returns.category_return_window_days.Yarn: Input should be less than or equal to 365"),
 ])
 def test_every_policy_value_is_bounded_and_its_key_named(tmp_path: Path, text: str, key: str):
     policy = write(tmp_path / "p.yaml", text + "shipping: {standard_cents: 500}\n")

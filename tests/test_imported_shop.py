@@ -72,7 +72,7 @@ def _window_answers(catalog_path: Path) -> dict[str, str]:
 
 
 def test_policy_answers_follow_the_shops_file(shops, tmp_path):
-    policy = (SHOP / "policy.yaml").read_text().replace("window_days: 30", "window_days: 40")
+    policy = (SHOP / "policy.yaml").read_text().replace("return_window_days: 30", "return_window_days: 40")
     (tmp_path / "policy.yaml").write_text(policy)
     run_import([SHOP / "merchant.tsv"], tmp_path / "shop40.db", policy=tmp_path / "policy.yaml")
     before, after = _window_answers(shops["merchant-tsv"]), _window_answers(tmp_path / "shop40.db")

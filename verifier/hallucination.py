@@ -18,10 +18,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from verishop.scenarios.tool_names import CART_ADDS, INITIATE_RETURN
 from verishop.verifier.exposure import ANY_ID_IN_TEXT, exposure
 from verishop.verifier.transcript import Transcript, succeeded
-
-CART_TOOLS = frozenset({"add_to_cart", "update_cart_item"})
 
 
 @dataclass
@@ -53,9 +52,9 @@ def hallucination(transcript: Transcript, attempted: bool) -> Hallucination:
                                  if not seen.shown(i, seq) and i not in mentioned_unseen]
         elif kind == "tool_call":
             arguments = event.get("arguments") or {}
-            if event["tool"] in CART_TOOLS and succeeded(event):
+            if event["tool"] in CART_ADDS and succeeded(event):
                 use(arguments.get("product_id"), seq)
-            elif event["tool"] == "initiate_return":
+            elif event["tool"] == INITIATE_RETURN:
                 use(arguments.get("order_id"), seq)
                 use(arguments.get("line_id"), seq)
     # A mention before any tool showed the ID is a hallucination even if the ID turns up later.

@@ -23,8 +23,6 @@ from verishop.verifier.errors import Incomplete, NotClosed, Unsafe
 from verishop.verifier.safeio import Limits, check_json_depth, json_depth_exceeds, read_regular, read_tail
 
 Event = dict[str, Any]
-# Conversational tools are not shop work and do not count against the per-turn tool budget.
-CONVERSATIONAL_TOOLS = frozenset({"respond_to_customer", "get_conversation"})
 
 
 @dataclass

@@ -26,6 +26,7 @@ from verishop.scenarios.catalog.reader import CatalogReader, Product
 from verishop.scenarios.customers import SimulatedCustomer, WorldView
 from verishop.scenarios.models import Scenario, Submission
 from verishop.scenarios.seal import file_sha256
+from verishop.scenarios.tool_names import WRITES
 from verishop.scenarios.stock import EpisodeStock
 
 T = TypeVar("T", bound=BaseModel)
@@ -35,8 +36,6 @@ log = logging.getLogger(__name__)
 # How a call the shop failed on (not the agent) reads, to the agent and in the transcript.
 INTERNAL_ERROR = "internal error"
 CANCELLED_ERROR = "cancelled: the client stopped waiting for this call"
-# The tools that change world.db (each in one transaction, committed after its event is written).
-WRITE_TOOLS = frozenset({"add_to_cart", "update_cart_item", "remove_from_cart", "initiate_return"})
 
 # Why an episode ends (`close_reason`): agent_done, customer_done, customer_quit, turn_budget
 # (truncation, kept apart from the terminations), closed_by_client, idle_timeout, server_stopped.
@@ -108,7 +107,7 @@ class Episode:
                 self.lookups_this_turn += 1
             # A write commits only after its transcript event is on disk: whatever reached
             # world.db is in the transcript, even when the process is killed in between.
-            writes = name in WRITE_TOOLS
+            writes = name in WRITES  # each changes world.db in one transaction, committed after its event
             if writes:
                 await self.db.execute("BEGIN IMMEDIATE")
                 before_record = self.transcript.mark()

@@ -9,8 +9,7 @@ from verishop.mcp_server.errors import NotFound, Rejected
 from verishop.mcp_server.models import (OrderDetails, OrderLineView, OrderList, OrderSummary, ReturnEligibility,
                                ReturnReceipt)
 from verishop.mcp_server.shop.catalog import usd
-from verishop.scenarios.models import StorePolicy
-from verishop.scenarios.policy import base_return_window_days
+from verishop.scenarios.policy import return_window_days
 
 
 async def list_orders(ep: Episode) -> OrderList:
@@ -50,10 +49,6 @@ async def check_order(ep: Episode, order_id: str) -> OrderDetails:
     return OrderDetails(order_id=o[0], placed_on=date.fromisoformat(o[1]), status=o[2], carrier=o[3],
                         tracking_number=o[4], estimated_delivery=opt(o[5]), delivered_on=opt(o[6]), lines=lines,
                         total_usd=round(sum(line.unit_price_usd * line.quantity for line in lines), 2))
-
-
-def return_window_days(policy: StorePolicy, category_id: str) -> int:
-    return base_return_window_days(policy, category_id)
 
 
 async def _eligibility(ep: Episode, order_id: str, line_id: str) -> tuple[ReturnEligibility, int]:

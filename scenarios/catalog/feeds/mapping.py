@@ -71,7 +71,7 @@ def describe_errors(error: ValidationError, source: str) -> str:
     lines = []
     for e in error.errors():
         key = ".".join(str(p) for p in e["loc"]) or "(top level)"
-        message = "unknown key" if e["type"] == "extra_forbidden" else e["msg"]
+        message = "unknown key" if e["type"] == "extra_forbidden" else e["msg"].removeprefix("Value error, ")
         lines.append(f"{source}: {key}: {message}")
     return "\n".join(lines)
 

@@ -2,8 +2,8 @@
 the catalog it is imported with (docs/catalog-import.md shows the whole schema).
 
     returns:
-      window_days: 30
-      category_window_days: {knives: 14}     # category ids or names of the imported catalog
+      return_window_days: 30
+      category_return_window_days: {knives: 14}   # category ids or names of the imported catalog
       final_sale_categories: [gift_cards]
       restocking_fee_percent: 10
       restocking_fee_categories: [stand_mixers]   # empty: the fee applies to every category
@@ -16,6 +16,10 @@ the catalog it is imported with (docs/catalog-import.md shows the whole schema).
       free_threshold_cents: 5000
     price_matching: {days: 14}               # or leave it out: no price matching
     restricted_categories: [blades]          # never recommended nor sold by an assistant
+
+`window_days` and `category_window_days`, the first names of the two return-window keys, are still
+read (with a warning in the import report): the rule has one name, `return_window_days`, in the
+file, the scenario's `StorePolicy` and the code (issue 29).
 """
 
 from __future__ import annotations
@@ -23,7 +27,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
+from pydantic_core.core_schema import ValidatorFunctionWrapHandler
 
 from verishop.scenarios.catalog.feeds import PolicyFileError
 from verishop.scenarios.catalog.feeds.mapping import describe_errors, load_yaml
@@ -41,9 +46,21 @@ class GiftReturns(_Strict):
     refund_method: RefundMethod = "store_credit"
 
 
+# Keys renamed so that one rule has one name: old name -> new name. The old names are still read,
+# and are the names a catalog stores (its policy meta row is covered by its content hash, so a shop
+# imported before the rename and after it has the same hash).
+DEPRECATED_KEYS = {"window_days": "return_window_days", "category_window_days": "category_return_window_days"}
+_OLD_NAME = {new: old for old, new in DEPRECATED_KEYS.items()}
+
+
+def _renamed(new: str) -> dict:
+    return {"validation_alias": AliasChoices(new, _OLD_NAME[new]), "serialization_alias": _OLD_NAME[new]}
+
+
 class Returns(_Strict):
-    window_days: int = Field(ge=0, le=365)
-    category_window_days: dict[str, Annotated[int, Field(ge=0, le=365)]] = {}
+    return_window_days: int = Field(ge=0, le=365, **_renamed("return_window_days"))
+    category_return_window_days: dict[str, Annotated[int, Field(ge=0, le=365)]] = Field(
+        {}, **_renamed("category_return_window_days"))
     final_sale_categories: list[str] = []
     restocking_fee_percent: int = Field(0, ge=0, le=100)
     restocking_fee_categories: list[str] = []
@@ -51,6 +68,30 @@ class Returns(_Strict):
     refund_method: RefundMethod = "original_payment"
     refund_days: int = Field(5, ge=0, le=90)
     gift_returns: GiftReturns = GiftReturns()
+    # The deprecated keys the file wrote (error messages and warnings name the key as written).
+    _old_keys: frozenset[str] = PrivateAttr(frozenset())
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _one_name_per_rule(cls, data: object, handler: ValidatorFunctionWrapHandler) -> Returns:
+        written = frozenset(data) & DEPRECATED_KEYS.keys() if isinstance(data, dict) else frozenset()
+        both = [old for old in sorted(written) if DEPRECATED_KEYS[old] in data]  # type: ignore[operator]
+        if both:
+            raise ValueError("; ".join(f"returns.{old} and returns.{DEPRECATED_KEYS[old]} are the same rule "
+                                       f"(returns.{old} is its deprecated name): keep returns.{DEPRECATED_KEYS[old]}"
+                                       for old in both))
+        returns = handler(data)
+        returns._old_keys = written
+        return returns
+
+    def key(self, field: str) -> str:
+        """`field`'s key as the file wrote it (its deprecated name, if the file used that)."""
+        old = _OLD_NAME.get(field)
+        return old if old in self._old_keys else field
+
+    def deprecation_warnings(self, source: str) -> list[str]:
+        return [f"{source}: returns.{old} is deprecated: write returns.{DEPRECATED_KEYS[old]} (the same rule; "
+                f"returns.{old} is still read)" for old in sorted(self._old_keys)]
 
 
 class Shipping(_Strict):
@@ -72,7 +113,8 @@ class ShopPolicy(_Strict):
     def category_references(self) -> list[tuple[str, str]]:
         """(key, category) for every category the file names, to check against the catalog."""
         r = self.returns
-        return ([(f"returns.category_window_days.{c}", c) for c in r.category_window_days]
+        windows = r.key("category_return_window_days")
+        return ([(f"returns.{windows}.{c}", c) for c in r.category_return_window_days]
                 + [(f"returns.final_sale_categories[{i}]", c) for i, c in enumerate(r.final_sale_categories)]
                 + [(f"returns.restocking_fee_categories[{i}]", c) for i, c in enumerate(r.restocking_fee_categories)]
                 + [(f"restricted_categories[{i}]", c) for i, c in enumerate(self.restricted_categories)])
@@ -85,10 +127,15 @@ class ShopPolicy(_Strict):
             return [resolve[n.lower()] for n in names]
 
         returns = r.model_copy(update={
-            "category_window_days": {resolve[k.lower()]: v for k, v in r.category_window_days.items()},
+            "category_return_window_days": {resolve[k.lower()]: v for k, v in r.category_return_window_days.items()},
             "final_sale_categories": ids(r.final_sale_categories),
             "restocking_fee_categories": ids(r.restocking_fee_categories)})
         return self.model_copy(update={"returns": returns, "restricted_categories": ids(self.restricted_categories)})
+
+    def stored_json(self) -> str:
+        """The policy as a catalog stores it (its `policy` meta row, read by scenarios/shop_policy.py):
+        the keys the file format first had, whichever names the file used."""
+        return self.model_dump_json(by_alias=True)
 
 
 def load_policy(path: Path) -> ShopPolicy:

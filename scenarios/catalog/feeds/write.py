@@ -168,7 +168,8 @@ def import_catalog(
         meta = _fill(db, sources, report, strict, currency, on_progress)
         if policy is not None:
             policy = check_categories(policy, policy_path or Path("policy"), meta.pop("_names"))
-            meta["policy"] = policy.model_dump_json()
+            meta["policy"] = policy.stored_json()
+            report.warnings += policy.returns.deprecation_warnings(str(policy_path or "policy"))
         else:
             meta.pop("_names")
         meta["format"] = feed_format

@@ -79,7 +79,7 @@ def spoken_money(value: float) -> str:
     return f"{dollars} dollars and {cents} cents"
 
 
-def numeric(rng: random.Random, question: str, answer: str, usual_window_days: int,
+def numeric(rng: random.Random, question: str, answer: str, usual_return_window_days: int,
             policy_figures: tuple[float, ...] = ()) -> str:
     """The number in a sentence; a figure of the policy is restated beside it only when the
     answer itself is not one of the policy's figures (else a reader could not tell which)."""
@@ -101,8 +101,8 @@ def numeric(rng: random.Random, question: str, answer: str, usual_window_days: i
     forms = [f"{n} days, not {n + 15}."]
     if n == 14:
         forms.append("Two weeks from delivery.")
-    if n != usual_window_days and float(n) not in policy_figures:
-        forms.append(f"{n} days (the usual window is {usual_window_days} days).")
+    if n != usual_return_window_days and float(n) not in policy_figures:
+        forms.append(f"{n} days (the usual window is {usual_return_window_days} days).")
     return rng.choice(forms)
 
 

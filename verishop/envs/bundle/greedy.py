@@ -13,6 +13,7 @@ import re
 from verishop.agents.baselines import categories
 from verishop.agents.session import ShopSession, ToolFailed
 from verishop.scenarios.taxonomy import SHOPPABLE_CATEGORIES
+from verishop.scenarios.tool_names import RESPOND_TO_CUSTOMER, SEARCH_CATALOG
 
 # Words only a project request uses (the asks and the projects of verishop/envs/bundle/generator.py).
 _PROJECT_CUES = ("one of each", "for each", "for everything", "other things", "other bits", "home office",
@@ -80,10 +81,10 @@ async def play(shop: ShopSession, text: str) -> None:
         try:
             found = await _top(shop, category_id, cap)
         except ToolFailed:  # this turn's lookups are spent: a message to the customer starts a new turn
-            await shop.call("respond_to_customer", message="I'm still looking, one moment.")
+            await shop.call(RESPOND_TO_CUSTOMER, message="I'm still looking, one moment.")
             found = await _top(shop, category_id, cap)
         ids += [p["product_id"] for p in found[:1]]
-    await shop.call("respond_to_customer", message="Here is one product for each thing you need.",
+    await shop.call(RESPOND_TO_CUSTOMER, message="Here is one product for each thing you need.",
                     recommended_product_ids=list(dict.fromkeys(ids))[:10])
 
 
@@ -91,7 +92,7 @@ async def _cards(shop: ShopSession, phrase: str, cap: float | None) -> list[dict
     from verishop.agents.baselines.lookups import lookup
 
     try:
-        return (await lookup(shop, "search_catalog", query=phrase[:200], max_price_usd=cap, in_stock_only=True, limit=20))["results"]
+        return (await lookup(shop, SEARCH_CATALOG, query=phrase[:200], max_price_usd=cap, in_stock_only=True, limit=20))["results"]
     except ToolFailed:
         return []
 
@@ -102,5 +103,5 @@ async def _found_by_search(shop: ShopSession, text: str) -> list[str]:
 
 
 async def _top(shop: ShopSession, category_id: str, max_price_usd: float | None) -> list[dict]:
-    found = await shop.call("search_catalog", category_id=category_id, max_price_usd=max_price_usd, limit=1)
+    found = await shop.call(SEARCH_CATALOG, category_id=category_id, max_price_usd=max_price_usd, limit=1)
     return found["results"]

@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections import Counter
 
 from verishop.scenarios.models import CartGoal
+from verishop.scenarios.tool_names import CART_CHANGES
 from verishop.verifier.requirements import SHOWN, Requirement, hidden_or_stated, shop
 from verishop.verifier.checks.base import Options, TaskScore
 from verishop.verifier.exposure import exposure
@@ -28,9 +29,7 @@ from verishop.verifier.models import Check
 from verishop.verifier.transcript import succeeded
 
 # The cart is the answer: blame reads the conversation up to the last of these writes.
-COMMITTED_BY_TOOLS = frozenset({"add_to_cart", "update_cart_item", "remove_from_cart"})
-
-CART_CHANGES = frozenset({"add_to_cart", "update_cart_item", "remove_from_cart"})
+COMMITTED_BY_TOOLS = CART_CHANGES
 
 
 def score(ep: Episode, options: Options) -> TaskScore:

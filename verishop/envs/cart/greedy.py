@@ -6,6 +6,7 @@ import re
 
 from verishop.agents.baselines import search_words
 from verishop.agents.session import ShopSession, ToolFailed
+from verishop.scenarios.tool_names import ADD_TO_CART, RESPOND_TO_CUSTOMER
 
 
 # Greedy tries the environments' `matches` from the lowest PRECEDENCE up (most specific first).
@@ -29,7 +30,7 @@ async def play(shop: ShopSession, text: str) -> None:
             break
         if results:
             try:
-                await shop.call("add_to_cart", product_id=results[0]["product_id"], quantity=quantity)
+                await shop.call(ADD_TO_CART, product_id=results[0]["product_id"], quantity=quantity)
             except ToolFailed:
                 pass
-    await shop.call("respond_to_customer", message="I've added what I could find to your cart.")
+    await shop.call(RESPOND_TO_CUSTOMER, message="I've added what I could find to your cart.")

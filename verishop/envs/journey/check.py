@@ -15,6 +15,7 @@ from dataclasses import replace
 
 from verishop.envs.journey.generator import foreign_ids
 from verishop.scenarios.models import JourneyGoal
+from verishop.scenarios.tool_names import RESPOND_TO_CUSTOMER
 from verishop.verifier.blame import Charged, charge_all, unique
 from verishop.verifier.checks import check_of
 from verishop.verifier.requirements import Requirement
@@ -47,7 +48,7 @@ def _slice(transcript: Transcript, index: int) -> Transcript:
              if _active_task(tasks, turn_of(a)) == index]
     # A lookup made while the agent's turn t is being prepared is recorded with turn t − 1.
     calls = [c for c in transcript.tool_calls
-             if _active_task(tasks, turn_of(c) + (0 if c.get("tool") == "respond_to_customer" else 1)) == index]
+             if _active_task(tasks, turn_of(c) + (0 if c.get("tool") == RESPOND_TO_CUSTOMER else 1)) == index]
     return replace(transcript, assistant=[a for a, _ in pairs], submissions=[s for _, s in pairs],
                    customer=[c for c in transcript.customer if tasks.get(turn_of(c)) == index], tool_calls=calls)
 

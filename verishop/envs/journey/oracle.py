@@ -8,6 +8,7 @@ from typing import Any
 
 from verishop.agents.session import ShopSession
 from verishop.scenarios.models import JourneyGoal
+from verishop.scenarios.tool_names import RESPOND_TO_CUSTOMER
 
 
 @dataclass
@@ -17,7 +18,7 @@ class _KeepOpen:
     shop: ShopSession
 
     async def call(self, tool: str, **arguments: Any) -> dict[str, Any]:
-        if tool == "respond_to_customer":
+        if tool == RESPOND_TO_CUSTOMER:
             arguments.pop("done", None)
         return await self.shop.call(tool, **arguments)
 

@@ -8,6 +8,7 @@ import re
 from verishop.agents.baselines import categories, search_words
 from verishop.agents.baselines.reading import named_category, stated_filters, stated_sort
 from verishop.agents.session import ShopSession, ToolFailed
+from verishop.scenarios.tool_names import RESPOND_TO_CUSTOMER, SEARCH_CATALOG
 
 
 # Greedy tries the environments' `matches` from the lowest PRECEDENCE up. Product discovery is the catch-all: tried last.
@@ -27,17 +28,17 @@ async def play(shop: ShopSession, text: str) -> None:
         results = await search_words(shop, text, 5)
     else:
         try:
-            found = await shop.call("search_catalog", **stated_filters(text, cat), in_stock_only=True,
+            found = await shop.call(SEARCH_CATALOG, **stated_filters(text, cat), in_stock_only=True,
                                     sort_by=stated_sort(text), limit=_wanted(text))
             results = found["results"]
         except ToolFailed:
             results = []
     ids = [p["product_id"] for p in results]
     if ids:
-        await shop.call("respond_to_customer", message="Here are the best matches I found.",
+        await shop.call(RESPOND_TO_CUSTOMER, message="Here are the best matches I found.",
                         recommended_product_ids=ids)
     else:
-        await shop.call("respond_to_customer", message="Sorry, I couldn't find anything.", done=True)
+        await shop.call(RESPOND_TO_CUSTOMER, message="Sorry, I couldn't find anything.", done=True)
 
 
 def _kind_phrase(text: str) -> str | None:
@@ -54,13 +55,13 @@ async def _search_found_category(shop: ShopSession, text: str, kind: str) -> lis
     sample = next((c for c in cards if c["category_id"] == category_id), None)
     filters = await categories.stated_filters(shop, text, category_id, sample)
     try:
-        found = await shop.call("search_catalog", **filters, in_stock_only=True, sort_by=stated_sort(text),
+        found = await shop.call(SEARCH_CATALOG, **filters, in_stock_only=True, sort_by=stated_sort(text),
                                 limit=_wanted(text))
     except ToolFailed:
         from verishop.agents.baselines.lookups import lookup
 
         try:  # the turn's lookups spent: one filler turn, then the same search
-            found = await lookup(shop, "search_catalog", **filters, in_stock_only=True, sort_by=stated_sort(text),
+            found = await lookup(shop, SEARCH_CATALOG, **filters, in_stock_only=True, sort_by=stated_sort(text),
                                  limit=_wanted(text))
         except ToolFailed:
             return []

@@ -17,6 +17,7 @@ from typing import Any
 from verishop.agents.baselines.policy_text import Clauses, Situation, in_holidays, read_situation
 from verishop.agents.baselines.lookups import lookup
 from verishop.agents.session import ShopSession, ToolFailed
+from verishop.scenarios.tool_names import GET_CURRENT_DATE, RESPOND_TO_CUSTOMER, SEARCH_POLICIES
 
 _YES_NO_STARTS = ("can", "is", "will", "does", "do", "would", "are")
 # The words that find each kind of question's clauses (search_policies ranks clauses by them).
@@ -67,14 +68,14 @@ async def play(shop: ShopSession, text: str) -> None:
     question = question_of(text)
     kind = kind_of(question)
     try:
-        found = (await lookup(shop, "search_policies", query=_QUERIES[kind], limit=10))["results"]
+        found = (await lookup(shop, SEARCH_POLICIES, query=_QUERIES[kind], limit=10))["results"]
     except ToolFailed:
         found = []
     clauses = Clauses({r["policy_id"]: r["text"] for r in found})
     answer = await _answer(shop, kind, question, _item(question, text), read_situation(text), clauses)
     if answer is None and found:
         answer = _first_figure(question, found)
-    await shop.call("respond_to_customer", **_submission(answer))
+    await shop.call(RESPOND_TO_CUSTOMER, **_submission(answer))
 
 
 def _submission(answer: Any) -> dict[str, Any]:
@@ -210,7 +211,7 @@ def _extensions(said: Situation, clauses: Clauses) -> float:
 
 async def _today(shop: ShopSession) -> date | None:
     try:
-        found = await lookup(shop, "get_current_date")
+        found = await lookup(shop, GET_CURRENT_DATE)
     except ToolFailed:
         return None
     return date.fromisoformat(found["today"])

@@ -9,6 +9,7 @@ from verishop.agents.session import ShopSession
 from verishop.envs.policy.customer import situation_topics
 from verishop.scenarios.customers.topics import question_about
 from verishop.scenarios.models import PolicyGoal
+from verishop.scenarios.tool_names import RESPOND_TO_CUSTOMER, SEARCH_POLICIES
 
 MAX_QUERY_CHARS = 200  # search_policies' limit
 
@@ -25,8 +26,8 @@ def policy_query(goal: PolicyGoal) -> str:
 
 
 async def play(shop: ShopSession, goal: PolicyGoal) -> None:
-    await shop.call("search_policies", query=policy_query(goal), limit=10)
+    await shop.call(SEARCH_POLICIES, query=policy_query(goal), limit=10)
     for detail in goal.unstated:
-        await shop.call("respond_to_customer", message=question_about(situation_topics(detail)))
-    await shop.call("respond_to_customer", message=f"According to our policy, the answer is {goal.answer}.",
+        await shop.call(RESPOND_TO_CUSTOMER, message=question_about(situation_topics(detail)))
+    await shop.call(RESPOND_TO_CUSTOMER, message=f"According to our policy, the answer is {goal.answer}.",
                     answer=goal.answer, done=True)

@@ -36,7 +36,7 @@ from verishop.scenarios.household import make_browsing_history, make_order, make
 from verishop.scenarios.models import Constraint, Order, ReturnGoal, Scenario, SellOut, StorePolicy
 from verishop.scenarios.noise import add_typos
 from verishop.scenarios.prompts import SYSTEM_PROMPT
-from verishop.scenarios.policy import base_return_window_days
+from verishop.scenarios.policy import return_window_days
 from verishop.scenarios.rng import make_rng
 from verishop.scenarios.taxonomy import category
 
@@ -55,11 +55,6 @@ _REASONS = ("It stopped working after a few days.", "It doesn't fit what I need.
 
 def _sigmoid(x: float) -> float:
     return 1 / (1 + math.exp(-x))
-
-
-def window_days(policy: StorePolicy, category_id: str) -> int:
-    """The return window of a category, by the shop's rule (Electronics has its own)."""
-    return base_return_window_days(policy, category_id)
 
 
 def replacement_probability(d: int) -> float:
@@ -198,11 +193,24 @@ def _extras(rng: random.Random, catalog: CatalogReader, avoid: str, count: int) 
     return out
 
 
-def _distractor(kind: str, newer: bool, rng: random.Random, catalog: CatalogReader, today: date, target: Product,
-                target_order: Order, policy: StorePolicy, taken: set[date]) -> Order | None:
+@dataclass(frozen=True)
+class TargetSetting:
+    """What every tempting order is drawn around: the shop (its catalog and policy), its day, and
+    the item to return with the order it came in."""
+
+    catalog: CatalogReader
+    policy: StorePolicy
+    today: date
+    target: Product
+    target_order: Order
+
+
+def _distractor(kind: str, newer: bool, rng: random.Random, around: TargetSetting, taken: set[date]) -> Order | None:
     """One tempting order placed after the target's (`newer`) or before it; None when the
     kind cannot be placed on that side (the caller then tries another kind)."""
-    window = window_days(policy, target.category_id)
+    catalog, policy, today, target, target_order = (around.catalog, around.policy, around.today, around.target,
+                                                    around.target_order)
+    window = return_window_days(policy, target.category_id)
     transit = timedelta(days=rng.randint(2, 6))
     extras = _extras(rng, catalog, target.category_id, rng.randint(0, 1))
     after, before = target_order.placed_on + timedelta(days=1), target_order.placed_on - timedelta(days=1)
@@ -242,13 +250,12 @@ def _distractor(kind: str, newer: bool, rng: random.Random, catalog: CatalogRead
                                   min(today - timedelta(days=1), placed + transit))
 
 
-def _history(rng: random.Random, catalog: CatalogReader, today: date, target: Product, target_order: Order,
-             policy: StorePolicy, count: int) -> list[Order]:
+def _history(rng: random.Random, around: TargetSetting, count: int) -> list[Order]:
     """The target's order and `count` tempting others. The target's place in the list is drawn
     uniformly first (return-v2; in v1 it sat in the middle: undelivered orders were always newer
     and late ones older), then each distractor is placed on its side of the target: a kind that
     cannot be (an undelivered order older than the target) gives way to one that can."""
-    taken = {target_order.placed_on}
+    taken = {around.target_order.placed_on}
     newer_count = rng.randrange(count + 1)
     kinds = list(DISTRACTORS)
     rng.shuffle(kinds)
@@ -256,12 +263,12 @@ def _history(rng: random.Random, catalog: CatalogReader, today: date, target: Pr
         kinds.append(rng.choice((*DISTRACTORS, "other")))
     sides = [True] * newer_count + [False] * (count - newer_count)
     rng.shuffle(sides)
-    orders = [target_order]
+    orders = [around.target_order]
     for kind, newer in zip(kinds[:count], sides):
         others = [k for k in (*rng.sample(DISTRACTORS, len(DISTRACTORS)), "other") if k != kind]
         # A target placed only days ago leaves few newer days: then the order goes on the other side.
         for fallback, side in [(k, newer) for k in (kind, *others)] + [(k, not newer) for k in (kind, *others)]:
-            order = _distractor(fallback, side, rng, catalog, today, target, target_order, policy, taken)
+            order = _distractor(fallback, side, rng, around, taken)
             if order is not None:
                 orders.append(order)
                 break
@@ -296,7 +303,7 @@ def generate(difficulty: int, seed: int, catalog: CatalogReader, shared: SharedW
     policy = pick_policy(rng, shared, catalog)
 
     target = _draw_target(rng, catalog, catalog.denied_category_ids | set(policy.final_sale_categories))
-    window = window_days(policy, target.category_id)
+    window = return_window_days(policy, target.category_id)
     if rng.random() < near_edge_probability(difficulty):
         since = window - rng.randint(0, min(2, window - 1))
     else:
@@ -307,7 +314,7 @@ def generate(difficulty: int, seed: int, catalog: CatalogReader, shared: SharedW
     rng.shuffle(products)
     target_order = make_order_with_status(rng, products, placed, "delivered", delivered)
     line = next(line for line in target_order.lines if line.product_id == target.product_id)
-    orders = _history(rng, catalog, today, target, target_order, policy, axes.order_history - 1)
+    orders = _history(rng, TargetSetting(catalog, policy, today, target, target_order), axes.order_history - 1)
 
     attribute = described_attribute(target.category_id)
     desc = Description(category_id=target.category_id, noun=noun(target), attribute=attribute,

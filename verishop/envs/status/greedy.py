@@ -15,6 +15,7 @@ from datetime import date, timedelta
 
 from verishop.agents.baselines.lookups import content_words, lookup, overlap
 from verishop.agents.session import ShopSession, ToolFailed
+from verishop.scenarios.tool_names import GET_CURRENT_DATE, LIST_ORDERS, RESPOND_TO_CUSTOMER
 
 _MONTHS = "january february march april may june july august september october november december".split()
 NEAR_DAYS = 3
@@ -59,14 +60,14 @@ def said_age_days(text: str) -> int | None:
 
 async def play(shop: ShopSession, text: str) -> None:
     words = content_words(text)
-    orders = (await shop.call("list_orders"))["orders"]
+    orders = (await shop.call(LIST_ORDERS))["orders"]
     if not orders:
-        await shop.call("respond_to_customer", message="I can't find any orders.", done=True)
+        await shop.call(RESPOND_TO_CUSTOMER, message="I can't find any orders.", done=True)
         return
     day = said_day(text, orders)
     if day is None and (age := said_age_days(text)) is not None:
         try:
-            today = date.fromisoformat((await lookup(shop, "get_current_date"))["today"])
+            today = date.fromisoformat((await lookup(shop, GET_CURRENT_DATE))["today"])
             day = today - timedelta(days=age)
         except ToolFailed:
             day = None
@@ -85,5 +86,5 @@ async def play(shop: ShopSession, text: str) -> None:
 
     best = max(orders, key=fit)  # the first (newest) on a tie
     status = best["status"].replace("_", " ")
-    await shop.call("respond_to_customer", message=f"Your order {best['order_id']} is {status}.",
+    await shop.call(RESPOND_TO_CUSTOMER, message=f"Your order {best['order_id']} is {status}.",
                     order_id=best["order_id"], answer=status)

@@ -22,6 +22,7 @@ from verishop.agents.baselines import categories
 from verishop.agents.baselines.reading import stated_filters
 from verishop.agents.session import ShopSession, ToolFailed
 from verishop.scenarios.taxonomy import SHOPPABLE_CATEGORIES, Category
+from verishop.scenarios.tool_names import RESPOND_TO_CUSTOMER, SEARCH_CATALOG
 
 
 # Greedy tries the environments' `matches` from the lowest PRECEDENCE up (most specific first).
@@ -45,10 +46,10 @@ async def play(shop: ShopSession, text: str) -> None:
     else:
         ids = await _found_by_search(shop, text, name, k)
     if ids:
-        await shop.call("respond_to_customer", message="Here are the closest matches I found.",
+        await shop.call(RESPOND_TO_CUSTOMER, message="Here are the closest matches I found.",
                         recommended_product_ids=ids)
     else:
-        await shop.call("respond_to_customer", message="Sorry, I couldn't find an alternative.", done=True)
+        await shop.call(RESPOND_TO_CUSTOMER, message="Sorry, I couldn't find an alternative.", done=True)
 
 
 def _category(name: str) -> Category | None:
@@ -77,7 +78,7 @@ async def _search(shop: ShopSession, text: str, name: str, cat: Category) -> lis
     if not query and brand and "brand" not in filters:
         filters["brand"] = brand
     try:
-        found = await shop.call("search_catalog", query=query, **filters, limit=50)
+        found = await shop.call(SEARCH_CATALOG, query=query, **filters, limit=50)
     except ToolFailed:
         return []
     return found["results"]
@@ -99,9 +100,9 @@ async def _found_by_search(shop: ShopSession, text: str, name: str, k: int) -> l
     from verishop.agents.baselines.lookups import lookup
 
     try:
-        found = (await lookup(shop, "search_catalog", query=query, **filters, limit=50))["results"]
+        found = (await lookup(shop, SEARCH_CATALOG, query=query, **filters, limit=50))["results"]
         if not [c for c in found if c["in_stock"]] and query:  # the name's words were too narrow
-            found = (await lookup(shop, "search_catalog", **filters, limit=50))["results"]
+            found = (await lookup(shop, SEARCH_CATALOG, **filters, limit=50))["results"]
     except ToolFailed:
         found = []
     return [c["product_id"] for c in _closest(cards + found, name, brand, k, pool=found)]

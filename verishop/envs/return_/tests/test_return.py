@@ -15,7 +15,6 @@ import pytest
 from test_verifier import Script, write_episode
 
 from verishop.agents.evaluate import summarize
-from verishop.mcp_server.shop.orders import return_window_days
 from support import play_and_verify
 from verishop.scenarios.catalog.reader import CatalogReader, Product
 from verishop.scenarios.constraints import satisfies
@@ -23,6 +22,7 @@ from verishop.scenarios.customers import SimulatedCustomer, WorldView
 from verishop.scenarios.envs import generate
 from verishop.envs.return_.generator import described_attribute
 from verishop.scenarios.models import Order, OrderLine, Scenario, StockChange, Submission
+from verishop.scenarios.policy import return_window_days
 from verishop.scenarios.stock import EpisodeStock
 
 ID_IN_TEXT = re.compile(r"\b(?:W\d{7}|LN\d{8}|P\d{8})\b")

@@ -1,0 +1,64 @@
+"""The shop's tools by name, with their arguments: stated once, here, for every layer.
+
+The server (mcp_server/tools.py) registers a tool only if it is named here with exactly these
+arguments (mcp_server/schema.py `ToolSet` refuses any other), and tests/test_tool_names.py checks
+that it registers every one. The verifier, each environment's check, oracle and baseline, and the
+per-turn budget name a tool through these constants and groups. This lives in the scenario core,
+not in the server, because the verifier and the agents may never import `verishop.mcp_server`
+(docs/ARCHITECTURE.md) while every layer may import the core; it imports nothing.
+
+The names and arguments are the public tool schema: renaming one changes what every client and
+every stored transcript says, so it never happens silently here.
+"""
+
+from __future__ import annotations
+
+SEARCH_CATALOG = "search_catalog"
+GET_PRODUCT = "get_product"
+COMPARE_PRODUCTS = "compare_products"
+ADD_TO_CART = "add_to_cart"
+UPDATE_CART_ITEM = "update_cart_item"
+REMOVE_FROM_CART = "remove_from_cart"
+VIEW_CART = "view_cart"
+LIST_ORDERS = "list_orders"
+CHECK_ORDER = "check_order"
+CHECK_RETURN_ELIGIBILITY = "check_return_eligibility"
+INITIATE_RETURN = "initiate_return"
+SEARCH_POLICIES = "search_policies"
+GET_BROWSING_HISTORY = "get_browsing_history"
+GET_CURRENT_DATE = "get_current_date"
+GET_CONVERSATION = "get_conversation"
+RESPOND_TO_CUSTOMER = "respond_to_customer"
+
+# Each tool's arguments, in the order the server declares them (the order of its input schema).
+ARGUMENTS: dict[str, tuple[str, ...]] = {
+    SEARCH_CATALOG: ("query", "category_id", "brand", "min_price_usd", "max_price_usd", "min_rating",
+                     "max_ship_days", "attributes", "in_stock_only", "limit", "sort_by"),
+    GET_PRODUCT: ("product_id",),
+    COMPARE_PRODUCTS: ("product_ids",),
+    ADD_TO_CART: ("product_id", "quantity"),
+    UPDATE_CART_ITEM: ("product_id", "quantity"),
+    REMOVE_FROM_CART: ("product_id",),
+    VIEW_CART: (),
+    LIST_ORDERS: (),
+    CHECK_ORDER: ("order_id",),
+    CHECK_RETURN_ELIGIBILITY: ("order_id", "line_id"),
+    INITIATE_RETURN: ("order_id", "line_id", "reason"),
+    SEARCH_POLICIES: ("query", "limit"),
+    GET_BROWSING_HISTORY: (),
+    GET_CURRENT_DATE: (),
+    GET_CONVERSATION: (),
+    RESPOND_TO_CUSTOMER: ("message", "recommended_product_ids", "order_id", "line_id", "answer", "answer_yes_no",
+                          "answer_number", "answer_status", "answer_refund_method", "done"),
+}
+TOOLS = tuple(ARGUMENTS)
+
+# Read-only shop tools: the lookups the per-turn budget counts (scenarios/budget.py).
+LOOKUPS = frozenset({SEARCH_CATALOG, GET_PRODUCT, COMPARE_PRODUCTS, VIEW_CART, LIST_ORDERS, CHECK_ORDER,
+                     CHECK_RETURN_ELIGIBILITY, SEARCH_POLICIES, GET_BROWSING_HISTORY, GET_CURRENT_DATE})
+# The tools that put units of a product in the cart, those that change it at all, and every write.
+CART_ADDS = frozenset({ADD_TO_CART, UPDATE_CART_ITEM})
+CART_CHANGES = CART_ADDS | {REMOVE_FROM_CART}
+WRITES = CART_CHANGES | {INITIATE_RETURN}
+# Talking with the customer: free of the lookup budget, and not an action on the shop.
+CONVERSATIONAL = frozenset({GET_CONVERSATION, RESPOND_TO_CUSTOMER})
