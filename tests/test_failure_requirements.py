@@ -399,7 +399,7 @@ async def test_a_journey_charges_the_broken_requirement_to_its_request(hub, veri
             if i == index:
                 await _policy_play(_wrong_number(task.answer), len(task.unstated))(session, task)
             else:
-                await play_for(task.kind)(session, task)
+                await play_for(task)(session, task)
 
     reward = await play_scored(hub, verifier, scenario, play)
     assert_exactly(reward, f"request {index + 1}: the policy's answer: {request.answer}", "shop")
@@ -450,7 +450,7 @@ async def test_a_customer_that_says_that_is_everything_while_hiding_a_requiremen
 
 async def test_a_world_that_contradicts_its_goal_is_charged_to_the_environment(hub, verifier):
     scenario, ideal = find(hub, "pd", lambda s: s.goal.ideal[0].product_id)
-    reward = await play_scored(hub, verifier, scenario, play_for("product_discovery"))
+    reward = await play_scored(hub, verifier, scenario, play_for(scenario.goal))
     assert reward.is_correct and charged(reward) == set()
     directory = Path(hub.runs_dir) / reward.episode_id
     db = sqlite3.connect(directory / "world.db")  # the goal's best product sold out after the fact
