@@ -7,10 +7,13 @@ is its fast stand-in in the default suite."""
 from __future__ import annotations
 
 import ast
+import json
 import os
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 # Folders no tool should read: venvs, caches, build output, the docs site.
@@ -132,3 +135,40 @@ def test_python_from_the_repo_root_loads_each_file_once_and_where_a_tool_reads_i
     loaded = _loaded_modules()  # `python -c` puts the cwd, the repo root, first on sys.path
     assert "verishop.scenarios.envs" in loaded
     _assert_one_name_per_file_and_the_static_file(loaded)
+
+
+# The real resolver: basedpyright (pyright, bundled with its own Node.js) over the repo with the
+# repo's pyrightconfig.json. Half a minute or more on 2 cores, so opt-in: `make test-static`.
+def _basedpyright(cwd: Path, *args: str) -> dict:
+    command = Path(sys.executable).parent / "basedpyright"
+    if not command.is_file():
+        pytest.fail("basedpyright is not installed: pip install -e '.[static]' (or run `make test-static`)")
+    done = subprocess.run([str(command), "--outputjson", *args], cwd=cwd, capture_output=True, text=True,
+                          timeout=600)
+    assert "{" in done.stdout, done.stdout[-2000:] + done.stderr[-2000:]
+    return json.loads(done.stdout[done.stdout.index("{"):])  # after any notice it prints first
+
+
+def _unresolved_verishop_imports(report: dict) -> list[str]:
+    return sorted(f"{Path(d['file']).relative_to(REPO) if Path(d['file']).is_relative_to(REPO) else d['file']}: "
+                  f"{d['message']}" for d in report["generalDiagnostics"]
+                  if d.get("rule") == "reportMissingImports" and '"verishop' in d["message"])
+
+
+@pytest.mark.static
+def test_pyright_reports_an_unresolved_verishop_import_when_there_is_one(tmp_path: Path) -> None:
+    # Its silence over the repo means something only if it speaks here, from a project that sees
+    # the clone as a plain folder on its path.
+    (tmp_path / "pyrightconfig.json").write_text(json.dumps({"extraPaths": [str(REPO)]}))
+    (tmp_path / "probe.py").write_text("import verishop.scenarios.rng\nimport verishop.scenarios.no_such_module\n"
+                                       "from verishop.verifier import runner\n")
+    unresolved = [d["message"] for d in _basedpyright(tmp_path, "probe.py")["generalDiagnostics"]
+                  if d.get("rule") == "reportMissingImports"]
+    assert unresolved == ['Import "verishop.scenarios.no_such_module" could not be resolved']
+
+
+@pytest.mark.static
+def test_pyright_resolves_every_verishop_import_in_the_repo() -> None:
+    report = _basedpyright(REPO)
+    assert report["summary"]["filesAnalyzed"] >= len(_repo_python_files()), "pyrightconfig.json leaves out a folder"
+    assert _unresolved_verishop_imports(report) == []
