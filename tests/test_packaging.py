@@ -33,13 +33,17 @@ def _source_packages() -> dict[str, Path]:
     return found
 
 
-def _packaged() -> list[str]:
-    """The package list setuptools receives: setup.py derives it from the package-dir mapping."""
+def _setup_py():
     spec = importlib.util.spec_from_file_location("verishop_setup_py", REPO / "setup.py")
     assert spec and spec.loader
     setup_py = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(setup_py)  # setup() itself runs only as a script
-    return setup_py.mapped_packages(SETUPTOOLS["package-dir"], REPO)
+    return setup_py
+
+
+def _packaged() -> list[str]:
+    """The package list setuptools receives: setup.py derives it from the package-dir mapping."""
+    return _setup_py().mapped_packages(SETUPTOOLS["package-dir"], REPO)
 
 
 def test_the_packaged_list_names_every_package_folder_once():
@@ -51,15 +55,12 @@ def test_the_packaged_list_names_every_package_folder_once():
 def test_a_new_package_folder_is_packaged_without_editing_any_list(tmp_path: Path):
     # The shape of the repo in small: a real folder under verishop/, a mapped design folder, and the
     # link to it that static tools read.
-    for folder in ("verishop", "verishop/envs", "verishop/envs/toy", "scenarios", "scenarios/envs", "scenarios/envs/deep"):
+    for folder in ("verishop", "verishop/envs", "verishop/envs/toy",
+                   "scenarios", "scenarios/envs", "scenarios/envs/deep"):
         (tmp_path / folder).mkdir(parents=True, exist_ok=True)
         (tmp_path / folder / "__init__.py").write_text("")
     (tmp_path / "verishop" / "scenarios").symlink_to("../scenarios", target_is_directory=True)
-    spec = importlib.util.spec_from_file_location("verishop_setup_py", REPO / "setup.py")
-    assert spec and spec.loader
-    setup_py = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(setup_py)
-    packaged = setup_py.mapped_packages({"verishop": "verishop", "verishop.scenarios": "scenarios"}, tmp_path)
+    packaged = _setup_py().mapped_packages({"verishop": "verishop", "verishop.scenarios": "scenarios"}, tmp_path)
     assert packaged == ["verishop", "verishop.envs", "verishop.envs.toy", "verishop.scenarios",
                         "verishop.scenarios.envs", "verishop.scenarios.envs.deep"]
 

@@ -11,6 +11,7 @@ import json
 import os
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -79,11 +80,16 @@ def test_every_verishop_import_in_the_repo_resolves_from_the_repo_root() -> None
 
 
 def test_the_repo_holds_each_source_file_once() -> None:
-    # The standard layout is reached through links to the design's folders, never through copies.
-    for folder in ("scenarios", "mcp_server", "verifier"):
-        assert (REPO / folder / "__init__.py").is_file(), f"the design's top-level {folder}/ is kept"
-        seen = REPO / "verishop" / folder
-        assert seen.is_symlink() and seen.resolve() == (REPO / folder).resolve(), seen
+    # Every folder that package-dir maps into verishop is reached by the standard layout through a
+    # relative link to the design's folder, never through a copy.
+    mapped = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]["package-dir"]
+    assert {"verishop.scenarios", "verishop.mcp_server", "verishop.verifier"} <= set(mapped)
+    for package, folder in mapped.items():
+        assert (REPO / folder / "__init__.py").is_file(), f"the design's {folder}/ is kept"
+        seen = REPO.joinpath(*package.split("."))
+        if package != "verishop":
+            assert seen.is_symlink() and not Path(os.readlink(seen)).is_absolute(), seen
+        assert seen.resolve() == (REPO / folder).resolve(), seen
 
 
 # Imports every module of the three design folders (verishop.agents and verishop.ray are plain folders
