@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test examples docs test-report test-llm test-adapters test-wheel test-compat test-inspect test-ray test-verifiers bench serve clean
+.PHONY: run test examples docs test-static test-report test-llm test-adapters test-wheel test-compat test-inspect test-ray test-verifiers bench serve clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -37,6 +37,13 @@ $(DOCS_STAMP): $(STAMP) pyproject.toml
 
 docs: $(DOCS_STAMP)
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
+
+# Opt-in: IDEs and static tools read a clone as an installed `verishop`: basedpyright (pyright with
+# its own Node.js, from PyPI) over the repo with pyrightconfig.json resolves every `verishop.…` import.
+# The fast stand-in, a resolver by the standard layout, is in `make test` (tests/test_static_imports.py).
+test-static: $(STAMP)
+	$(BIN)/pip install --quiet -e '.[static]'
+	$(BIN)/pytest -q -m static tests/test_static_imports.py
 
 # Opt-in: the HTML report in headless Chromium (no console error, every plot shown). Needs Debian's
 # chromium: `apt-get update && apt-get install -y chromium`.

@@ -7,6 +7,7 @@ unpacked sdist), without build isolation so it needs no network: a few seconds."
 
 from __future__ import annotations
 
+import importlib.util
 import subprocess
 import sys
 import tarfile
@@ -32,18 +33,44 @@ def _source_packages() -> dict[str, Path]:
     return found
 
 
-def test_the_explicit_packages_list_names_every_package_folder():
-    listed = set(SETUPTOOLS["packages"])
-    found = set(_source_packages())
-    assert sorted(found - listed) == [], "add these to [tool.setuptools] packages in pyproject.toml"
-    assert sorted(listed - found) == [], "listed in pyproject.toml but no such folder of Python files"
+def _setup_py():
+    spec = importlib.util.spec_from_file_location("verishop_setup_py", REPO / "setup.py")
+    assert spec and spec.loader
+    setup_py = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(setup_py)  # setup() itself runs only as a script
+    return setup_py
+
+
+def _packaged() -> list[str]:
+    """The package list setuptools receives: setup.py derives it from the package-dir mapping."""
+    return _setup_py().mapped_packages(SETUPTOOLS["package-dir"], REPO)
+
+
+def test_the_packaged_list_names_every_package_folder_once():
+    packaged = _packaged()
+    assert len(packaged) == len(set(packaged))
+    assert sorted(_source_packages()) == packaged
+
+
+def test_a_new_package_folder_is_packaged_without_editing_any_list(tmp_path: Path):
+    # The shape of the repo in small: a real folder under verishop/, a mapped design folder, and the
+    # link to it that static tools read.
+    for folder in ("verishop", "verishop/envs", "verishop/envs/toy",
+                   "scenarios", "scenarios/envs", "scenarios/envs/deep"):
+        (tmp_path / folder).mkdir(parents=True, exist_ok=True)
+        (tmp_path / folder / "__init__.py").write_text("")
+    (tmp_path / "verishop" / "scenarios").symlink_to("../scenarios", target_is_directory=True)
+    packaged = _setup_py().mapped_packages({"verishop": "verishop", "verishop.scenarios": "scenarios"}, tmp_path)
+    assert packaged == ["verishop", "verishop.envs", "verishop.envs.toy", "verishop.scenarios",
+                        "verishop.scenarios.envs", "verishop.scenarios.envs.deep"]
 
 
 def test_every_package_installs_under_the_one_name_verishop():
-    assert all(p == "verishop" or p.startswith("verishop.") for p in SETUPTOOLS["packages"])
+    assert all(p == "verishop" or p.startswith("verishop.") for p in _packaged())
     assert all(k == "verishop" or k.startswith("verishop.") for k in SETUPTOOLS["package-dir"])
     for folder in SETUPTOOLS["package-dir"].values():
         assert (REPO / folder / "__init__.py").is_file(), folder
+    assert "packages" not in SETUPTOOLS, "a hand-kept list beside setup.py's would drift from the folders"
 
 
 def test_every_package_folder_has_an_init_file():
@@ -110,8 +137,10 @@ def test_the_sdist_carries_the_sources_changelog_examples_and_tests(built):
         names = {n.split("/", 1)[1] for n in archive.getnames() if "/" in n}
     for required in ("pyproject.toml", "README.md", "CHANGELOG.md", "examples/my_agent.py",
                      "examples/agents_sdk_agent.py", "scenarios/__init__.py", "mcp_server/tools.py",
-                     "verifier/__init__.py", "verishop/cli.py", "tests/conftest.py"):
+                     "verifier/__init__.py", "verishop/cli.py", "tests/conftest.py", "setup.py"):
         assert required in names, required
+    # The links under verishop/ are for tools reading a clone; the sdist carries each file once.
+    assert not [n for n in names if n.startswith(("verishop/scenarios/", "verishop/mcp_server/", "verishop/verifier/"))]
 
 
 def test_the_version_command_prints_the_installed_version():
