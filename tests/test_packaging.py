@@ -24,11 +24,13 @@ VERSION = PYPROJECT["project"]["version"]
 
 
 def _source_packages() -> dict[str, Path]:
-    """Every folder holding Python code under a mapped root, by the dotted name it installs as."""
+    """Every folder holding Python code under a mapped root, by the dotted name it installs as; an
+    environment's own `tests/` folder is not a package and stays out of the wheel."""
     found: dict[str, Path] = {}
     for name, folder in SETUPTOOLS["package-dir"].items():
         root = REPO / folder
-        for code_dir in sorted({p.parent for p in root.rglob("*.py") if "__pycache__" not in p.parts}):
+        for code_dir in sorted({p.parent for p in root.rglob("*.py") if "__pycache__" not in p.parts
+                                and "tests" not in p.relative_to(root).parts}):
             found.setdefault(".".join((name, *code_dir.relative_to(root).parts)), code_dir)
     return found
 
@@ -137,7 +139,8 @@ def test_the_sdist_carries_the_sources_changelog_examples_and_tests(built):
         names = {n.split("/", 1)[1] for n in archive.getnames() if "/" in n}
     for required in ("pyproject.toml", "README.md", "CHANGELOG.md", "examples/my_agent.py",
                      "examples/agents_sdk_agent.py", "scenarios/__init__.py", "mcp_server/tools.py",
-                     "verifier/__init__.py", "verishop/cli.py", "tests/conftest.py", "setup.py"):
+                     "verifier/__init__.py", "verishop/cli.py", "conftest.py", "setup.py",
+                     "verishop/envs/status/tests/test_status.py", "verishop/envs/status/examples.jsonl"):
         assert required in names, required
     # The links under verishop/ are for tools reading a clone; the sdist carries each file once.
     assert not [n for n in names if n.startswith(("verishop/scenarios/", "verishop/mcp_server/", "verishop/verifier/"))]
