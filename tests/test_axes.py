@@ -66,7 +66,7 @@ def _vocabulary() -> set[str]:
 
 def test_typo_noise_appears_only_at_high_difficulty(reader):
     known = _vocabulary()
-    from verishop.scenarios.envs import product_discovery as env
+    from verishop.envs.pd import generator as env
 
     template_text = " ".join(env._GREETINGS + env._ASKS + tuple(env.PRIORITY_WORDS.values())) + (
         " i'm shopping for made by under rated at least stars delivered within days by tomorrow and")
