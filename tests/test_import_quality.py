@@ -103,3 +103,29 @@ def test_a_stock_count_out_of_range_is_still_refused(tmp_path):
     rows = ["T1\tLotion\t5.00 USD\tCare\tClay\t99999999999999", "T2\tSoap\t4.00 USD\tCare\tClay\t7"]
     report = run_import([_tsv(tmp_path / "care.tsv", rows, header)], tmp_path / "care.db")
     assert report.refused == 1 and "stock" in report.refusals[0]
+
+
+def test_a_product_without_any_category_takes_a_word_of_its_title_that_is_not_one_of_its_options(tmp_path):
+    header = "id\ttitle\tprice\tbrand\tcolor\tsize\titem_group_id"
+    rows = [f"H{s}\tHuman Beings - Black Hoodie\t75.00 USD\tHardlife\tBlack\t{s}\thoodie-1" for s in "SML"]
+    rows += [f"R{n}\tSTRIDE® Nova Women\t99.99 USD\t\t\tUS {n} | EU {30 + n}\t" for n in (6, 7)]
+    rows += ["X1\t1234 - 56\t9.00 USD\t\t\t\t"]  # no word to take: still refused, saying why
+    report = run_import([_tsv(tmp_path / "nocat.tsv", rows, header)], tmp_path / "nocat.db")
+    taxonomy, titles = _catalog(tmp_path / "nocat.db")
+    assert sorted(c["name"] for c in taxonomy) == ["Hoodie", "Women"]
+    assert report.imported == 5 and report.refused == 1 and "no category" in report.refusals[0]
+    assert any("5 products state no category" in w and "title" in w for w in report.warnings), report.warnings
+
+
+def test_a_shopify_export_that_never_fills_in_type_takes_categories_from_titles(tmp_path):
+    header = ("Handle,Title,Body (HTML),Vendor,Type,Tags,Published,Option1 Name,Option1 Value,Variant SKU,"
+              "Variant Price,Image Src\n")
+    rows = ["ocean-shirt,Ocean Blue Shirt,<p>Cotton</p>,demo,,men,true,Size,Small,S1,50,\n",
+            "ocean-shirt,,,,,,,,Large,S2,50,\n",
+            "wool-jumper,Yellow Wool Jumper,,demo,,women,true,Title,Default Title,J1,80,\n",
+            "wool-jumper,,,,,,,,,,,https://cdn.example/j.jpg\n"]
+    (tmp_path / "notype.csv").write_text(header + "".join(rows))
+    report = run_import([tmp_path / "notype.csv"], tmp_path / "notype.db")
+    taxonomy, _ = _catalog(tmp_path / "notype.db")
+    assert sorted(c["name"] for c in taxonomy) == ["Jumper", "Shirt"]  # not "Large", the option
+    assert report.imported == 3 and report.refused == 0

@@ -191,6 +191,26 @@ def title_text(markup: str | None) -> tuple[str, bool]:
     return text, text != raw and "<" in raw
 
 
+_TITLE_WORD = re.compile(r"[A-Za-z][A-Za-z'-]{2,}")
+
+
+def title_words(title: str) -> str:
+    """The category a title suggests when nothing else does: its last word ('Classic Tee 5' -> 'Tee')."""
+    words = _TITLE_WORD.findall(title)
+    return words[-1] if words else ""
+
+
+def title_category(title: str, attrs: dict[str, str]) -> str:
+    """The category of a product that states none: the last word of its title that is not one of its
+    own options ('Human Beings - Black Hoodie' of colour Black -> 'Hoodie'; 'Ocean Shirt - Large' of
+    size Large -> 'Shirt'; 'Ski Jacket, Size M' -> 'Jacket'). A variant's title often ends with its
+    option values, which name no kind of product. Empty when no word is left."""
+    options = {w.lower() for text in (*attrs.values(), *(k.replace("_", " ") for k in attrs))
+               for w in _TITLE_WORD.findall(text)}
+    kept = [w for w in _TITLE_WORD.findall(title) if w.lower() not in options]
+    return kept[-1] if kept else ""
+
+
 def category_like_column(values: dict[str, object], used: set[str]) -> str | None:
     """The first column, not already mapped, whose name says it holds a category and that has a value."""
     from verishop.scenarios.catalog.text import slug

@@ -4,13 +4,12 @@ first row only; image-only rows (a Handle and an Image Src) add nothing and coun
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
 from verishop.scenarios.catalog.feeds.rows import (
-    FeedItem, FeedRow, Notice, Refusal, RowProblem, check_text, clean, html_to_text, title_text,
+    FeedItem, FeedRow, Notice, Refusal, RowProblem, check_text, clean, html_to_text, title_text, title_words,
 )
 from verishop.scenarios.catalog.feeds.tabular import records
 from verishop.scenarios.catalog.text import slug
@@ -29,7 +28,6 @@ GENERIC_TYPES = frozenset({"simple", "variable", "grouped", "external", "default
                            "n/a", "na", "-", "standard", "physical", "goods", "merchandise"})
 USELESS_TYPE_SHARE = 0.9
 USELESS_TYPE_MIN_PRODUCTS = 20
-_TITLE_WORD = re.compile(r"[A-Za-z][A-Za-z'-]{2,}")
 
 
 def useless_type(path: Path) -> str | None:
@@ -48,15 +46,10 @@ def useless_type(path: Path) -> str | None:
     return None
 
 
-def title_words(title: str) -> str:
-    """The category a title suggests when nothing else does: its last word ('Classic Tee 5' -> 'Tee')."""
-    words = _TITLE_WORD.findall(title)
-    return words[-1] if words else ""
-
-
 def _category(product: dict[str, str], useless: str | None, title: str) -> str:
     """Shopify's Product Category (a Standard Product Taxonomy path) when set, else the shop's Type
-    (else, when the Type is `useless`, the last word of the title)."""
+    (else, when the Type is `useless`, the last word of the title). A product with neither gets a
+    word of its title when it is written (write.py), like a product of any format without a category."""
     if product.get("Product Category"):
         return product["Product Category"]
     if useless is not None and clean(product.get("Type")).lower() == useless:
