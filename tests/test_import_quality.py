@@ -109,11 +109,12 @@ def test_a_product_without_any_category_takes_a_word_of_its_title_that_is_not_on
     header = "id\ttitle\tprice\tbrand\tcolor\tsize\titem_group_id"
     rows = [f"H{s}\tHuman Beings - Black Hoodie\t75.00 USD\tHardlife\tBlack\t{s}\thoodie-1" for s in "SML"]
     rows += [f"R{n}\tSTRIDE® Nova Women\t99.99 USD\t\t\tUS {n} | EU {30 + n}\t" for n in (6, 7)]
-    rows += ["X1\t1234 - 56\t9.00 USD\t\t\t\t"]  # no word to take: still refused, saying why
+    rows += ["X1\t1234 - 56\t9.00 USD\t\t\t\t",  # no word to take: still refused, saying why
+             "R6\tSTRIDE® Nova Women\t99.99 USD\t\t\tUS 6\t"]  # refused (a duplicate id) and not counted
     report = run_import([_tsv(tmp_path / "nocat.tsv", rows, header)], tmp_path / "nocat.db")
     taxonomy, titles = _catalog(tmp_path / "nocat.db")
     assert sorted(c["name"] for c in taxonomy) == ["Hoodie", "Women"]
-    assert report.imported == 5 and report.refused == 1 and "no category" in report.refusals[0]
+    assert report.imported == 5 and report.refused == 2 and "no category" in report.refusals[0]
     assert any("5 products state no category" in w and "title" in w for w in report.warnings), report.warnings
 
 
@@ -123,9 +124,13 @@ def test_a_shopify_export_that_never_fills_in_type_takes_categories_from_titles(
     rows = ["ocean-shirt,Ocean Blue Shirt,<p>Cotton</p>,demo,,men,true,Size,Small,S1,50,\n",
             "ocean-shirt,,,,,,,,Large,S2,50,\n",
             "wool-jumper,Yellow Wool Jumper,,demo,,women,true,Title,Default Title,J1,80,\n",
-            "wool-jumper,,,,,,,,,,,https://cdn.example/j.jpg\n"]
+            "wool-jumper,,,,,,,,,,,https://cdn.example/j.jpg\n",
+            # every word of the title is also its option's: the title's last word still names it
+            "glass-pot,Chic Glass Pot,,demo,,,true,Option,Chic Glass Pot,P1,20,\n",
+            "glass-pot,,,,,,,,Chic Glass Pot with Lid,P2,25,\n"]
     (tmp_path / "notype.csv").write_text(header + "".join(rows))
     report = run_import([tmp_path / "notype.csv"], tmp_path / "notype.db")
     taxonomy, _ = _catalog(tmp_path / "notype.db")
-    assert sorted(c["name"] for c in taxonomy) == ["Jumper", "Shirt"]  # not "Large", the option
-    assert report.imported == 3 and report.refused == 0
+    assert sorted(c["name"] for c in taxonomy) == ["Jumper", "Pot", "Shirt"]  # not "Large", the option
+    assert report.imported == 5 and report.refused == 0
+    assert any("5 products state no category" in w for w in report.warnings), report.warnings

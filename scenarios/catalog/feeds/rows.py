@@ -53,6 +53,8 @@ class FeedRow:
     category_hint: str = ""
     # Whether the feed's title held HTML markup (stripped here; counted in the report's warnings).
     title_had_html: bool = False
+    # Whether the product stated no category and the reader took one from its title (counted too).
+    category_from_title: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,11 +206,12 @@ def title_category(title: str, attrs: dict[str, str]) -> str:
     """The category of a product that states none: the last word of its title that is not one of its
     own options ('Human Beings - Black Hoodie' of colour Black -> 'Hoodie'; 'Ocean Shirt - Large' of
     size Large -> 'Shirt'; 'Ski Jacket, Size M' -> 'Jacket'). A variant's title often ends with its
-    option values, which name no kind of product. Empty when no word is left."""
+    option values, which name no kind of product. When every word is an option's ('Chic Glass Pot' of
+    option 'Chic Glass Pot'), the last word; empty when the title has no word at all."""
     options = {w.lower() for text in (*attrs.values(), *(k.replace("_", " ") for k in attrs))
                for w in _TITLE_WORD.findall(text)}
     kept = [w for w in _TITLE_WORD.findall(title) if w.lower() not in options]
-    return kept[-1] if kept else ""
+    return kept[-1] if kept else title_words(title)
 
 
 def category_like_column(values: dict[str, object], used: set[str]) -> str | None:

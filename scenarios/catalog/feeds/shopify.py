@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from verishop.scenarios.catalog.feeds.rows import (
-    FeedItem, FeedRow, Notice, Refusal, RowProblem, check_text, clean, html_to_text, title_text, title_words,
+    FeedItem, FeedRow, Notice, Refusal, RowProblem, check_text, clean, html_to_text, title_category, title_text,
 )
 from verishop.scenarios.catalog.feeds.tabular import records
 from verishop.scenarios.catalog.text import slug
@@ -46,15 +46,16 @@ def useless_type(path: Path) -> str | None:
     return None
 
 
-def _category(product: dict[str, str], useless: str | None, title: str) -> str:
-    """Shopify's Product Category (a Standard Product Taxonomy path) when set, else the shop's Type
-    (else, when the Type is `useless`, the last word of the title). A product with neither gets a
-    word of its title when it is written (write.py), like a product of any format without a category."""
+def _category(product: dict[str, str], useless: str | None, title: str, options: dict[str, str]) -> tuple[str, bool]:
+    """Shopify's Product Category (a Standard Product Taxonomy path) when set, else the shop's Type;
+    else (no Type, or the `useless` one) a word of the product's own title, not of its variant's
+    suffix (rows.title_category). Returns (category, whether the product stated none)."""
     if product.get("Product Category"):
-        return product["Product Category"]
-    if useless is not None and clean(product.get("Type")).lower() == useless:
-        return title_words(title)
-    return product.get("Type", "")
+        return product["Product Category"], False
+    kind = clean(product.get("Type"))
+    if kind and (useless is None or kind.lower() != useless):
+        return kind, False
+    return title_category(title, options), not kind
 
 
 def read_csv(path: Path) -> Iterator[FeedItem]:
@@ -94,11 +95,13 @@ def read_csv(path: Path) -> Iterator[FeedItem]:
                     options[slug(name)] = value
             suffix = " / ".join(options.values())
             title, had_html = title_text(product["Title"])
+            category, from_title = _category(product, useless, title, options)
             yield FeedRow(
                 record=record,
                 source_id=clean(values.get("Variant SKU")) or f"{this}#{variants}",
                 title=f"{title} - {suffix}" if suffix else title,
-                price=clean(values.get("Variant Price")), category_path=clean(_category(product, useless, title)),
+                price=clean(values.get("Variant Price")), category_path=clean(category),
+                category_from_title=from_title,
                 title_had_html=had_html,
                 brand=clean(product.get("Vendor")), description=html_to_text(product.get("Body (HTML)", "")),
                 group_key=this, sale_price="", availability="",

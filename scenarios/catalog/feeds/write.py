@@ -106,8 +106,7 @@ class _Checker:
                 hint = f"; {row.category_hint}" if row.category_hint else ""
                 raise RowProblem(f"no category (product_type, google_product_category as a path, Product Category "
                                  f"or Type, nor a word of the title to take){hint}")
-            row.category_path = word
-            counts.quality.title_categories += 1
+            row.category_path, row.category_from_title = word, True
         if row.source_id in self.seen:
             raise RowProblem(f"duplicate id (first at {self.seen[row.source_id]})")
         price_cents, currency = parse_price(row.price, self.currency)
@@ -144,6 +143,7 @@ class _Checker:
             ship_days = parse_int(row.ship_days, "shipping days", 0, 365)
             counts.stated["ship_days"] += 1
         counts.stated["brand"] += bool(row.brand)
+        counts.quality.title_categories += row.category_from_title
         counts.quality.note_row(row)
         self.seen[row.source_id] = where
         return price_cents, rating, rating_count, ship_days, stock
