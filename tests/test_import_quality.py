@@ -106,16 +106,18 @@ def test_a_stock_count_out_of_range_is_still_refused(tmp_path):
 
 
 def test_a_product_without_any_category_takes_a_word_of_its_title_that_is_not_one_of_its_options(tmp_path):
-    header = "id\ttitle\tprice\tbrand\tcolor\tsize\titem_group_id"
-    rows = [f"H{s}\tHuman Beings - Black Hoodie\t75.00 USD\tHardlife\tBlack\t{s}\thoodie-1" for s in "SML"]
-    rows += [f"R{n}\tSTRIDE® Nova Women\t99.99 USD\t\t\tUS {n} | EU {30 + n}\t" for n in (6, 7)]
-    rows += ["X1\t1234 - 56\t9.00 USD\t\t\t\t",  # no word to take: still refused, saying why
-             "R6\tSTRIDE® Nova Women\t99.99 USD\t\t\tUS 6\t"]  # refused (a duplicate id) and not counted
+    header = "id\ttitle\tprice\tbrand\tcolor\tsize\titem_group_id\tage_group"
+    rows = [f"H{s}\tHuman Beings - Black Hoodie\t75.00 USD\tHardlife\tBlack\t{s}\thoodie-1\tadult" for s in "SML"]
+    rows += [f"R{n}\tSTRIDE® Nova Women\t99.99 USD\t\t\tUS {n} | EU {30 + n}\t\tadult" for n in (6, 7)]
+    # who a product is for (age_group, gender) is no variant's option: "Kids" names the kind here
+    rows += ["K1\tSTRIDE® Lou Kids\t59.99 USD\t\t\tUS 11 | EU 28\t\tkids"]
+    rows += ["X1\t1234 - 56\t9.00 USD\t\t\t\t\t",  # no word to take: still refused, saying why
+             "R6\tSTRIDE® Nova Women\t99.99 USD\t\t\tUS 6\t\t"]  # refused (a duplicate id) and not counted
     report = run_import([_tsv(tmp_path / "nocat.tsv", rows, header)], tmp_path / "nocat.db")
     taxonomy, titles = _catalog(tmp_path / "nocat.db")
-    assert sorted(c["name"] for c in taxonomy) == ["Hoodie", "Women"]
-    assert report.imported == 5 and report.refused == 2 and "no category" in report.refusals[0]
-    assert any("5 products state no category" in w and "title" in w for w in report.warnings), report.warnings
+    assert sorted(c["name"] for c in taxonomy) == ["Hoodie", "Kids", "Women"]
+    assert report.imported == 6 and report.refused == 2 and "no category" in report.refusals[0]
+    assert any("6 products state no category" in w and "title" in w for w in report.warnings), report.warnings
 
 
 def test_a_shopify_export_that_never_fills_in_type_takes_categories_from_titles(tmp_path):

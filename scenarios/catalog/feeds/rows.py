@@ -194,6 +194,9 @@ def title_text(markup: str | None) -> tuple[str, bool]:
 
 
 _TITLE_WORD = re.compile(r"[A-Za-z][A-Za-z'-]{2,}")
+# Attributes that say who a product is for, not which variant it is: a title word equal to one of
+# their values ("Lou Kids" of age_group kids) names the kind of product and may be its category.
+DESCRIPTIVE_ATTRIBUTES = frozenset({"gender", "age_group", "condition", "size_type", "size_system"})
 
 
 def title_words(title: str) -> str:
@@ -208,7 +211,8 @@ def title_category(title: str, attrs: dict[str, str]) -> str:
     size Large -> 'Shirt'; 'Ski Jacket, Size M' -> 'Jacket'). A variant's title often ends with its
     option values, which name no kind of product. When every word is an option's ('Chic Glass Pot' of
     option 'Chic Glass Pot'), the last word; empty when the title has no word at all."""
-    options = {w.lower() for text in (*attrs.values(), *(k.replace("_", " ") for k in attrs))
+    chosen = {k: v for k, v in attrs.items() if k not in DESCRIPTIVE_ATTRIBUTES}
+    options = {w.lower() for text in (*chosen.values(), *(k.replace("_", " ") for k in chosen))
                for w in _TITLE_WORD.findall(text)}
     kept = [w for w in _TITLE_WORD.findall(title) if w.lower() not in options]
     return kept[-1] if kept else title_words(title)
