@@ -136,3 +136,14 @@ def test_a_shopify_export_that_never_fills_in_type_takes_categories_from_titles(
     assert sorted(c["name"] for c in taxonomy) == ["Jumper", "Pot", "Shirt"]  # not "Large", the option
     assert report.imported == 5 and report.refused == 0
     assert any("5 products state no category" in w for w in report.warnings), report.warnings
+
+
+def test_accented_category_and_option_names_keep_their_letters_in_ids(tmp_path):
+    header = "Handle,Title,Vendor,Type,Option1 Name,Option1 Value,Variant SKU,Variant Price\n"
+    rows = [f"palme-{i},Palme {i},Pousse,Plante d'extérieur,Größe,{s},P{i}{s},{40 + i}\n"
+            for i in range(3) for s in ("S", "M")]
+    (tmp_path / "plantes.csv").write_text(header + "".join(rows), encoding="utf-8")
+    run_import([tmp_path / "plantes.csv"], tmp_path / "plantes.db", currency="EUR")
+    taxonomy, _ = _catalog(tmp_path / "plantes.db")
+    assert [(c["id"], c["name"]) for c in taxonomy] == [("shop_plante_d_exterieur", "Plante d'extérieur")]
+    assert [a["name"] for a in taxonomy[0]["attributes"]] == ["grosse"]

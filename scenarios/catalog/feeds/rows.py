@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import html
 import re
+import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from html.parser import HTMLParser
+
+from verishop.scenarios.catalog.text import slug
 
 # A field longer than this is refused, not stored: the longest product description of a real
 # Shopify export we know of is under 40,000 characters, and a bounded field keeps the import's
@@ -193,6 +196,20 @@ def title_text(markup: str | None) -> tuple[str, bool]:
     return text, text != raw and "<" in raw
 
 
+# Letters NFKD does not split into a base letter and a mark.
+_UNSPLIT_LETTERS = str.maketrans({"ß": "ss", "æ": "ae", "œ": "oe", "ø": "o", "ł": "l", "đ": "d", "ð": "d",
+                                  "þ": "th", "ı": "i"})
+
+
+def feed_slug(name: str) -> str:
+    """A feed's category or attribute name as an id: accents folded first, so that French, German
+    or Spanish names keep their letters ("Plante d'extérieur" -> 'plante_d_exterieur', "Größe" ->
+    'grosse'; plain `slug` would drop them: 'plante_d_ext_rieur'). Names in other scripts fold to
+    nothing and are numbered by the taxonomy as before."""
+    folded = unicodedata.normalize("NFKD", name.lower().translate(_UNSPLIT_LETTERS))
+    return slug("".join(c for c in folded if not unicodedata.combining(c)))
+
+
 _TITLE_WORD = re.compile(r"[A-Za-z][A-Za-z'-]{2,}")
 # Attributes that say who a product is for, not which variant it is: a title word equal to one of
 # their values ("Lou Kids" of age_group kids) names the kind of product and may be its category.
@@ -220,8 +237,6 @@ def title_category(title: str, attrs: dict[str, str]) -> str:
 
 def category_like_column(values: dict[str, object], used: set[str]) -> str | None:
     """The first column, not already mapped, whose name says it holds a category and that has a value."""
-    from verishop.scenarios.catalog.text import slug
-
     for column, value in values.items():
         if column not in used and slug(str(column)) in CATEGORY_LIKE_COLUMNS and str(value or "").strip():
             return str(column)

@@ -9,10 +9,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from verishop.scenarios.catalog.feeds.rows import (
-    FeedItem, FeedRow, Notice, Refusal, RowProblem, check_text, clean, html_to_text, title_category, title_text,
+    FeedItem, FeedRow, Notice, Refusal, RowProblem, check_text, clean, feed_slug, html_to_text, title_category,
+    title_text,
 )
 from verishop.scenarios.catalog.feeds.tabular import records
-from verishop.scenarios.catalog.text import slug
 
 PRODUCT_FIELDS = ("Title", "Body (HTML)", "Vendor", "Product Category", "Type", "Status",
                   "Option1 Name", "Option2 Name", "Option3 Name")
@@ -92,7 +92,7 @@ def read_csv(path: Path) -> Iterator[FeedItem]:
             for n in (1, 2, 3):
                 name, value = clean(product.get(f"Option{n} Name")), clean(values.get(f"Option{n} Value"))
                 if name and value and not (name == "Title" and value == "Default Title"):
-                    options[slug(name)] = value
+                    options[feed_slug(name)] = value
             suffix = " / ".join(options.values())
             title, had_html = title_text(product["Title"])
             category, from_title = _category(product, useless, title, options)
