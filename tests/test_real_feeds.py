@@ -232,3 +232,15 @@ def test_the_demo_runs_on_every_real_feed(imported, tmp_path):
     for name, (path, _) in imported.items():
         done = _demo(path, tmp_path / name)
         assert "Traceback" not in done.stderr and done.returncode == 0, (name, done.stderr)
+
+
+def test_the_demo_names_the_skipped_environment_by_its_id_whatever_the_reason_says(capsys):
+    from verishop.agents.cli import _generated_or_skipped
+    from verishop.scenarios.catalog.reader import CatalogError
+
+    def too_small():
+        raise CatalogError("the catalog is too small for sub-v6 at difficulty 0: it needs a category with at least "
+                           "34 in-stock products")
+
+    assert _generated_or_skipped("sub", too_small) is None
+    assert "skipped sub-v6: the catalog is too small" in " ".join(capsys.readouterr().out.split())
