@@ -103,3 +103,47 @@ def test_a_stock_count_out_of_range_is_still_refused(tmp_path):
     rows = ["T1\tLotion\t5.00 USD\tCare\tClay\t99999999999999", "T2\tSoap\t4.00 USD\tCare\tClay\t7"]
     report = run_import([_tsv(tmp_path / "care.tsv", rows, header)], tmp_path / "care.db")
     assert report.refused == 1 and "stock" in report.refusals[0]
+
+
+def test_a_product_without_any_category_takes_a_word_of_its_title_that_is_not_one_of_its_options(tmp_path):
+    header = "id\ttitle\tprice\tbrand\tcolor\tsize\titem_group_id\tage_group"
+    rows = [f"H{s}\tHuman Beings - Black Hoodie\t75.00 USD\tHardlife\tBlack\t{s}\thoodie-1\tadult" for s in "SML"]
+    rows += [f"R{n}\tSTRIDE® Nova Women\t99.99 USD\t\t\tUS {n} | EU {30 + n}\t\tadult" for n in (6, 7)]
+    # who a product is for (age_group, gender) is no variant's option: "Kids" names the kind here
+    rows += ["K1\tSTRIDE® Lou Kids\t59.99 USD\t\t\tUS 11 | EU 28\t\tkids"]
+    rows += ["X1\t1234 - 56\t9.00 USD\t\t\t\t\t",  # no word to take: still refused, saying why
+             "R6\tSTRIDE® Nova Women\t99.99 USD\t\t\tUS 6\t\t"]  # refused (a duplicate id) and not counted
+    report = run_import([_tsv(tmp_path / "nocat.tsv", rows, header)], tmp_path / "nocat.db")
+    taxonomy, titles = _catalog(tmp_path / "nocat.db")
+    assert sorted(c["name"] for c in taxonomy) == ["Hoodie", "Kids", "Women"]
+    assert report.imported == 6 and report.refused == 2 and "no category" in report.refusals[0]
+    assert any("6 products state no category" in w and "title" in w for w in report.warnings), report.warnings
+
+
+def test_a_shopify_export_that_never_fills_in_type_takes_categories_from_titles(tmp_path):
+    header = ("Handle,Title,Body (HTML),Vendor,Type,Tags,Published,Option1 Name,Option1 Value,Variant SKU,"
+              "Variant Price,Image Src\n")
+    rows = ["ocean-shirt,Ocean Blue Shirt,<p>Cotton</p>,demo,,men,true,Size,Small,S1,50,\n",
+            "ocean-shirt,,,,,,,,Large,S2,50,\n",
+            "wool-jumper,Yellow Wool Jumper,,demo,,women,true,Title,Default Title,J1,80,\n",
+            "wool-jumper,,,,,,,,,,,https://cdn.example/j.jpg\n",
+            # every word of the title is also its option's: the title's last word still names it
+            "glass-pot,Chic Glass Pot,,demo,,,true,Option,Chic Glass Pot,P1,20,\n",
+            "glass-pot,,,,,,,,Chic Glass Pot with Lid,P2,25,\n"]
+    (tmp_path / "notype.csv").write_text(header + "".join(rows))
+    report = run_import([tmp_path / "notype.csv"], tmp_path / "notype.db")
+    taxonomy, _ = _catalog(tmp_path / "notype.db")
+    assert sorted(c["name"] for c in taxonomy) == ["Jumper", "Pot", "Shirt"]  # not "Large", the option
+    assert report.imported == 5 and report.refused == 0
+    assert any("5 products state no category" in w for w in report.warnings), report.warnings
+
+
+def test_accented_category_and_option_names_keep_their_letters_in_ids(tmp_path):
+    header = "Handle,Title,Vendor,Type,Option1 Name,Option1 Value,Variant SKU,Variant Price\n"
+    rows = [f"palme-{i},Palme {i},Pousse,Plante d'extérieur,Größe,{s},P{i}{s},{40 + i}\n"
+            for i in range(3) for s in ("S", "M")]
+    (tmp_path / "plantes.csv").write_text(header + "".join(rows), encoding="utf-8")
+    run_import([tmp_path / "plantes.csv"], tmp_path / "plantes.db", currency="EUR")
+    taxonomy, _ = _catalog(tmp_path / "plantes.db")
+    assert [(c["id"], c["name"]) for c in taxonomy] == [("shop_plante_d_exterieur", "Plante d'extérieur")]
+    assert [a["name"] for a in taxonomy[0]["attributes"]] == ["grosse"]

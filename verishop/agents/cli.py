@@ -66,18 +66,19 @@ def _agent(name: str, scenario: Scenario):
     return make_agent(name, scenario)
 
 
-def _generated_or_skipped(make: Callable[[], Scenario]) -> Scenario | None:
+def _generated_or_skipped(env: str, make: Callable[[], Scenario]) -> Scenario | None:
     """The demo's next scenario, or None (said on screen) when the catalog cannot run its
-    environment: an imported shop may run only some (its import report's table says which)."""
+    environment `env`: an imported shop may run only some (its import report's table says which).
+    The environment is named by its id, not read off the reason ("the catalog is too small for ...")."""
     from rich.markup import escape
 
     from verishop.scenarios.catalog.reader import CatalogError
+    from verishop.scenarios.envs import get_env
 
     try:
         return make()
     except CatalogError as exc:
-        env_id = str(exc).split(" ", 1)[0].rstrip(":")
-        console.print(f"[yellow]skipped {escape(env_id)}[/]: {escape(str(exc))}", highlight=False)
+        console.print(f"[yellow]skipped {escape(get_env(env).env_id)}[/]: {escape(str(exc))}", highlight=False)
         return None
 
 
@@ -90,7 +91,7 @@ async def _play_memory(catalog: Path, runs: Path) -> None:
     rewards = []
     try:
         for env, difficulty, seed, agent_name in DEMO_EPISODES:
-            scenario = _generated_or_skipped(lambda: hub.generate(env, difficulty, seed))
+            scenario = _generated_or_skipped(env, lambda: hub.generate(env, difficulty, seed))
             if scenario is None:
                 continue
             episode = await hub.open(scenario, default=True)
@@ -114,7 +115,7 @@ async def _play_stdio(catalog: Path, runs: Path) -> None:
 
     with CatalogReader(catalog) as reader:
         scenarios = [(scenario, a) for e, d, s, a in DEMO_EPISODES
-                     if (scenario := _generated_or_skipped(lambda: generate(e, d, s, reader))) is not None]
+                     if (scenario := _generated_or_skipped(e, lambda: generate(e, d, s, reader))) is not None]
     runs.mkdir(parents=True, exist_ok=True)
     rewards = []
     for scenario, agent_name in scenarios:

@@ -10,11 +10,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from verishop.scenarios.catalog.feeds.rows import (
-    MAX_FIELD_CHARS, FeedItem, FeedRow, Refusal, RowProblem, category_like_column, check_text, clean, html_to_text,
-    title_text,
+    MAX_FIELD_CHARS, FeedItem, FeedRow, Refusal, RowProblem, category_like_column, check_text, clean, feed_slug,
+    html_to_text, title_text,
 )
 from verishop.scenarios.catalog.feeds.tabular import records
-from verishop.scenarios.catalog.text import slug
 
 # The specification's attributes that describe a product's kind: they become catalog attributes.
 ATTRIBUTE_FIELDS = ("color", "size", "material", "pattern", "gender", "age_group", "size_type",
@@ -53,8 +52,8 @@ def product_details(text: str) -> dict[str, str]:
     details: dict[str, str] = {}
     for part in text.split(","):
         pieces = part.split(":", 2)
-        if len(pieces) == 3 and slug(pieces[1]) and clean(pieces[2]):
-            details.setdefault(slug(pieces[1]), clean(pieces[2]))
+        if len(pieces) == 3 and feed_slug(pieces[1]) and clean(pieces[2]):
+            details.setdefault(feed_slug(pieces[1]), clean(pieces[2]))
         elif part.strip():
             raise RowProblem(f"product_detail {part.strip()!r} is not 'section:attribute name:value'")
     return details
@@ -148,8 +147,8 @@ def _item_values(element: ET.Element) -> tuple[dict[str, str], dict[str, str]]:
     for child in element:
         if _local(child.tag) == "product_detail":
             parts = {_local(c.tag): clean(c.text) for c in child}
-            if slug(parts.get("attribute_name", "")) and parts.get("attribute_value"):
-                details.setdefault(slug(parts["attribute_name"]), parts["attribute_value"])
+            if feed_slug(parts.get("attribute_name", "")) and parts.get("attribute_value"):
+                details.setdefault(feed_slug(parts["attribute_name"]), parts["attribute_value"])
     for child in element.iter():
         if child is element:
             continue

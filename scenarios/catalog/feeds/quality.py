@@ -30,6 +30,7 @@ class Quality:
     brand_titles: int = 0
     unreadable: int = 0
     unreadable_examples: list[str] = field(default_factory=list)
+    title_categories: int = 0
 
     def note_row(self, row: FeedRow) -> None:
         self.html_titles += row.title_had_html
@@ -56,6 +57,10 @@ class Quality:
             more = f" and {len(small) - MAX_NAMED} more" if len(small) > MAX_NAMED else ""
             lines.append(f"{len(small)} categories have fewer than {SMALL_CATEGORY_PRODUCTS} products: {named}{more}; "
                          "environments that compare products of one category draw from the others")
+        if self.title_categories:
+            lines.append(f"{self.title_categories:,} products state no category: each took the last word of its "
+                         "title that is not one of its options as its category; fill in product_type (Merchant) "
+                         "or Type (Shopify) for better ones")
         if self.html_titles:
             lines.append(f"{self.html_titles:,} titles held HTML markup, stripped (the customer and the agent read "
                          "titles as plain text)")

@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import html
 import re
+import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from html.parser import HTMLParser
+
+from verishop.scenarios.catalog.text import slug
 
 # A field longer than this is refused, not stored: the longest product description of a real
 # Shopify export we know of is under 40,000 characters, and a bounded field keeps the import's
@@ -53,6 +56,8 @@ class FeedRow:
     category_hint: str = ""
     # Whether the feed's title held HTML markup (stripped here; counted in the report's warnings).
     title_had_html: bool = False
+    # Whether the product stated no category and the reader took one from its title (counted too).
+    category_from_title: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,10 +196,47 @@ def title_text(markup: str | None) -> tuple[str, bool]:
     return text, text != raw and "<" in raw
 
 
+# Letters NFKD does not split into a base letter and a mark.
+_UNSPLIT_LETTERS = str.maketrans({"ß": "ss", "æ": "ae", "œ": "oe", "ø": "o", "ł": "l", "đ": "d", "ð": "d",
+                                  "þ": "th", "ı": "i"})
+
+
+def feed_slug(name: str) -> str:
+    """A feed's category or attribute name as an id: accents folded first, so that French, German
+    or Spanish names keep their letters ("Plante d'extérieur" -> 'plante_d_exterieur', "Größe" ->
+    'grosse'; plain `slug` would drop them: 'plante_d_ext_rieur'). Names in other scripts fold to
+    nothing and are numbered by the taxonomy as before."""
+    folded = unicodedata.normalize("NFKD", name.lower().translate(_UNSPLIT_LETTERS))
+    return slug("".join(c for c in folded if not unicodedata.combining(c)))
+
+
+_TITLE_WORD = re.compile(r"[A-Za-z][A-Za-z'-]{2,}")
+# Attributes that say who a product is for, not which variant it is: a title word equal to one of
+# their values ("Lou Kids" of age_group kids) names the kind of product and may be its category.
+DESCRIPTIVE_ATTRIBUTES = frozenset({"gender", "age_group", "condition", "size_type", "size_system"})
+
+
+def title_words(title: str) -> str:
+    """The category a title suggests when nothing else does: its last word ('Classic Tee 5' -> 'Tee')."""
+    words = _TITLE_WORD.findall(title)
+    return words[-1] if words else ""
+
+
+def title_category(title: str, attrs: dict[str, str]) -> str:
+    """The category of a product that states none: the last word of its title that is not one of its
+    own options ('Human Beings - Black Hoodie' of colour Black -> 'Hoodie'; 'Ocean Shirt - Large' of
+    size Large -> 'Shirt'; 'Ski Jacket, Size M' -> 'Jacket'). A variant's title often ends with its
+    option values, which name no kind of product. When every word is an option's ('Chic Glass Pot' of
+    option 'Chic Glass Pot'), the last word; empty when the title has no word at all."""
+    chosen = {k: v for k, v in attrs.items() if k not in DESCRIPTIVE_ATTRIBUTES}
+    options = {w.lower() for text in (*chosen.values(), *(k.replace("_", " ") for k in chosen))
+               for w in _TITLE_WORD.findall(text)}
+    kept = [w for w in _TITLE_WORD.findall(title) if w.lower() not in options]
+    return kept[-1] if kept else title_words(title)
+
+
 def category_like_column(values: dict[str, object], used: set[str]) -> str | None:
     """The first column, not already mapped, whose name says it holds a category and that has a value."""
-    from verishop.scenarios.catalog.text import slug
-
     for column, value in values.items():
         if column not in used and slug(str(column)) in CATEGORY_LIKE_COLUMNS and str(value or "").strip():
             return str(column)

@@ -4,16 +4,15 @@ first row only; image-only rows (a Handle and an Image Src) add nothing and coun
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
 from verishop.scenarios.catalog.feeds.rows import (
-    FeedItem, FeedRow, Notice, Refusal, RowProblem, check_text, clean, html_to_text, title_text,
+    FeedItem, FeedRow, Notice, Refusal, RowProblem, check_text, clean, feed_slug, html_to_text, title_category,
+    title_text,
 )
 from verishop.scenarios.catalog.feeds.tabular import records
-from verishop.scenarios.catalog.text import slug
 
 PRODUCT_FIELDS = ("Title", "Body (HTML)", "Vendor", "Product Category", "Type", "Status",
                   "Option1 Name", "Option2 Name", "Option3 Name")
@@ -29,7 +28,6 @@ GENERIC_TYPES = frozenset({"simple", "variable", "grouped", "external", "default
                            "n/a", "na", "-", "standard", "physical", "goods", "merchandise"})
 USELESS_TYPE_SHARE = 0.9
 USELESS_TYPE_MIN_PRODUCTS = 20
-_TITLE_WORD = re.compile(r"[A-Za-z][A-Za-z'-]{2,}")
 
 
 def useless_type(path: Path) -> str | None:
@@ -48,20 +46,16 @@ def useless_type(path: Path) -> str | None:
     return None
 
 
-def title_words(title: str) -> str:
-    """The category a title suggests when nothing else does: its last word ('Classic Tee 5' -> 'Tee')."""
-    words = _TITLE_WORD.findall(title)
-    return words[-1] if words else ""
-
-
-def _category(product: dict[str, str], useless: str | None, title: str) -> str:
-    """Shopify's Product Category (a Standard Product Taxonomy path) when set, else the shop's Type
-    (else, when the Type is `useless`, the last word of the title)."""
+def _category(product: dict[str, str], useless: str | None, title: str, options: dict[str, str]) -> tuple[str, bool]:
+    """Shopify's Product Category (a Standard Product Taxonomy path) when set, else the shop's Type;
+    else (no Type, or the `useless` one) a word of the product's own title, not of its variant's
+    suffix (rows.title_category). Returns (category, whether the product stated none)."""
     if product.get("Product Category"):
-        return product["Product Category"]
-    if useless is not None and clean(product.get("Type")).lower() == useless:
-        return title_words(title)
-    return product.get("Type", "")
+        return product["Product Category"], False
+    kind = clean(product.get("Type"))
+    if kind and (useless is None or kind.lower() != useless):
+        return kind, False
+    return title_category(title, options), not kind
 
 
 def read_csv(path: Path) -> Iterator[FeedItem]:
@@ -98,14 +92,16 @@ def read_csv(path: Path) -> Iterator[FeedItem]:
             for n in (1, 2, 3):
                 name, value = clean(product.get(f"Option{n} Name")), clean(values.get(f"Option{n} Value"))
                 if name and value and not (name == "Title" and value == "Default Title"):
-                    options[slug(name)] = value
+                    options[feed_slug(name)] = value
             suffix = " / ".join(options.values())
             title, had_html = title_text(product["Title"])
+            category, from_title = _category(product, useless, title, options)
             yield FeedRow(
                 record=record,
                 source_id=clean(values.get("Variant SKU")) or f"{this}#{variants}",
                 title=f"{title} - {suffix}" if suffix else title,
-                price=clean(values.get("Variant Price")), category_path=clean(_category(product, useless, title)),
+                price=clean(values.get("Variant Price")), category_path=clean(category),
+                category_from_title=from_title,
                 title_had_html=had_html,
                 brand=clean(product.get("Vendor")), description=html_to_text(product.get("Body (HTML)", "")),
                 group_key=this, sale_price="", availability="",

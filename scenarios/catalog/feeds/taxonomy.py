@@ -14,8 +14,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from verishop.scenarios.catalog.feeds.rows import FeedRow
-from verishop.scenarios.catalog.text import slug
+from verishop.scenarios.catalog.feeds.rows import FeedRow, feed_slug
 from verishop.scenarios.taxonomy import CATEGORY_BY_ID
 
 # Bounds on what a category remembers, whatever the feed's size.
@@ -104,7 +103,7 @@ class TaxonomyBuilder:
     def _new(self, path: str) -> _Category:
         parts = split_path(path) or [path]
         for candidate in (parts[-1], " ".join(parts[-2:]), " ".join(parts)):
-            cid = IMPORTED_PREFIX + ((slug(candidate) or "category")[:MAX_SLUG_CHARS].strip("_"))
+            cid = IMPORTED_PREFIX + ((feed_slug(candidate) or "category")[:MAX_SLUG_CHARS].strip("_"))
             if cid not in self.taken:
                 break
         n = 2
