@@ -88,6 +88,10 @@ def import_(
                   + ", ".join(f"{c['category']}.{c['attribute']} ({c['products']} of {c['of']})" for c in dropped[:20])
                   + (f" and {len(dropped) - 20} more" if len(dropped) > 20 else ""),
                   markup=False, highlight=False, soft_wrap=True)
+    for row in result.variant_groups:
+        err.print(f"variant groups: {row['category']}: {row['one_option']:,} on one option, {row['two_options']:,} on "
+                  f"two, {row['more_options']:,} on more; options recorded: {', '.join(row['options'])}",
+                  markup=False, highlight=False, soft_wrap=True)
     for line in result.warnings:
         err.print(f"warning: {line}", markup=False, highlight=False, soft_wrap=True)
     err.print("environments:", markup=False)
@@ -101,7 +105,7 @@ def import_(
             "refused": result.refused, "refusals": result.refusals, "absent_fields": result.absent_fields,
             "defaults": result.defaults, "categories": result.categories, "content_hash": result.content_hash,
             "merged_attributes": result.merged_attributes, "attribute_coverage": result.attribute_coverage,
-            "unreadable_stock": result.unreadable_stock, "warnings": result.warnings,
+            "variant_groups": result.variant_groups, "unreadable_stock": result.unreadable_stock, "warnings": result.warnings,
             "environments": result.environments,
         }, indent=2))
     if result.refused:

@@ -161,6 +161,29 @@ async def test_a_cart_with_the_right_size_but_the_wrong_colour_fails_with_the_co
     assert charged(reward) == {(f"the {item.description} in color {colour}", "stated", "agent")}
 
 
+async def test_product_details_show_both_options_of_each_variant_of_a_two_option_group(tees, tmp_path):
+    from mcp import Client
+
+    from verishop.mcp_server.tools import create_server
+    from test_tools import ok
+
+    with imported_categories_apart(), CatalogReader(tees) as catalog:
+        scenario, item = next(two_option_items(catalog))
+        hub = EpisodeHub(tees, tmp_path / "runs")
+        try:
+            episode = await hub.open(scenario)
+            async with Client(create_server(hub, episode_id=episode.episode_id)) as client:
+                details = ok(await client.call_tool("get_product", {"product_id": item.product_id}))
+        finally:
+            await hub.aclose()
+    (more,) = item.more_variant_options
+    assert details["variant_attribute"] == "size" and details["variant_attributes"] == ["size", "color"]
+    mine = next(v for v in details["variants"] if v["product_id"] == item.product_id)
+    assert mine["values"] == {"size": item.variant_value, "color": more.value}
+    assert mine["value"] == f"{item.variant_value} / {more.value}"
+    assert len({v["value"] for v in details["variants"]}) == len(details["variants"])  # each told apart
+
+
 def test_the_oracle_solves_every_two_option_cart_and_doing_nothing_or_greedy_does_not(tees, tmp_path):
     with imported_categories_apart():
         with CatalogReader(tees) as catalog:  # the shop does draw two-option items over these seeds
