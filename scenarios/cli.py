@@ -88,10 +88,13 @@ def import_(
                   + ", ".join(f"{c['category']}.{c['attribute']} ({c['products']} of {c['of']})" for c in dropped[:20])
                   + (f" and {len(dropped) - 20} more" if len(dropped) > 20 else ""),
                   markup=False, highlight=False, soft_wrap=True)
-    for row in result.variant_groups:
-        err.print(f"variant groups: {row['category']}: {row['one_option']:,} on one option, {row['two_options']:,} on "
-                  f"two, {row['more_options']:,} on more; options recorded: {', '.join(row['options'])}",
-                  markup=False, highlight=False, soft_wrap=True)
+    if result.variant_groups:
+        rows = result.variant_groups
+        two = [f"{r['category']} ({', '.join(r['options'])})" for r in rows if len(r["options"]) > 1]
+        err.print(f"variant groups: {sum(r['one_option'] for r in rows):,} differ on one option, "
+                  f"{sum(r['two_options'] for r in rows):,} on two, {sum(r['more_options'] for r in rows):,} on more"
+                  + (f"; categories with two options: {', '.join(two[:20])}" + (" ..." if len(two) > 20 else "")
+                     if two else ""), markup=False, highlight=False, soft_wrap=True)
     for line in result.warnings:
         err.print(f"warning: {line}", markup=False, highlight=False, soft_wrap=True)
     err.print("environments:", markup=False)
