@@ -108,7 +108,8 @@ def import_(
             "refused": result.refused, "refusals": result.refusals, "absent_fields": result.absent_fields,
             "defaults": result.defaults, "categories": result.categories, "content_hash": result.content_hash,
             "merged_attributes": result.merged_attributes, "attribute_coverage": result.attribute_coverage,
-            "variant_groups": result.variant_groups, "unreadable_stock": result.unreadable_stock, "warnings": result.warnings,
+            "variant_groups": result.variant_groups, "unreadable_stock": result.unreadable_stock,
+            "warnings": result.warnings,
             "environments": result.environments,
         }, indent=2))
     if result.refused:

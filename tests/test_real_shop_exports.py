@@ -150,6 +150,10 @@ def test_catalog_import_prints_the_environment_table_and_writes_it_in_the_report
     assert [row["env_id"] for row in report["environments"]] == [spec.env_id for spec in REGISTRY.values()]
     assert {row["env"] for row in report["environments"] if not row["can_run"]} >= {"sub"}
     assert "colour -> color" in report["merged_attributes"] and report["attribute_coverage"]
+    groups = report["variant_groups"]
+    line = next(line for line in lines if line.startswith("variant groups: "))
+    assert line.startswith(f"variant groups: {sum(r['one_option'] for r in groups)} differ on one option, "
+                           f"{sum(r['two_options'] for r in groups)} on two"), line
 
 
 def test_a_return_of_a_brandless_product_never_says_from_nobody_and_names_one_item_in_the_singular(catalogs):

@@ -156,7 +156,8 @@ def charges(ep: Episode, goal: CartGoal, check: Check, checks: list[Check]) -> l
         return [r for pid in (check.found or {}) for r in extra(pid)]
     if check.name == "several_variants_carted":
         ever = _history(ep)[0]
-        return [r for pid in check.found if pid in wanted for r in _variant(ep, wanted[pid], siblings_of(wanted[pid], ever))]
+        return [r for pid in check.found if pid in wanted
+                for r in _variant(ep, wanted[pid], siblings_of(wanted[pid], ever))]
     if check.name == "carted_before_shown":
         return [shop(SHOWN)]
     beyond = next((c for c in checks if c.name == "units_beyond_wanted_ever_in_cart"), None)

@@ -44,7 +44,8 @@ def shop(tees: Path) -> Iterator[CatalogReader]:
         yield catalog
 
 
-def two_option_items(catalog: CatalogReader, difficulties=(6, 9, 12), seeds=range(12)) -> Iterator[tuple[Scenario, CartItem]]:
+def two_option_items(catalog: CatalogReader, difficulties=(6, 9, 12),
+                     seeds=range(12)) -> Iterator[tuple[Scenario, CartItem]]:
     for d in difficulties:
         for seed in seeds:
             scenario = generate("cart", d, seed, catalog)
