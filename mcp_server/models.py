@@ -27,7 +27,12 @@ class SearchResults(BaseModel):
 
 class VariantOption(BaseModel):
     product_id: str
-    value: str = Field(description="This variant's value of the varying attribute.")
+    value: str = Field(description="This variant's value of the varying attribute (of each, joined by ' / ', "
+                                   "when they differ on several).")
+    # Only for variants differing on several attributes: left out otherwise, so one-option results
+    # keep their bytes.
+    values: dict[str, str] | None = Field(None, exclude_if=lambda v: v is None, description=(
+        "This variant's value of each varying attribute, when the variants differ on several."))
     price_usd: float
     in_stock: bool
 
@@ -36,7 +41,10 @@ class ProductDetails(ProductCard):
     department: str
     attributes: dict[str, str]
     stock_units: int
-    variant_attribute: str | None = Field(None, description="The attribute the variants differ on.")
+    variant_attribute: str | None = Field(None, description="The attribute the variants differ on (the first, "
+                                                              "when they differ on several).")
+    variant_attributes: list[str] | None = Field(None, exclude_if=lambda v: v is None, description=(
+        "Every attribute the variants differ on, when they differ on several (size and colour)."))
     variants: list[VariantOption] = Field(default_factory=list,
                                           description="Sibling variants (this product included).")
 

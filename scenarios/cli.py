@@ -88,6 +88,13 @@ def import_(
                   + ", ".join(f"{c['category']}.{c['attribute']} ({c['products']} of {c['of']})" for c in dropped[:20])
                   + (f" and {len(dropped) - 20} more" if len(dropped) > 20 else ""),
                   markup=False, highlight=False, soft_wrap=True)
+    if result.variant_groups:
+        rows = result.variant_groups
+        two = [f"{r['category']} ({', '.join(r['options'])})" for r in rows if len(r["options"]) > 1]
+        err.print(f"variant groups: {sum(r['one_option'] for r in rows):,} differ on one option, "
+                  f"{sum(r['two_options'] for r in rows):,} on two, {sum(r['more_options'] for r in rows):,} on more"
+                  + (f"; categories with two options: {', '.join(two[:20])}" + (" ..." if len(two) > 20 else "")
+                     if two else ""), markup=False, highlight=False, soft_wrap=True)
     for line in result.warnings:
         err.print(f"warning: {line}", markup=False, highlight=False, soft_wrap=True)
     err.print("environments:", markup=False)
@@ -101,7 +108,8 @@ def import_(
             "refused": result.refused, "refusals": result.refusals, "absent_fields": result.absent_fields,
             "defaults": result.defaults, "categories": result.categories, "content_hash": result.content_hash,
             "merged_attributes": result.merged_attributes, "attribute_coverage": result.attribute_coverage,
-            "unreadable_stock": result.unreadable_stock, "warnings": result.warnings,
+            "variant_groups": result.variant_groups, "unreadable_stock": result.unreadable_stock,
+            "warnings": result.warnings,
             "environments": result.environments,
         }, indent=2))
     if result.refused:

@@ -204,6 +204,14 @@ class ProductDiscoveryGoal(Frozen):
     feasible_count: int | None = None
 
 
+class VariantChoice(Frozen):
+    """One option a wanted variant is named by (size M), and whether the opening says it."""
+
+    attribute: str
+    value: str
+    stated: bool = True
+
+
 class CartItem(Frozen):
     """One line the customer wants in the cart: an exact product (variant) and quantity."""
 
@@ -213,6 +221,19 @@ class CartItem(Frozen):
     variant_attribute: str | None = None
     variant_value: str | None = None
     variant_stated: bool = True
+    # The further option of a variant whose group differs on two (the T-shirt in size M, colour
+    # Blue: colour here, size above); left out of the JSON when empty, so that a scenario naming one
+    # option has the bytes it had before (issue 30).
+    more_variant_options: tuple[VariantChoice, ...] = Field((), exclude_if=lambda v: not v)
+
+    @property
+    def variant_options(self) -> tuple[VariantChoice, ...]:
+        """Every option the wanted variant is named by (none when any variant will do)."""
+        if not self.variant_attribute:
+            return ()
+        first = VariantChoice(attribute=self.variant_attribute, value=str(self.variant_value),
+                              stated=self.variant_stated)
+        return (first, *self.more_variant_options)
 
 
 class CartGoal(Frozen):

@@ -38,6 +38,20 @@ class Category:
     # recommending or carting one is a hard fail.
     denied: bool = False
     weight: float = 1.0
+    # An imported category some of whose variant groups differ on two options (a T-shirt in sizes
+    # and colours): both, `variant_attribute` first (issue 30). Empty when they differ on one.
+    variant_attributes: tuple[str, ...] = ()
+
+    @property
+    def variant_options(self) -> tuple[str, ...]:
+        """Every attribute the variants of one product may differ on (none, one, or two)."""
+        if self.variant_attributes:
+            return self.variant_attributes
+        return (self.variant_attribute,) if self.variant_attribute else ()
+
+    def differing_options(self, variants: list[dict[str, str]]) -> tuple[str, ...]:
+        """Those of `variant_options` on which the attributes of one group's `variants` differ."""
+        return tuple(a for a in self.variant_options if len({v.get(a) for v in variants}) > 1)
 
     def attribute(self, name: str) -> Attribute:
         for attr in self.attributes:
@@ -473,7 +487,7 @@ def categories_from_records(records: list[dict]) -> tuple[Category, ...]:
         (r["price_cents"][0], r["price_cents"][1]),
         tuple(Attribute(a["name"], tuple(a["values"]), in_title=False) for a in r["attributes"]),
         variant_attribute=r["variant_attribute"], denied=bool(r.get("denied")),
-        weight=float(r.get("products", 1))) for r in records)
+        weight=float(r.get("products", 1)), variant_attributes=tuple(r.get("variant_attributes", ()))) for r in records)
 
 
 @contextmanager

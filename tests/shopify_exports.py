@@ -38,14 +38,16 @@ NOUNS = {"T-Shirts": "Tee", "Sneakers": "Runner", "Hats": "Cap", "Candles": "Can
 ADJECTIVES = ("Classic", "Harbor", "Summit", "Meadow", "Coastal", "Vintage", "Urban", "Alpine", "Field", "Dune")
 
 
-def write_shopify_export(path: Path, seed: int, products: int = 120, *, useless_type: str | None = None) -> Path:
-    """Write a products export of `products` products (spread over TYPES) to `path`.
+def write_shopify_export(path: Path, seed: int, products: int = 120, *, useless_type: str | None = None,
+                         kinds: tuple[str, ...] = tuple(TYPES)) -> Path:
+    """Write a products export of `products` products (spread over `kinds`, by default every type
+    of TYPES) to `path`.
 
     With `useless_type`, every product's Type is that one word (a shop that never filled it in
     properly) and only its Product Category, when set, names the kind."""
     rng = random.Random(seed)
     rows: list[dict[str, str]] = []
-    kinds = list(TYPES)
+    kinds = list(kinds)
     for n in range(products):
         kind = kinds[n % len(kinds)]
         options, p_variants, (low, high) = TYPES[kind]

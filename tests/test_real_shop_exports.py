@@ -6,6 +6,7 @@ needs; the import report says beforehand which environments can run, and those d
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -149,6 +150,10 @@ def test_catalog_import_prints_the_environment_table_and_writes_it_in_the_report
     assert [row["env_id"] for row in report["environments"]] == [spec.env_id for spec in REGISTRY.values()]
     assert {row["env"] for row in report["environments"] if not row["can_run"]} >= {"sub"}
     assert "colour -> color" in report["merged_attributes"] and report["attribute_coverage"]
+    groups = report["variant_groups"]
+    line = next(line for line in lines if line.startswith("variant groups: "))
+    assert line.startswith(f"variant groups: {sum(r['one_option'] for r in groups)} differ on one option, "
+                           f"{sum(r['two_options'] for r in groups)} on two"), line
 
 
 def test_a_return_of_a_brandless_product_never_says_from_nobody_and_names_one_item_in_the_singular(catalogs):
@@ -162,3 +167,45 @@ def test_a_return_of_a_brandless_product_never_says_from_nobody_and_names_one_it
             assert "t-shirts" not in goal.description and "sneakers" not in goal.description, goal.description
             brandless += "doesn't say who makes it" in text or " from " not in goal.description
     assert brandless  # the export has brandless products, and some are returned
+
+
+def _groups_by_options(source: Path) -> dict[str, Counter]:
+    """From the export itself: per Type, how many products vary on one option and how many on two."""
+    import csv
+
+    values: dict[str, dict[int, set[str]]] = {}
+    kind: dict[str, str] = {}
+    with open(source, newline="", encoding="utf-8") as stream:
+        for row in csv.DictReader(stream):
+            if row["Title"]:
+                kind[row["Handle"]] = row["Type"]
+            for k in (1, 2, 3):
+                if row[f"Option{k} Value"] and row[f"Option{k} Value"] != "Default Title":
+                    values.setdefault(row["Handle"], {}).setdefault(k, set()).add(row[f"Option{k} Value"])
+    found: dict[str, Counter] = {}
+    for handle, options in values.items():
+        varying = sum(len(v) > 1 for v in options.values())
+        if varying:
+            found.setdefault(kind[handle], Counter())[varying] += 1
+    return found
+
+
+def test_the_import_report_counts_the_variant_groups_that_differ_on_two_options(catalogs, tmp_path):
+    path, report = catalogs["export-1"]
+    truth = _groups_by_options(write_shopify_export(tmp_path / "export1.csv", 1))
+    assert truth["T-Shirts"][2] > 0 and truth["T-Shirts"][1] > 0  # the export has both kinds
+    rows = {row["category"]: row for row in report.variant_groups}
+    assert rows["shop_t_shirts"] == {"category": "shop_t_shirts", "options": ["size", "color"],
+                                     "one_option": truth["T-Shirts"][1], "two_options": truth["T-Shirts"][2],
+                                     "more_options": 0}
+    assert rows["shop_hats"]["options"] == ["color"] and rows["shop_hats"]["two_options"] == 0
+    assert rows["shop_hats"]["one_option"] == truth["Hats"][1]
+    assert "shop_mugs" not in rows  # no variants at all
+    taxonomy = _taxonomy(path)
+    assert taxonomy["shop_t_shirts"]["variant_attribute"] == "size"
+    assert taxonomy["shop_t_shirts"]["variant_attributes"] == ["size", "color"]
+    assert "variant_attributes" not in taxonomy["shop_hats"]  # one option: recorded as before
+    with imported_categories_apart(), CatalogReader(path) as catalog:
+        tees = next(c for c in catalog.taxonomy if c.id == "shop_t_shirts")
+        hats = next(c for c in catalog.taxonomy if c.id == "shop_hats")
+        assert tees.variant_options == ("size", "color") and hats.variant_options == ("color",)

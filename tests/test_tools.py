@@ -195,6 +195,8 @@ async def test_product_details_list_variants_with_their_own_ids(hub, catalog_pat
     assert {v["product_id"] for v in details["variants"]} == members
     assert details["variant_attribute"]
     assert len({v["value"] for v in details["variants"]}) == len(members)
+    # variants differing on one attribute: the fields of two-option groups stay out of the result
+    assert "variant_attributes" not in details and not any("values" in v for v in details["variants"])
 
 
 async def test_cart_add_update_remove(hub):

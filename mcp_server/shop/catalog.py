@@ -254,9 +254,15 @@ async def get_product(ep: Episode, product_id: str) -> ProductDetails:
         (p.group_id,),
     ) as cur:
         siblings = [Product.from_row(tuple(r)) for r in await cur.fetchall()]
-    if len(siblings) > 1 and cat.variant_attribute:
-        variants = [VariantOption(product_id=s.product_id, value=s.attrs.get(cat.variant_attribute, ""),
+    # An imported category may record two options (size and colour): a group shows those its
+    # variants differ on. Otherwise the category's one variant attribute, as always.
+    differing = cat.differing_options([s.attrs for s in siblings])
+    options = list(differing) if differing else [cat.variant_attribute] if cat.variant_attribute else []
+    if len(siblings) > 1 and options:
+        variants = [VariantOption(product_id=s.product_id, value=" / ".join(s.attrs.get(a, "") for a in options),
+                                  values={a: s.attrs.get(a, "") for a in options} if len(options) > 1 else None,
                                   price_usd=usd(s.price_cents), in_stock=s.stock > 0) for s in siblings]
     return ProductDetails(**card(p).model_dump(), department=cat.department, attributes=p.attrs,
-                          stock_units=p.stock, variant_attribute=cat.variant_attribute if variants else None,
+                          stock_units=p.stock, variant_attribute=options[0] if variants else None,
+                          variant_attributes=options if variants and len(options) > 1 else None,
                           variants=variants)

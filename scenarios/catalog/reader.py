@@ -190,6 +190,11 @@ class CatalogReader:
                         self._draw_index = (names, codes, stocked)
         return self._draw_index or None
 
+    def group(self, group_id: str) -> list[Product]:
+        """The products of one variant group (by index), in featured order."""
+        sql = f"SELECT {PRODUCT_COLUMNS} FROM products WHERE group_id = ? ORDER BY rowid"
+        return [Product.from_row(r) for r in self.db.execute(sql, (group_id,))]
+
     def in_category(self, category_id: str, max_price_cents: int | None = None) -> list[Product]:
         """Every product of a category (by index), optionally under a price cap."""
         sql = f"SELECT {PRODUCT_COLUMNS} FROM products WHERE category_id = ?"

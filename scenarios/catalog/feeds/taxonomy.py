@@ -30,6 +30,11 @@ MAX_SLUG_CHARS = 30
 # product in twenty states is noise.
 KEEP_SHARE = 1 / 3
 KEEP_MIN_PRODUCTS = 2
+# Variant groups whose products differ on two options (Size and Colour) are variant groups too: a
+# category records both (`variant_attributes`, its `variant_attribute` first) when at least one of
+# its groups differs on both, the second being the option that differs beside the first in the most
+# groups. Shopify allows three options; a category records two at most.
+MAX_VARIANT_OPTIONS = 2
 # Option and attribute names (as slugs) that mean the same thing, merged into the second. Only
 # names whose sameness is plain: spelling variants and a qualifier that names the category's own
 # kind of size. Anything else stays as the feed names it.
@@ -71,6 +76,8 @@ class _Category:
     attr_count: Counter = field(default_factory=Counter)
     attr_values: dict[str, set[str]] = field(default_factory=dict)
     varies: Counter = field(default_factory=Counter)
+    # Each variant group's values of each attribute (groups whose rows are in this category).
+    group_values: dict[str, dict[str, set[str]]] = field(default_factory=dict)
 
 
 def split_path(path: str) -> list[str]:
@@ -140,21 +147,61 @@ class TaxonomyBuilder:
         for name, value in attrs.items():
             if head.get(name) != value:
                 cat.varies[name] += 1
+        values = cat.group_values.setdefault(group_id, {n: {v} for n, v in head.items()})
+        for name, value in attrs.items():
+            seen = values.setdefault(name, set())
+            if len(seen) < MAX_VALUES_PER_ATTRIBUTE:
+                seen.add(value)
 
     def categories(self) -> list[dict]:
         """Each category as the catalog's `taxonomy` meta records it (verishop.scenarios.taxonomy reads it)."""
         result = []
         for cat in sorted(self.by_path.values(), key=lambda c: c.id):
-            schema = sorted(n for n, k in cat.attr_count.items() if kept(k, cat.count))
-            varying = [n for n, _ in cat.varies.most_common() if n in schema and len(cat.attr_values[n]) > 1]
-            result.append({
+            schema = self._schema(cat)
+            options = self._variant_options(cat, schema)
+            record = {
                 "id": cat.id, "name": cat.name, "department": cat.department, "path": cat.path,
                 "products": cat.count, "price_cents": [cat.low_cents, cat.high_cents],
                 "brands": sorted(cat.brands), "nouns": [singular(cat.name)],
                 "attributes": [{"name": n, "values": sorted(cat.attr_values[n])} for n in schema],
-                "variant_attribute": varying[0] if varying else None,
-            })
+                "variant_attribute": options[0] if options else None,
+            }
+            if len(options) > 1:  # left out for one option: such a category is recorded as before
+                record["variant_attributes"] = options
+            result.append(record)
         return result
+
+    @staticmethod
+    def _schema(cat: _Category) -> list[str]:
+        return sorted(n for n, k in cat.attr_count.items() if kept(k, cat.count))
+
+    @staticmethod
+    def _differing(cat: _Category, schema: list[str]) -> list[list[str]]:
+        """For each variant group of the category, the attributes of its schema its products differ on."""
+        return [[n for n in schema if len(values.get(n, ())) > 1] for values in cat.group_values.values()]
+
+    def _variant_options(self, cat: _Category, schema: list[str]) -> list[str]:
+        """The category's variant attribute (the one most variants differ on from their group's first
+        product), and the one most often differing beside it in a group, if any group differs on both."""
+        varying = [n for n, _ in cat.varies.most_common() if n in schema and len(cat.attr_values[n]) > 1]
+        if not varying:
+            return []
+        first = varying[0]
+        beside = Counter(n for names in self._differing(cat, schema) if first in names for n in names if n != first)
+        ranked = sorted(beside.items(), key=lambda item: (-item[1], item[0]))
+        return [first, *(n for n, _ in ranked[:MAX_VARIANT_OPTIONS - 1])]
+
+    def variant_groups(self) -> list[dict]:
+        """Per category with variant groups: the options it records, and how many of its groups
+        differ on one option, on two, and on more (the import report's `variant_groups`)."""
+        rows = []
+        for cat in sorted(self.by_path.values(), key=lambda c: c.id):
+            schema = self._schema(cat)
+            counts = Counter(min(len(names), 3) for names in self._differing(cat, schema))
+            if counts[1] or counts[2] or counts[3]:
+                rows.append({"category": cat.id, "options": self._variant_options(cat, schema),
+                             "one_option": counts[1], "two_options": counts[2], "more_options": counts[3]})
+        return rows
 
     def coverage(self) -> list[dict]:
         """How many products of each category state each attribute, and whether the rule kept it."""

@@ -60,6 +60,9 @@ class ImportReport:
     # (docs/catalog-import.md, "Attributes").
     merged_attributes: list[str] = field(default_factory=list)
     attribute_coverage: list[dict] = field(default_factory=list)
+    # Per category with variant groups: the options it records and how many groups differ on one
+    # option, on two, on more (docs/catalog-import.md, "Variants").
+    variant_groups: list[dict] = field(default_factory=list)
     # Per environment, in the registry's order: {"env", "env_id", "can_run", "reason"} (support.py).
     environments: list[dict] = field(default_factory=list)
     # What a shop owner should look at: one-line warnings about the catalog's quality (quality.py).
@@ -265,6 +268,7 @@ def _fill(db: sqlite3.Connection, sources: Iterable[tuple[str, Iterator[FeedItem
     report.categories = len(categories)
     report.merged_attributes = [f"{name} -> {target}" for name, target in sorted(merged.items())]
     report.attribute_coverage = taxonomy.coverage()
+    report.variant_groups = taxonomy.variant_groups()
     report.unreadable_stock = counts.quality.unreadable
     report.warnings += counts.quality.warnings(categories, report.imported)
     db.executemany("INSERT INTO categories VALUES (?, ?, ?, ?, ?)",

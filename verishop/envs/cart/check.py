@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+from verishop.envs.cart.variants import missed, say_option
 from verishop.scenarios.models import CartGoal
 from verishop.scenarios.tool_names import CART_CHANGES
 from verishop.verifier.requirements import SHOWN, Requirement, hidden_or_stated, shop
@@ -108,47 +109,59 @@ def _item_check(ep: Episode, product_id: str, quantity: int, description: str) -
 # --- what a failed check charges (verishop.verifier.blame) -----------------------------------
 
 
-def _variant(ep: Episode, item) -> Requirement:
-    said = f"{str(item.variant_attribute).replace('_', ' ')} {item.variant_value}"
-    return hidden_or_stated(ep, f"the {item.description} in {said}", item.variant_stated, said=said)
+def _variant(ep: Episode, item, carted: list[str]) -> list[Requirement]:
+    """The options of the wanted variant that the `carted` variants of its product got wrong (a
+    variant named by size and colour, carted in the right size, misses the colour only)."""
+    wrong: list = []
+    for pid in carted:
+        p = ep.shop.product(pid)
+        wrong += [o for o in (missed(item, p.attrs) if p is not None else item.variant_options) if o not in wrong]
+    wrong = wrong or list(item.variant_options)
+    return [hidden_or_stated(ep, f"the {item.description} in {say_option(o)}", o.stated, said=say_option(o))
+            for o in item.variant_options if o in wrong]
 
 
 def charges(ep: Episode, goal: CartGoal, check: Check, checks: list[Check]) -> list[Requirement]:
     by_group = {p.group_id: item for item in goal.items if (p := ep.shop.product(item.product_id)) is not None}
     wanted = {item.product_id: item for item in goal.items}
 
+    def siblings_of(item, pids) -> list[str]:
+        target = ep.shop.product(item.product_id)
+        return [pid for pid in pids if pid != item.product_id and target is not None
+                and (p := ep.shop.product(pid)) is not None and p.group_id == target.group_id]
+
     def item_misses(item) -> list[Requirement]:
         have = ep.world.cart.get(item.product_id, 0)
-        target = ep.shop.product(item.product_id)
-        siblings = [pid for pid in ep.world.cart if pid != item.product_id and target is not None
-                    and (p := ep.shop.product(pid)) is not None and p.group_id == target.group_id]
+        siblings = siblings_of(item, ep.world.cart)
         if siblings and item.variant_attribute:
-            return [_variant(ep, item)]
+            return _variant(ep, item, siblings)
         if have != item.quantity:
             return [Requirement(f"{item.quantity} × the {item.description}", "stated")]
         return []
 
-    def extra(pid: str) -> Requirement:
+    def extra(pid: str) -> list[Requirement]:
         p = ep.shop.product(pid)
         item = by_group.get(p.group_id) if p is not None else None
         if item is not None and pid != item.product_id and item.variant_attribute:
-            return _variant(ep, item)
+            return _variant(ep, item, [pid])
         if pid in wanted:
-            return Requirement(f"{wanted[pid].quantity} × the {wanted[pid].description}", "stated")
-        return Requirement("only the items asked for", "stated")
+            return [Requirement(f"{wanted[pid].quantity} × the {wanted[pid].description}", "stated")]
+        return [Requirement("only the items asked for", "stated")]
 
     if check.name.startswith("item: "):
         item = next((i for i in goal.items if check.name == f"item: {i.description}"), None)
         return item_misses(item) if item else []
     if check.name == "units_beyond_wanted_ever_in_cart":
-        return [extra(pid) for pid in (check.found or {})]
+        return [r for pid in (check.found or {}) for r in extra(pid)]
     if check.name == "several_variants_carted":
-        return [_variant(ep, wanted[pid]) for pid in check.found if pid in wanted]
+        ever = _history(ep)[0]
+        return [r for pid in check.found if pid in wanted
+                for r in _variant(ep, wanted[pid], siblings_of(wanted[pid], ever))]
     if check.name == "carted_before_shown":
         return [shop(SHOWN)]
     beyond = next((c for c in checks if c.name == "units_beyond_wanted_ever_in_cart"), None)
     return ([r for item in goal.items for r in item_misses(item)]
-            + [extra(pid) for pid in ((beyond.found or {}) if beyond else {})]
+            + [r for pid in ((beyond.found or {}) if beyond else {}) for r in extra(pid)]
             + ([shop(SHOWN)] if any(c.name == "carted_before_shown" for c in checks) else []))
 
 

@@ -1,10 +1,12 @@
-"""The cart customer: tells the variant it left out when asked, checks the cart after each
-other agent turn and names the first concrete problem (missing item, wrong variant, wrong
-quantity, unwanted item) until it is exactly right. A question with nothing left to tell gets
-its needs restated (a paid turn), never a complaint about a cart still being built."""
+"""The cart customer: tells the variant it left out when asked (each option of a variant named by
+two, size and colour, on the question that asks for it), checks the cart after each other agent
+turn and names the first concrete problem (missing item, wrong variant and the option it got
+wrong, wrong quantity, unwanted item) until it is exactly right. A question with nothing left to
+tell gets its needs restated (a paid turn), never a complaint about a cart still being built."""
 
 from __future__ import annotations
 
+from verishop.envs.cart.variants import missed, say_option
 from verishop.scenarios.customers.base import CustomerState, CustomerTurn, WorldView
 from verishop.scenarios.customers.topics import Detail, answer, attribute_topics
 from verishop.scenarios.models import CartGoal, CartItem, Submission
@@ -26,15 +28,19 @@ def reply(state: CustomerState, goal: CartGoal, message: str, sub: Submission, w
     return CustomerTurn(problem, "correct")
 
 
+def option_key(i: int, k: int) -> object:
+    """What `state.revealed` records once the k-th option of the i-th item is said (the first
+    option's key is the item's index, as before variants were named by two)."""
+    return i if k == 0 else (i, k)
+
+
 def details(goal: CartGoal) -> list[Detail]:
-    """What the customer can tell, by topic: each item's variant, and how many of each."""
+    """What the customer can tell, by topic: each option of each item's variant, and how many of each."""
     told = []
     for i, item in enumerate(goal.items):
-        if item.variant_attribute:
-            told.append(Detail(i, attribute_topics(item.variant_attribute) | {"item"},
-                               f"For the {item.description}, I'd like "
-                               f"{item.variant_attribute.replace('_', ' ')} {item.variant_value}.",
-                               not item.variant_stated))
+        for k, option in enumerate(item.variant_options):
+            told.append(Detail(option_key(i, k), attribute_topics(option.attribute) | {"item"},
+                               f"For the {item.description}, I'd like {say_option(option)}.", not option.stated))
         told.append(Detail(("quantity", i), frozenset({"quantity"}), f"I need {item.quantity} of the "
                            f"{item.description}.", False))
     return told
@@ -50,9 +56,8 @@ def _cart_problem(state: CustomerState, goal: CartGoal, cart: dict[str, int]) ->
     for i, item in enumerate(goal.items):
         have = cart.get(item.product_id, 0)
         if have == 0:
-            wrong = _wrong_variant(state, item, cart, groups)
+            wrong = _wrong_variant(state, i, item, cart, groups)
             if wrong is not None:
-                state.revealed.add(i)
                 return wrong
             return f"I don't see the {item.description} in my cart yet."
         if have != item.quantity:
@@ -65,12 +70,16 @@ def _cart_problem(state: CustomerState, goal: CartGoal, cart: dict[str, int]) ->
     return None
 
 
-def _wrong_variant(state: CustomerState, item: CartItem, cart: dict[str, int],
+def _wrong_variant(state: CustomerState, i: int, item: CartItem, cart: dict[str, int],
                    groups: dict[str, CartItem]) -> str | None:
+    """The correction of another variant of `item` in the cart: the options it got wrong (said, so
+    revealed), or None."""
     for product_id in cart:
         product = state.lookup(product_id)
         if product is not None and groups.get(product.group_id) is item and item.variant_attribute:
-            got = product.attrs.get(item.variant_attribute, "another option")
-            return (f"The {item.description} in my cart is {got}, but I need "
-                    f"{str(item.variant_attribute).replace('_', ' ')} {item.variant_value}.")
+            wrong = missed(item, product.attrs)
+            options = item.variant_options
+            state.revealed.update(option_key(i, options.index(o)) for o in wrong)
+            got = ", ".join(product.attrs.get(o.attribute, "another option") for o in wrong)
+            return f"The {item.description} in my cart is {got}, but I need {', '.join(say_option(o) for o in wrong)}."
     return None

@@ -2,7 +2,9 @@
 
 Variants are synthesized per episode on the category's variant attribute: one target and
 two distractors (USB-C / Lightning / Micro-USB ...) that exist only in this episode's world,
-so an agent cannot have memorised them.
+so an agent cannot have memorised them. A product of an imported shop whose variant group differs
+on two options (size and colour) is wanted by both, among siblings sharing one of them
+(`variants.py`).
 
 What changed in each version, and why: CHANGELOG.md (the registry in `scenarios/envs` holds
 the current id).
@@ -12,8 +14,10 @@ from __future__ import annotations
 
 import math
 import random
-import re
 
+from verishop.envs.cart.variants import (
+    options_of, replace_words, say_option, two_option_square, without_separators_left,
+)
 from verishop.scenarios.catalog.generate import product_id
 from verishop.scenarios.catalog.reader import CatalogError, CatalogReader, Product
 from verishop.scenarios.difficulty import axes_for
@@ -37,16 +41,13 @@ def _sigmoid(x: float) -> float:
     return 1 / (1 + math.exp(-x))
 
 
-def _replace_words(text: str, old: str, new: str) -> str:
-    """Replace `old` where it stands as whole words ("M" must not eat the M of "Merino")."""
-    return re.sub(rf"(?<!\S){re.escape(old)}(?!\S)", new, text)
-
-
-def base_description(p: Product, attribute: str | None) -> str:
-    """The product's title without the value of `attribute`: what the customer calls it."""
-    if attribute is None:
-        return p.title
-    return " ".join(_replace_words(p.title, p.attrs[attribute], " ").split())
+def base_description(p: Product, attributes: tuple[str, ...]) -> str:
+    """The product's title without the values of `attributes` (and the separators they leave,
+    "Tee - M / Blue" -> "Tee"): what the customer calls it."""
+    title = p.title
+    for attribute in attributes:
+        title = replace_words(title, p.attrs[attribute], " ")
+    return without_separators_left(title)
 
 
 def synthesize_variants(rng: random.Random, catalog: CatalogReader, base: Product, attribute: str,
@@ -61,7 +62,7 @@ def synthesize_variants(rng: random.Random, catalog: CatalogReader, base: Produc
             row += 1
         taken.add(row)
         attrs = dict(base.attrs, **{attribute: value})
-        title = _replace_words(base.title, base.attrs[attribute], value)
+        title = replace_words(base.title, base.attrs[attribute], value)
         if title == base.title:
             title = f"{base.title} {value}"
         extras.append(ExtraProduct(
@@ -104,12 +105,21 @@ def generate(difficulty: int, seed: int, catalog: CatalogReader,
         used_groups.add(base.group_id)
         quantity = rng.randint(2, 4) if rng.random() < p_quantity else 1
         attribute = category(base.category_id).variant_attribute
-        if attribute and rng.random() < p_variant:
+        variant = bool(attribute) and rng.random() < p_variant
+        options = _two_options(catalog, base) if variant else None
+        square = two_option_square(rng, catalog, base, options, taken) if options else []
+        if square:
+            target = rng.choice(square)
+            extras += square
+            items.append(CartItem(product_id=target.product_id, quantity=quantity,
+                                  description=base_description(base, options),
+                                  **options_of(target, options, [rng.random() >= axes.p_missing for _ in options])))
+        elif variant:
             siblings = synthesize_variants(rng, catalog, base, attribute, taken)
             target = rng.choice(siblings)
             extras += siblings
             items.append(CartItem(product_id=target.product_id, quantity=quantity,
-                                  description=base_description(base, attribute), variant_attribute=attribute,
+                                  description=base_description(base, (attribute,)), variant_attribute=attribute,
                                   variant_value=target.attrs[attribute],
                                   variant_stated=rng.random() >= axes.p_missing))
         else:
@@ -128,13 +138,28 @@ def generate(difficulty: int, seed: int, catalog: CatalogReader,
     )
 
 
-def say_item(item: CartItem, *, with_variant: bool) -> str:
+def _two_options(catalog: CatalogReader, base: Product) -> tuple[str, str] | None:
+    """The two options `base`'s variant group differs on, when its category records two (an
+    imported shop's) and its own group differs on both; else None (one option, as before)."""
+    cat = category(base.category_id)
+    if len(cat.variant_options) < 2 or not all(a in base.attrs for a in cat.variant_options):
+        return None
+    differing = cat.differing_options([p.attrs for p in catalog.group(base.group_id)])
+    return (differing[0], differing[1]) if len(differing) == 2 else None
+
+
+def say_item(item: CartItem, *, all_options: bool = False) -> str:
+    """How the opening names an item: with the options it states (or, `all_options`, every one)."""
     text = f"{item.quantity} × {item.description}" if item.quantity > 1 else f"the {item.description}"
-    if with_variant and item.variant_value:
+    if item.more_variant_options:
+        said = [say_option(o) for o in item.variant_options if all_options or o.stated]
+        if said:
+            text += " in " + ", ".join(said)
+    elif (all_options or item.variant_stated) and item.variant_value:
         text += f" in {item.variant_value}"
     return text
 
 
 def _list(items: list[CartItem]) -> str:
-    said = [say_item(i, with_variant=i.variant_stated) for i in items]
+    said = [say_item(i) for i in items]
     return said[0] if len(said) == 1 else "; ".join(said[:-1]) + " and " + said[-1]
