@@ -97,6 +97,8 @@ _DIRHAMS = ((r"\$ ?", "AED "), (r"\bdollars\b", "dirhams"), (r"\bdollar\b", "dir
 
 
 def _respelled(text: str | None, spellings: tuple[tuple[str, str], ...]) -> str | None:
+    """`text` with its dollars in another currency ("＄7.99" is "$7.99" first: the table has wide forms)."""
+    text = None if text is None else unicodedata.normalize("NFKC", text)
     for pattern, written in spellings:
         text = None if text is None else re.sub(pattern, written, text, flags=re.IGNORECASE)
     return text

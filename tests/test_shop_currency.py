@@ -5,6 +5,7 @@ stays in US dollars, with the `*_usd` names it always had."""
 
 from __future__ import annotations
 
+import json
 import re
 from datetime import date
 from pathlib import Path
@@ -158,7 +159,8 @@ async def _every_money_result(hub: EpisodeHub, catalog: CatalogReader, category_
     await hub.open(scenario, default=True)
     results = {}
     async with Client(create_server(hub)) as client:
-        search = ok(await client.call_tool("search_catalog", {"category_id": category_id, "limit": 5}))
+        search = ok(await client.call_tool("search_catalog", {"category_id": category_id, "in_stock_only": True,
+                                                               "limit": 5}))
         first = search["results"][0]["product_id"]
         results["search_catalog"] = search
         results["get_product"] = ok(await client.call_tool("get_product", {"product_id": first}))
@@ -215,7 +217,7 @@ async def test_the_generated_shop_keeps_its_dollar_names_beside_the_neutral_ones
     assert results["check_order"]["total_usd"] == results["check_order"]["total"]
     assert results["initiate_return"]["refund_usd"] == results["initiate_return"]["refund"] > 0
     assert results["check_return_eligibility"]["refund_usd"] == results["check_return_eligibility"]["refund"]
-    assert results["get_product"]["variants"][0]["price_usd"] == results["get_product"]["variants"][0]["price"]
+    assert all(v["price_usd"] == v["price"] for v in results["get_product"]["variants"])
 
 
 async def test_price_filters_take_the_shops_currency_and_a_dollar_filter_is_refused_in_euros(shops, tmp_path):
@@ -234,9 +236,9 @@ async def test_price_filters_take_the_shops_currency_and_a_dollar_filter_is_refu
             assert "EUR" in refused and "max_price" in refused and "max_price_usd" in refused
             assert "above max_price" in error_text(await client.call_tool("search_catalog", {
                 "min_price": 50, "max_price": 10}))
-        calls = [line for line in (episode.directory / "transcript.jsonl").read_text().splitlines()
-                 if '"tool_call"' in line]
-        assert '"max_price": 40' in calls[0].replace("40.0", "40")
+        calls = [json.loads(line) for line in (episode.directory / "transcript.jsonl").read_text().splitlines()]
+        searches = [c["arguments"] for c in calls if c.get("event") == "tool_call"]
+        assert searches[0]["max_price"] == 40 and searches[0]["min_price"] == 20  # the transcript keeps the name
     finally:
         await hub.aclose()
 
@@ -286,12 +288,20 @@ def test_doing_nothing_solves_nothing_in_the_shops_currency(shops, code, tmp_pat
     assert not any(r["is_correct"] for r in rewards) and all(r["total"] < 0 for r in rewards)
 
 
-def test_the_greedy_baseline_filters_in_the_shops_currency_and_never_by_a_dollar_name(shops, tmp_path):
-    rewards = play_and_verify("greedy", ENV_IDS, (0, 6, 12), 6, 900, shops["EUR"], tmp_path)
-    assert any(r["is_correct"] for r in rewards)
-    transcripts = list((tmp_path / "runs").rglob("transcript.jsonl"))
-    calls = [line for t in transcripts for line in t.read_text().splitlines() if '"tool_call"' in line]
-    assert any('"max_price"' in c for c in calls) and not any("_usd" in c for c in calls)
+def test_the_greedy_baseline_scores_the_same_on_the_shop_in_euros_as_in_dollars_and_filters_in_euros(
+        shops, tmp_path):
+    in_dollars = tmp_path / "usd.db"
+    run_import([SHOP / "merchant.tsv"], in_dollars, policy=SHOP / "policy.yaml")  # the same shop, in USD
+    scores = {}
+    for code, path in (("USD", in_dollars), ("EUR", shops["EUR"])):
+        rewards = play_and_verify("greedy", ENV_IDS, (0, 6, 12), 6, 900, path, tmp_path / code)
+        scores[code] = {(r["env_id"], r["difficulty"], r["seed"]): (r["is_correct"], r["total"]) for r in rewards}
+    assert scores["EUR"] == scores["USD"] and any(solved for solved, _ in scores["EUR"].values())
+    searches = [event["arguments"] for t in (tmp_path / "EUR" / "runs").rglob("transcript.jsonl")
+                for event in map(json.loads, t.read_text().splitlines())
+                if event.get("event") == "tool_call" and event.get("tool") == "search_catalog"]
+    assert any("max_price" in s for s in searches)  # the customer's euro budgets, filtered in euros
+    assert all(s.get("min_price_usd") is None and s.get("max_price_usd") is None for s in searches)
 
 
 # --- money answers --------------------------------------------------------------------------

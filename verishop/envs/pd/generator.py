@@ -64,7 +64,7 @@ def generate(difficulty: int, seed: int, catalog: CatalogReader,
     today = pick_today(rng, shared)
     anchor = catalog.random_product(rng, deny=catalog.denied_category_ids)
 
-    candidates = candidate_constraints(anchor, difficulty, rng, catalog.absent_fields)
+    candidates = candidate_constraints(anchor, difficulty, rng, catalog.absent_fields, currency=catalog.currency)
     picked = rng.sample(candidates, k=min(axes.constraints - 1, len(candidates)))
     stated = [rng.random() >= axes.p_missing for _ in picked]
     if picked and not any(stated):

@@ -279,7 +279,7 @@ def _replacement(rng: random.Random, catalog: CatalogReader, target: Product, d:
     reference = target
     while reference.product_id == target.product_id:
         reference = catalog.random_product(rng, allow={target.category_id})
-    candidates = candidate_constraints(reference, d, rng, catalog.absent_fields)
+    candidates = candidate_constraints(reference, d, rng, catalog.absent_fields, currency=catalog.currency)
     picked = rng.sample(candidates, k=min(3, axes.constraints - 1, len(candidates)))
     constraints = (Constraint(kind="category", value=target.category_id),
                    *(c.model_copy(update={"stated": rng.random() >= axes.p_missing}) for c in picked))

@@ -96,7 +96,8 @@ def generate(difficulty: int, seed: int, catalog: CatalogReader, shared: SharedW
         raise CatalogError(f"the catalog is too small for {ENV_ID} at difficulty {difficulty}: it needs a category "
                            f"with at least {enough + 1} in-stock products")
 
-    candidates = candidate_constraints(original, difficulty, rng, catalog.absent_fields)
+    candidates = candidate_constraints(original, difficulty, rng, catalog.absent_fields,
+                                        currency=catalog.currency)
     picked = rng.sample(candidates, k=min(axes.constraints - 1, len(candidates)))
     constraints = (Constraint(kind="category", value=original.category_id),
                    *(c.model_copy(update={"stated": rng.random() >= axes.p_missing}) for c in picked))
