@@ -305,8 +305,8 @@ def _register_conversation(tools: ToolSet) -> None:
                                                     "for yes, false for no. Wins over `answer`.")] = None,
         answer_number: Annotated[float | None, Field(
             allow_inf_nan=False, ge=-MAX_ANSWER_NUMBER, le=MAX_ANSWER_NUMBER,
-            description="Your answer to a question asking for a number, exactly: dollars for an amount (7.99), "
-                        "days for a period (30), percent for a rate (15). Wins over `answer`.")] = None,
+            description="Your answer to a question asking for a number, exactly: the shop's currency for an "
+                        "amount (7.99), days for a period (30), percent for a rate (15). Wins over `answer`.")] = None,
         answer_status: Annotated[OrderStatus | None, Field(
             description="The order's status, exactly, when the customer asked where an order is. Wins over "
                         "`answer`.")] = None,

@@ -60,7 +60,7 @@ def test_the_catalog_records_the_feeds_currency_and_the_generated_shop_is_in_dol
 def _money_words(scenario) -> list[str]:
     """Everything the customer and the policy say in an episode's world before the agent acts."""
     customer = spec_for(scenario).role("customer")
-    words = [scenario.opening_message, *(c.text for c in scenario.policy.clauses)]
+    words = [scenario.system_prompt, scenario.opening_message, *(c.text for c in scenario.policy.clauses)]
     words += [d.words for d in (customer.details(scenario.goal) if hasattr(customer, "details") else [])]
     return words
 
@@ -302,6 +302,16 @@ def test_the_greedy_baseline_scores_the_same_on_the_shop_in_euros_as_in_dollars_
                 if event.get("event") == "tool_call" and event.get("tool") == "search_catalog"]
     assert any("max_price" in s for s in searches)  # the customer's euro budgets, filtered in euros
     assert all(s.get("min_price_usd") is None and s.get("max_price_usd") is None for s in searches)
+
+
+@pytest.mark.parametrize("code", WRITTEN)
+def test_a_correct_agent_answering_in_words_is_read_right_in_the_shops_currency(shops, code, tmp_path):
+    """The red team's natural speakers ("It comes to €7.99.", "seven dirhams ninety-nine") on the
+    policy questions: money in the shop's currency is read as the answer it is."""
+    policy = next(env_id for env_id, spec in REGISTRY.items() if spec.short_name == "policy")
+    for agent in ("natural", "natural-idioms"):
+        rewards = play_and_verify(agent, (policy,), ALL_DIFFICULTIES, 26, 900, shops[code], tmp_path / agent)
+        assert sum(r["is_correct"] for r in rewards) >= 0.95 * len(rewards), agent
 
 
 # --- money answers --------------------------------------------------------------------------

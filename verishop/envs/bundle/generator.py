@@ -26,7 +26,7 @@ from verishop.scenarios.household import make_browsing_history, make_order_histo
 from verishop.scenarios.models import Axes, BundleGoal, Scenario, StockChange
 from verishop.scenarios.money import written
 from verishop.scenarios.noise import add_typos
-from verishop.scenarios.prompts import SYSTEM_PROMPT
+from verishop.scenarios.prompts import system_prompt
 from verishop.scenarios.rng import make_rng
 from verishop.scenarios.taxonomy import category
 
@@ -221,7 +221,7 @@ def generate(difficulty: int, seed: int, catalog: CatalogReader, shared: SharedW
         browsing_history=make_browsing_history(rng, catalog, categories[0]),
         stock_changes=tuple(StockChange(product_id=pid, stock=0) for p in picks for pid in p.sold_out),
         policy=pick_policy(rng, shared, catalog),
-        system_prompt=SYSTEM_PROMPT,
+        system_prompt=system_prompt(catalog.currency),
         opening_message=opening_message(rng, project, categories, stated, budget_cents, axes.p_noise,
                                         catalog.currency),
         goal=BundleGoal(project=project.name, categories=categories, budget_cents=budget_cents,

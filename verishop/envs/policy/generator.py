@@ -25,7 +25,7 @@ from verishop.scenarios.models import PolicyGoal, Scenario, StorePolicy
 from verishop.scenarios.money import amount, name_of
 from verishop.scenarios.noise import add_typos
 from verishop.scenarios.policy import TIERS, extend_policy, refund_cents, return_window, shipping_cents
-from verishop.scenarios.prompts import SYSTEM_PROMPT
+from verishop.scenarios.prompts import system_prompt
 from verishop.envs.policy.question import Question
 from verishop.envs.policy.shop_questions import shop_families
 from verishop.scenarios.rng import make_rng
@@ -343,7 +343,7 @@ def generate(difficulty: int, seed: int, catalog: CatalogReader, shared: SharedW
         customer=customer,
         orders=make_order_history(rng, catalog, today, axes.order_history),
         browsing_history=make_browsing_history(rng, catalog, None),
-        stock_changes=(), policy=policy, system_prompt=SYSTEM_PROMPT,
+        stock_changes=(), policy=policy, system_prompt=system_prompt(catalog.currency),
         opening_message=opening_message(rng, stated, question.ask, axes.p_noise),
         goal=goal,
     )

@@ -35,7 +35,7 @@ from verishop.scenarios.shared_world import SharedWorld, pick_customer, pick_pol
 from verishop.scenarios.household import make_browsing_history, make_order, make_order_with_status, noun, say_date
 from verishop.scenarios.models import Constraint, Order, ReturnGoal, Scenario, SellOut, StorePolicy
 from verishop.scenarios.noise import add_typos
-from verishop.scenarios.prompts import SYSTEM_PROMPT
+from verishop.scenarios.prompts import system_prompt
 from verishop.scenarios.policy import base_return_window_days
 from verishop.scenarios.rng import make_rng
 from verishop.scenarios.taxonomy import category
@@ -332,7 +332,7 @@ def generate(difficulty: int, seed: int, catalog: CatalogReader, shared: SharedW
     return Scenario(
         env_id=ENV_ID, difficulty=difficulty, seed=seed, today=today, catalog=catalog.ref(), axes=axes,
         customer=customer, orders=tuple(orders), browsing_history=make_browsing_history(rng, catalog, None),
-        stock_changes=(), sell_outs=rules, policy=policy, system_prompt=SYSTEM_PROMPT,
+        stock_changes=(), sell_outs=rules, policy=policy, system_prompt=system_prompt(catalog.currency),
         opening_message=add_typos(rng, text, axes.p_noise),
         goal=ReturnGoal(order_id=target_order.order_id, line_id=line.line_id,
                         description=desc.words(dict.fromkeys(SLOTS, True)), reason=reason.rstrip("."),
