@@ -57,6 +57,17 @@ def test_the_catalog_records_the_feeds_currency_and_the_generated_shop_is_in_dol
     assert reader.currency == "USD" and "currency" not in reader.meta
 
 
+def test_the_currency_of_bare_prices_is_a_code_in_any_case_and_a_word_is_refused(tmp_path):
+    from verishop.scenarios.catalog.feeds import ImportFailed
+
+    run_import([SHOP / "shopify.csv"], tmp_path / "eur.db", currency="eur")
+    with CatalogReader(tmp_path / "eur.db") as catalog:
+        assert catalog.currency == "EUR"
+    with pytest.raises(ImportFailed, match="'EURO' is not a three-letter currency code"):
+        run_import([SHOP / "shopify.csv"], tmp_path / "euro.db", currency="euro")
+    assert not (tmp_path / "euro.db").exists()
+
+
 def _money_words(scenario) -> list[str]:
     """Everything the customer and the policy say in an episode's world before the agent acts."""
     customer = spec_for(scenario).role("customer")
