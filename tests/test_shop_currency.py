@@ -223,7 +223,8 @@ async def test_the_generated_shop_keeps_its_dollar_names_beside_the_neutral_ones
     card = results["search_catalog"]["results"][0]
     assert card["currency"] == "USD" and card["price_usd"] == card["price"]
     cart = results["add_to_cart"]
-    assert cart["subtotal_usd"] == cart["subtotal"] and cart["lines"][0]["unit_price_usd"] == cart["lines"][0]["unit_price"]
+    line = cart["lines"][0]
+    assert cart["subtotal_usd"] == cart["subtotal"] and line["unit_price_usd"] == line["unit_price"]
     assert results["list_orders"]["orders"][0]["total_usd"] == results["list_orders"]["orders"][0]["total"]
     assert results["check_order"]["total_usd"] == results["check_order"]["total"]
     assert results["initiate_return"]["refund_usd"] == results["initiate_return"]["refund"] > 0

@@ -16,7 +16,8 @@ async def search_policies(ep: Episode, query: str, limit: int) -> PolicyResults:
 
 async def get_browsing_history(ep: Episode) -> BrowsingHistory:
     currency = ep.scenario.catalog.currency
-    return BrowsingHistory(viewed=[card(await fetch_product(ep, pid), currency) for pid in ep.scenario.browsing_history])
+    return BrowsingHistory(viewed=[card(await fetch_product(ep, pid), currency)
+                                   for pid in ep.scenario.browsing_history])
 
 
 async def get_current_date(ep: Episode) -> CurrentDate:

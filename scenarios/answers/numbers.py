@@ -195,7 +195,8 @@ def _figures(t: str) -> list[_Figure]:
     for m in _FIGURE.finditer(t):
         value = float(m["int"].replace(",", "") + (m["frac"] or ""))
         after = _UNIT_AFTER.match(t, m.end())
-        unit = "money" if m["dollar"] else "foreign" if m["foreign"] else next((k for k, v in (after.groupdict() if after else {}).items() if v), None)
+        named = next((k for k, v in (after.groupdict() if after else {}).items() if v), None)
+        unit = "money" if m["dollar"] else "foreign" if m["foreign"] else named
         before = t[max(0, m.start() - 50):m.start()]
         end = after.end() if after else m.end()
         condition = bool(_CONDITION_AFTER.match(t, end) or _CONDITION_BEFORE.search(before))

@@ -105,7 +105,8 @@ async def _cards(shop: ShopSession, phrase: str, cap: dict[str, float | None]) -
     from verishop.agents.baselines.lookups import lookup
 
     try:
-        return (await lookup(shop, "search_catalog", query=phrase[:200], **cap, in_stock_only=True, limit=20))["results"]
+        found = await lookup(shop, "search_catalog", query=phrase[:200], **cap, in_stock_only=True, limit=20)
+        return found["results"]
     except ToolFailed:
         return []
 
