@@ -1,19 +1,51 @@
-"""What the shop's tools return: pydantic models published as MCP structured output."""
+"""What the shop's tools return: pydantic models published as MCP structured output.
+
+Amounts are in the shop's currency, which every result showing one states (`currency`, an ISO
+4217 code: "USD" for the generated shop, the feed's for an imported one): `price`, `subtotal`,
+`total`, `refund` ... The `*_usd` fields are the same amounts under the names of the dollar-only
+shop, kept for the agents written against them; they are deprecated, and present only when the
+shop's currency is USD, so that no other currency's amount is ever shown under a dollar name.
+"""
 
 from __future__ import annotations
 
 from datetime import date
-from typing import Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_serializer
+
+Currency = Annotated[str, Field(description="The currency of this result's amounts: an ISO 4217 code such as "
+                                            "'USD' or 'EUR'.")]
+UsdAlias = Annotated[float | None, Field(description="Deprecated: the amount beside it, under its dollar-shop name; "
+                                                     "only in a shop whose currency is USD.")]
 
 
-class ProductCard(BaseModel):
+def _without_dollar_names(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _without_dollar_names(v) for k, v in value.items() if not k.endswith("_usd")}
+    if isinstance(value, list):
+        return [_without_dollar_names(v) for v in value]
+    return value
+
+
+class Priced(BaseModel):
+    """A result that shows amounts and says their `currency` (a field each declares beside its
+    amounts); its `*_usd` aliases, and its lines', are left out of its dump unless that currency is USD."""
+
+    @model_serializer(mode="wrap")
+    def _dollar_names_only_in_dollars(self, handler: SerializerFunctionWrapHandler) -> Any:
+        data = handler(self)
+        return data if getattr(self, "currency") == "USD" else _without_dollar_names(data)
+
+
+class ProductCard(Priced):
     product_id: str = Field(description="Product ID, e.g. 'P12345678'. Use it in other tools.")
     title: str
     brand: str
     category_id: str
-    price_usd: float
+    price_usd: UsdAlias = None
+    price: float = Field(description="In the shop's currency (`currency`).")
+    currency: Currency
     rating: float = Field(description="Average rating, 1.0 to 5.0 stars.")
     rating_count: int
     ship_days: int = Field(description="Days from order to delivery.")
@@ -33,7 +65,8 @@ class VariantOption(BaseModel):
     # keep their bytes.
     values: dict[str, str] | None = Field(None, exclude_if=lambda v: v is None, description=(
         "This variant's value of each varying attribute, when the variants differ on several."))
-    price_usd: float
+    price_usd: UsdAlias = None
+    price: float = Field(description="In the product's `currency`.")
     in_stock: bool
 
 
@@ -57,22 +90,28 @@ class CartLine(BaseModel):
     product_id: str
     title: str
     quantity: int
-    unit_price_usd: float
-    line_total_usd: float
+    unit_price_usd: UsdAlias = None
+    line_total_usd: UsdAlias = None
+    unit_price: float
+    line_total: float
 
 
-class Cart(BaseModel):
+class Cart(Priced):
     lines: list[CartLine]
     item_count: int
-    subtotal_usd: float
+    subtotal_usd: UsdAlias = None
+    subtotal: float = Field(description="In the cart's `currency`.")
+    currency: Currency
 
 
-class OrderSummary(BaseModel):
+class OrderSummary(Priced):
     order_id: str
     placed_on: date
     status: str
     item_count: int
-    total_usd: float
+    total_usd: UsdAlias = None
+    total: float = Field(description="In the order's `currency`.")
+    currency: Currency
     items: list[str] = Field(description="Titles of the items in the order.")
 
 
@@ -85,11 +124,12 @@ class OrderLineView(BaseModel):
     product_id: str
     title: str
     quantity: int
-    unit_price_usd: float
+    unit_price_usd: UsdAlias = None
+    unit_price: float
     returned: bool
 
 
-class OrderDetails(BaseModel):
+class OrderDetails(Priced):
     order_id: str
     placed_on: date
     status: str
@@ -98,24 +138,30 @@ class OrderDetails(BaseModel):
     estimated_delivery: date | None
     delivered_on: date | None
     lines: list[OrderLineView]
-    total_usd: float
+    total_usd: UsdAlias = None
+    total: float = Field(description="In the order's `currency`.")
+    currency: Currency
 
 
-class ReturnEligibility(BaseModel):
+class ReturnEligibility(Priced):
     order_id: str
     line_id: str
     eligible: bool
     reason: str
     return_by: date | None = Field(None, description="Last day a return can be started.")
-    refund_usd: float | None = None
+    refund_usd: UsdAlias = None
+    refund: float | None = Field(None, description="What the return would refund, in `currency`; set when eligible.")
+    currency: Currency
 
 
-class ReturnReceipt(BaseModel):
+class ReturnReceipt(Priced):
     return_id: str
     order_id: str
     line_id: str
     quantity: int
-    refund_usd: float
+    refund_usd: UsdAlias = None
+    refund: float = Field(description="In the receipt's `currency`.")
+    currency: Currency
     instructions: str
 
 

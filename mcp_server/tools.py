@@ -63,7 +63,10 @@ OrderId = Annotated[str, Field(description="An order ID such as 'W1234567', from
 LineId = Annotated[str, Field(description="An order line ID such as 'LN12345678', from check_order.",
                               min_length=1, max_length=32)]
 # Every number an agent sends is finite and bounded here, at the schema: a value the SDK lets
-# through must be one the shop's arithmetic and SQLite's 64-bit integers can hold.
+# through must be one the shop's arithmetic and SQLite's 64-bit integers can hold. A price in the
+# shop's currency goes as high as an imported feed's (10**9 units, scenarios/catalog/feeds/rows.py);
+# the dollar-only names keep the bound they always had.
+MAX_PRICE = 1_000_000_000
 MAX_PRICE_USD = 1_000_000
 
 
@@ -136,10 +139,17 @@ def _register_catalog_tools(tools: ToolSet) -> None:
         category_id: Annotated[str | None, Field(description="Restrict to one category, e.g. 'chargers', "
                                                              "'t_shirts', 'cookware'.", max_length=40)] = None,
         brand: Annotated[str | None, Field(description="Exact brand name, e.g. 'Anker'.", max_length=60)] = None,
+        min_price: Annotated[float | None, Field(ge=0, le=MAX_PRICE, allow_inf_nan=False,
+                                                 description="Lowest price, in the shop's currency (the "
+                                                             "`currency` of every product card).")] = None,
+        max_price: Annotated[float | None, Field(ge=0, le=MAX_PRICE, allow_inf_nan=False,
+                                                 description="Highest price, in the shop's currency.")] = None,
         min_price_usd: Annotated[float | None, Field(ge=0, le=MAX_PRICE_USD, allow_inf_nan=False,
-                                                     description="Lowest price in US dollars.")] = None,
+                                                     description="Deprecated: min_price, in a shop whose currency "
+                                                                 "is USD only.")] = None,
         max_price_usd: Annotated[float | None, Field(ge=0, le=MAX_PRICE_USD, allow_inf_nan=False,
-                                                     description="Highest price in US dollars.")] = None,
+                                                     description="Deprecated: max_price, in a shop whose currency "
+                                                                 "is USD only.")] = None,
         min_rating: Annotated[float | None, Field(ge=1, le=5, allow_inf_nan=False,
                                                   description="Minimum average stars.")] = None,
         max_ship_days: Annotated[int | None, Field(ge=1, le=60, description="Latest delivery, in days.")] = None,
@@ -156,11 +166,15 @@ def _register_catalog_tools(tools: ToolSet) -> None:
                         "query, category_id, brand or attributes.")] = "featured",
     ) -> SearchResults:
         """Search the product catalog by words and filters; results come in the shop's featured
-        order (most popular first) unless sort_by says otherwise, as compact product cards. Use
-        get_product for a product's attributes and variants."""
+        order (most popular first) unless sort_by says otherwise, as compact product cards. Prices
+        are in the shop's currency, which each card states (`currency`). Use get_product for a
+        product's attributes and variants."""
         args = dict(query=query, category_id=category_id, brand=brand, min_price_usd=min_price_usd,
                     max_price_usd=max_price_usd, min_rating=min_rating, max_ship_days=max_ship_days,
                     attributes=attribute_map(attributes), in_stock_only=in_stock_only, limit=limit, sort_by=sort_by)
+        # The neutral names only when given: a transcript of an agent that never sends them keeps its bytes.
+        args |= {name: value for name, value in (("min_price", min_price), ("max_price", max_price))
+                 if value is not None}
         return await _run(ctx, tool_names.SEARCH_CATALOG, args, lambda ep: catalog.search_catalog(ep, **args))
 
     @tools(READ_ONLY)
@@ -209,7 +223,8 @@ def _register_cart_tools(tools: ToolSet) -> None:
 
     @tools(READ_ONLY)
     async def view_cart(ctx: Context) -> Cart:
-        """The customer's cart: lines with quantities and prices, item count and subtotal (USD)."""
+        """The customer's cart: lines with quantities and prices, item count and subtotal, in the
+        shop's currency (`currency`)."""
         return await _run(ctx, tool_names.VIEW_CART, {}, cart.view_cart)
 
 
@@ -230,7 +245,7 @@ def _register_order_tools(tools: ToolSet) -> None:
     @tools(READ_ONLY)
     async def check_return_eligibility(ctx: Context, order_id: OrderId, line_id: LineId) -> ReturnEligibility:
         """Whether one order line can be returned today, why (or why not), the last day to
-        return it and the refund. Check this before initiate_return."""
+        return it and the refund (in `currency`). Check this before initiate_return."""
         args = dict(order_id=order_id, line_id=line_id)
         return await _run(ctx, tool_names.CHECK_RETURN_ELIGIBILITY, args,
                           lambda ep: orders.check_return_eligibility(ep, **args))
@@ -293,8 +308,8 @@ def _register_conversation(tools: ToolSet) -> None:
                                                     "for yes, false for no. Wins over `answer`.")] = None,
         answer_number: Annotated[float | None, Field(
             allow_inf_nan=False, ge=-MAX_ANSWER_NUMBER, le=MAX_ANSWER_NUMBER,
-            description="Your answer to a question asking for a number, exactly: dollars for an amount (7.99), "
-                        "days for a period (30), percent for a rate (15). Wins over `answer`.")] = None,
+            description="Your answer to a question asking for a number, exactly: the shop's currency for an "
+                        "amount (7.99), days for a period (30), percent for a rate (15). Wins over `answer`.")] = None,
         answer_status: Annotated[OrderStatus | None, Field(
             description="The order's status, exactly, when the customer asked where an order is. Wins over "
                         "`answer`.")] = None,

@@ -12,6 +12,7 @@ import random
 from verishop.scenarios.catalog.reader import Product
 from verishop.scenarios.difficulty import numeric_slack
 from verishop.scenarios.models import Constraint
+from verishop.scenarios.money import written
 from verishop.scenarios.taxonomy import category
 
 
@@ -41,7 +42,8 @@ def share_met(product: Product, constraints: tuple[Constraint, ...]) -> float:
 
 
 def describe(c: Constraint) -> str:
-    """The customer's own words for a constraint ("under $40", "in Black")."""
+    """The customer's own words for a constraint ("under $40", "under €40", "in Black"); a price
+    in the constraint's currency."""
     match c.kind:
         case "category":
             return category(str(c.value)).name.lower()
@@ -50,7 +52,7 @@ def describe(c: Constraint) -> str:
         case "attribute":
             return f"{str(c.attribute).replace('_', ' ')} {c.value}"
         case "price_max":
-            return f"under ${int(c.value) / 100:.0f}"
+            return f"under {written(c.currency, f'{int(c.value) / 100:.0f}')}"
         case "rating_min":
             return f"rated at least {float(c.value):.1f} stars"
         case "ship_days_max":
@@ -73,7 +75,7 @@ def describe_violation(product: Product, c: Constraint) -> str:
             got = product.attrs.get(c.attribute or "", "something else")
             return f"the {str(c.attribute).replace('_', ' ')} is {got}, I need {describe(c)}."
         case "price_max":
-            return f"that's ${product.price_cents / 100:.2f}, I want to stay {describe(c)}."
+            return f"that's {written(c.currency, f'{product.price_cents / 100:.2f}')}, I want to stay {describe(c)}."
         case "rating_min":
             return f"it's only rated {product.rating:.1f}; I'd like {describe(c)}."
         case "ship_days_max":
@@ -120,14 +122,15 @@ def feasible_sql(constraints: tuple[Constraint, ...]) -> tuple[str, list[object]
 CONSTRAINT_FIELDS = {"brand": "brand", "rating_min": "rating", "ship_days_max": "ship_days"}
 
 
-def candidate_constraints(anchor: Product, d: int, rng: random.Random,
-                          absent: frozenset[str] = frozenset()) -> list[Constraint]:
-    """The constraints the anchor meets, but none on a field in `absent` (the draws are made anyway)."""
+def candidate_constraints(anchor: Product, d: int, rng: random.Random, absent: frozenset[str] = frozenset(), *,
+                          currency: str) -> list[Constraint]:
+    """The constraints the anchor meets, but none on a field in `absent` (the draws are made anyway);
+    a price cap in `currency`, the catalog's."""
     slack = numeric_slack(d)
     price_cap = math.ceil(anchor.price_cents * (1 + slack * rng.random()) / 100) * 100
     candidates = [
         Constraint(kind="brand", value=anchor.brand),
-        Constraint(kind="price_max", value=price_cap),
+        Constraint(kind="price_max", value=price_cap, currency=currency),
         Constraint(kind="rating_min", value=max(1.0, math.floor(anchor.rating * 2) / 2)),
         Constraint(kind="ship_days_max", value=anchor.ship_days + rng.choice((0, 1, 2))),
     ]

@@ -10,9 +10,15 @@ import hashlib
 from datetime import date
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 SCENARIO_SCHEMA_VERSION = 1
+
+# The currency an amount is in (an ISO 4217 code, `verishop.scenarios.money`): the catalog's, for
+# every amount of a scenario. Left out of the JSON when it is the generated shop's US dollars, so
+# a dollar scenario keeps the bytes it had before the field existed.
+CurrencyCode = Annotated[str, Field(pattern=r"^[A-Z]{3}$", exclude_if=lambda v: v == "USD",
+                                    description="ISO 4217 code of the amounts, e.g. 'USD', 'EUR'.")]
 
 
 class Frozen(BaseModel):
@@ -20,11 +26,13 @@ class Frozen(BaseModel):
 
 
 class CatalogRef(Frozen):
-    """Which shared catalog the episode runs on: rebuilt from (seed, size), checked by hash."""
+    """Which shared catalog the episode runs on: rebuilt from (seed, size), checked by hash, and
+    the currency of its prices (the catalog's `currency` meta row; every amount of the scenario)."""
 
     seed: int
     size: int
     content_hash: str
+    currency: CurrencyCode = "USD"
 
 
 class Customer(Frozen):
@@ -133,6 +141,8 @@ class StorePolicy(Frozen):
     rules: PolicyRules | None = Field(None, exclude_if=lambda v: v is None)
     # An imported shop's own rules (`verishop.scenarios.shop_policy`); left out of the JSON when absent.
     shop: ShopTerms | None = Field(None, exclude_if=lambda v: v is None)
+    # The currency of every `*_cents` amount above and of the clauses' figures.
+    currency: CurrencyCode = "USD"
 
     @property
     def restricted_categories(self) -> tuple[str, ...]:
@@ -169,6 +179,15 @@ class Constraint(Frozen):
     attribute: str | None = None
     value: str | int | float | bool
     stated: bool = True
+    # A price cap's currency (its `value` is in hundredths of it), so that its words ("under €40")
+    # need nothing else; only a price cap has one.
+    currency: CurrencyCode = "USD"
+
+    @model_validator(mode="after")
+    def _currency_of_a_price_only(self) -> Constraint:
+        if self.currency != "USD" and self.kind != "price_max":
+            raise ValueError(f"a {self.kind} constraint has no currency (only price_max does)")
+        return self
 
 
 class Persona(Frozen):
@@ -296,6 +315,8 @@ class PolicyGoal(Frozen):
     # `question` holds every detail; the opening leaves these out and the customer adds one each
     # time it is asked.
     unstated: tuple[str, ...] = ()
+    # The currency of a money answer and of the question's amounts: how an answer's money is read.
+    currency: CurrencyCode = "USD"
 
 
 class BundleGoal(Frozen):
@@ -309,6 +330,8 @@ class BundleGoal(Frozen):
     unstated: tuple[str, ...] = ()
     # One in-stock product per category (same order), within budget: the goal is feasible.
     reference_product_ids: tuple[str, ...] = ()
+    # The budget's currency (the shop's), in which the customer states it and totals the bundle.
+    currency: CurrencyCode = "USD"
 
 
 class JourneyGoal(Frozen):
@@ -373,6 +396,18 @@ class Submission(Frozen):
 CustomerTag = Literal["open", "confirm", "clarify", "correct", "dissatisfied", "continue", "quit", "done"]
 
 
+def _currencies(model: BaseModel) -> set[str]:
+    """The currencies of a goal's amounts (its own, its price caps', a journey's requests')."""
+    amounts = not isinstance(model, Constraint) or model.kind == "price_max"
+    found = {model.currency} if amounts and isinstance(getattr(model, "currency", None), str) else set()
+    for name in type(model).model_fields:
+        value = getattr(model, name)
+        for item in value if isinstance(value, tuple) else (value,):
+            if isinstance(item, BaseModel):
+                found |= _currencies(item)
+    return found
+
+
 class Scenario(Frozen):
     schema_version: int = SCENARIO_SCHEMA_VERSION
     env_id: str
@@ -391,6 +426,17 @@ class Scenario(Frozen):
     system_prompt: str
     opening_message: str
     goal: Goal
+
+    @model_validator(mode="after")
+    def _one_currency(self) -> Scenario:
+        """Every amount of the world is in the catalog's currency: a policy or a goal in another
+        one cannot be built (a forged scenario is refused before any episode opens)."""
+        found = {f"policy: {self.policy.currency}"} if self.policy.currency != self.catalog.currency else set()
+        found |= {f"goal: {code}" for code in _currencies(self.goal) if code != self.catalog.currency}
+        if found:
+            raise ValueError(f"the catalog's prices are in {self.catalog.currency} but the scenario's "
+                             f"{', '.join(sorted(found))}")
+        return self
 
     def to_json(self) -> str:
         """Canonical JSON: the bytes that must be identical on every machine. A scenario without

@@ -12,10 +12,12 @@ import random
 
 from verishop.scenarios.catalog.text import query_words
 from verishop.scenarios.models import PolicyClause, PolicyRules, StorePolicy
+from verishop.scenarios.money import USD, amount
 from verishop.scenarios.taxonomy import category
 
 
-def make_policy(rng: random.Random) -> StorePolicy:
+def make_policy(rng: random.Random, currency: str = USD) -> StorePolicy:
+    """The drawn policy base, its amounts in `currency` (the shop's; drawn the same in any)."""
     window = rng.choice((14, 30, 45, 60))
     electronics = min(window, rng.choice((14, 15, 30)))
     threshold = rng.choice((2500, 3500, 4900, 7500))
@@ -34,8 +36,8 @@ def make_policy(rng: random.Random) -> StorePolicy:
                      text=(f"Opened electronics returned for a reason other than a defect carry a {fee}% "
                            f"restocking fee." if fee else "There is no restocking fee on any return.")),
         PolicyClause(policy_id="POL-SHIPPING", topic="shipping", title="Shipping costs",
-                     text=f"Standard shipping costs ${shipping / 100:.2f}. Orders of ${threshold / 100:.2f} "
-                          f"or more ship free."),
+                     text=f"Standard shipping costs {amount(shipping, currency)}. Orders of "
+                          f"{amount(threshold, currency)} or more ship free."),
         PolicyClause(policy_id="POL-DELIVERY", topic="shipping", title="Delivery times",
                      text="Each product page states its shipping time in days. Orders placed before 2pm ship "
                           "the same day; tracking numbers are shown once an order has shipped."),
@@ -57,6 +59,7 @@ def make_policy(rng: random.Random) -> StorePolicy:
         standard_shipping_cents=shipping,
         restocking_fee_percent=fee,
         clauses=clauses,
+        currency=currency,
     )
 
 
@@ -126,7 +129,8 @@ def extend_policy(rng: random.Random, policy: StorePolicy) -> StorePolicy:
                      text=f"Verishop Plus members get {rules.plus_extension_days} extra days on the return window "
                           f"of every returnable item, and Verishop Premier members get "
                           f"{rules.premier_extension_days} extra days. {adds} Plus members get free standard "
-                          f"shipping on purchases of ${rules.plus_free_shipping_cents / 100:.2f} or more; Premier "
+                          f"shipping on purchases of {amount(rules.plus_free_shipping_cents, policy.currency)} or "
+                          f"more; Premier "
                           f"members get free standard shipping on every purchase."),
         PolicyClause(policy_id="POL-HOLIDAY", topic="returns", title="Holiday returns",
                      text=f"Items delivered between November 1 and December 24 get {rules.holiday_extension_days} "
@@ -141,7 +145,8 @@ def extend_policy(rng: random.Random, policy: StorePolicy) -> StorePolicy:
                           f"items."),
         PolicyClause(policy_id="POL-OVERSIZE", topic="shipping", title="Oversized items",
                      text=f"Desks, office chairs, tents and vacuum cleaners are oversized: each one adds a "
-                          f"${rules.oversize_surcharge_cents / 100:.2f} surcharge to shipping, even when standard "
+                          f"{amount(rules.oversize_surcharge_cents, policy.currency)} surcharge to shipping, even "
+                          f"when standard "
                           f"shipping is free."),
         PolicyClause(policy_id="POL-PRICE-ADJUST", topic="refunds", title="Price adjustments",
                      text=f"If an item's price drops within {rules.price_adjustment_days} days of delivery, we "

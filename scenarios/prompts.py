@@ -1,5 +1,7 @@
 """What the agent is told about its role: the system prompt every episode carries."""
 
+from verishop.scenarios.money import USD, name_of
+
 SYSTEM_PROMPT = """\
 You are the shopping assistant of Verishop, an online store. A customer is talking to you.
 Help them by using the shop's tools: search the catalog, look up products, manage their cart,
@@ -13,3 +15,13 @@ Rules:
 - Prices are in US dollars. The shop's current date comes from `get_current_date`.
 - When the customer's request is handled, send your final message with `done=true`.
 """
+
+
+def system_prompt(currency: str) -> str:
+    """The system prompt of a shop whose prices are in `currency`: SYSTEM_PROMPT for the generated
+    shop's US dollars, else the same with the shop's currency ("Prices are in euros (EUR).")."""
+    if currency == USD:
+        return SYSTEM_PROMPT
+    name = name_of(currency)
+    said = name if name == currency else f"{name} ({currency})"
+    return SYSTEM_PROMPT.replace("Prices are in US dollars.", f"Prices are in {said}.")

@@ -15,6 +15,7 @@ from datetime import date, timedelta
 from verishop.scenarios.catalog.reader import CatalogReader
 from verishop.scenarios.household import make_customer
 from verishop.scenarios.models import Customer, SellOut, StorePolicy
+from verishop.scenarios.money import USD
 from verishop.scenarios.policy import make_policy
 from verishop.scenarios.shop_policy import store_policy
 from verishop.scenarios.stock import sell_out_rule
@@ -42,11 +43,12 @@ def pick_customer(rng: random.Random, today: date, shared: SharedWorld | None = 
 def pick_policy(rng: random.Random, shared: SharedWorld | None = None,
                 catalog: CatalogReader | None = None) -> StorePolicy:
     """The journey's policy, else an imported shop's own (its catalog's policy file), else one drawn."""
-    drawn = make_policy(rng)
+    currency = catalog.currency if catalog is not None else USD
+    drawn = make_policy(rng, currency)
     if shared:
         return shared.policy
     if catalog is not None and catalog.shop_policy:
-        return store_policy(catalog.shop_policy)
+        return store_policy(catalog.shop_policy, currency)
     return drawn
 
 

@@ -8,6 +8,7 @@ import json
 from functools import lru_cache
 
 from verishop.scenarios.models import PolicyClause, ShopTerms, StorePolicy
+from verishop.scenarios.money import USD, amount
 from verishop.scenarios.taxonomy import category
 
 # What a shop without free shipping records as its threshold: no purchase reaches $10M (and a
@@ -21,15 +22,15 @@ def _names(category_ids: list[str]) -> str:
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
-def _dollars(cents: int) -> str:
-    return f"${cents / 100:.2f}"
-
-
 @lru_cache(maxsize=16)
-def store_policy(policy_json: str) -> StorePolicy:
-    """The StorePolicy of a catalog's `policy` meta row (already checked at import); built once per
-    catalog, not per episode (the result is immutable)."""
+def store_policy(policy_json: str, currency: str = USD) -> StorePolicy:
+    """The StorePolicy of a catalog's `policy` meta row (already checked at import), its amounts in
+    the catalog's `currency`; built once per catalog, not per episode (the result is immutable)."""
     p = json.loads(policy_json)
+
+    def _money(cents: int) -> str:
+        return amount(cents, currency)
+
     r, s = p["returns"], p["shipping"]
     # The stored form keeps the policy file's first key names (ShopPolicy.stored_json says why).
     window, fee = r["window_days"], r["restocking_fee_percent"]
@@ -59,12 +60,12 @@ def store_policy(policy_json: str) -> StorePolicy:
                            f"fee. No restocking fee applies to defective items." if fee
                            else "There is no restocking fee on any return.")),
         PolicyClause(policy_id="POL-RETURN-SHIPPING", topic="returns", title="Return shipping",
-                     text=(f"Return shipping costs {_dollars(terms.return_shipping_cents)}, taken from the refund, "
+                     text=(f"Return shipping costs {_money(terms.return_shipping_cents)}, taken from the refund, "
                            f"unless the item is defective." if terms.return_shipping_cents
                            else "Return shipping is free.")),
         PolicyClause(policy_id="POL-SHIPPING", topic="shipping", title="Shipping costs",
-                     text=f"Standard shipping costs {_dollars(s['standard_cents'])}. " + (
-                         f"Orders of {_dollars(threshold)} or more ship free." if threshold is not None
+                     text=f"Standard shipping costs {_money(s['standard_cents'])}. " + (
+                         f"Orders of {_money(threshold)} or more ship free." if threshold is not None
                          else "No order ships free.")),
         PolicyClause(policy_id="POL-DELIVERY", topic="shipping", title="Delivery times",
                      text="Each product page states its shipping time in days; tracking numbers are shown once an "
@@ -94,7 +95,7 @@ def store_policy(policy_json: str) -> StorePolicy:
         final_sale_categories=tuple(final_sale),
         free_shipping_threshold_cents=threshold if threshold is not None else NO_FREE_SHIPPING_CENTS,
         standard_shipping_cents=s["standard_cents"], restocking_fee_percent=fee, clauses=tuple(clauses),
-        shop=terms)
+        shop=terms, currency=currency)
 
 
 def restocking_fee_applies(policy: StorePolicy, category_id: str) -> bool:

@@ -4,6 +4,7 @@ definite value than the one it states, however it is wrapped. The table is tests
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
 import pytest
@@ -85,6 +86,59 @@ def test_figures_the_question_states_are_restatements_only_next_to_another_figur
     assert read_number("$41.49 minus the fee leaves $35.27.", question=question) == 35.27
     assert read_number("$41.49", question=question) == 41.49
     assert read_number("$41.49 or $35.27", question=question) is AMBIGUOUS
+
+
+# --- money in the shop's currency (issue 30) -------------------------------------------------
+
+_EUROS = ((r"\$ ?", "€"), (r"\bdollars\b", "euros"), (r"\bdollar\b", "euro"), (r"\bbucks\b", "euros"),
+          (r"\busd\b", "EUR"))
+_DIRHAMS = ((r"\$ ?", "AED "), (r"\bdollars\b", "dirhams"), (r"\bdollar\b", "dirham"), (r"\bbucks\b", "dirhams"),
+            (r"\busd\b", "AED"))
+
+
+def _respelled(text: str | None, spellings: tuple[tuple[str, str], ...]) -> str | None:
+    """`text` with its dollars in another currency ("＄7.99" is "$7.99" first: the table has wide forms)."""
+    text = None if text is None else unicodedata.normalize("NFKC", text)
+    for pattern, written in spellings:
+        text = None if text is None else re.sub(pattern, written, text, flags=re.IGNORECASE)
+    return text
+
+
+@pytest.mark.parametrize(("currency", "spellings"), [("EUR", _EUROS), ("AED", _DIRHAMS)])
+def test_the_whole_number_table_reads_the_same_in_euros_and_dirhams_in_a_shop_of_that_currency(
+        currency: str, spellings: tuple[tuple[str, str], ...]) -> None:
+    wrong = []
+    for question, given_figures, text, expected in NUMBERS:
+        q, t = _respelled(question, spellings), _respelled(text, spellings)
+        if not _same(read_number(t, given=given_figures, question=q, currency=currency), expected):
+            wrong.append((q, t, expected))
+    assert wrong == []
+
+
+@pytest.mark.parametrize(("currency", "text", "expected"), [
+    ("EUR", "€12.98", 12.98), ("EUR", "12.98 euros", 12.98), ("EUR", "EUR 12.98", 12.98), ("EUR", "12.98€", 12.98),
+    ("EUR", "twelve euros and ninety-eight cents", 12.98), ("AED", "12.98 AED", 12.98), ("AED", "AED12.98", 12.98),
+    ("GBP", "£12.98", 12.98), ("GBP", "12.98 pounds", 12.98), ("USD", "$12.98", 12.98), ("USD", "12.98 USD", 12.98),
+    ("CAD", "$12.98", 12.98), ("CAD", "CA$12.98", 12.98), ("XOF", "12.98 XOF", 12.98),
+    # another currency's figure is never this shop's money: nothing is read (the customer asks back)
+    ("EUR", "$12.98", None), ("EUR", "12.98 dollars", None), ("EUR", "12.98 USD", None), ("USD", "€12.98", None),
+    ("USD", "12.98 euros", None), ("USD", "12.98 AED", None), ("AED", "$12.98", None), ("CAD", "US$12.98", None),
+    ("USD", "CA$12.98", None), ("XOF", "€12.98", None),
+    # beside the shop's own figure it is context; offered as an alternative it is a hedge
+    ("EUR", "€12.98 (about $14)", 12.98), ("EUR", "€12.98 or $13.50", HEDGE),
+])
+def test_money_is_read_in_the_shops_currency_and_never_in_another(currency: str, text: str, expected: object) -> None:
+    question = "How much will shipping cost?"
+    assert _same(read_number(text, question=question, currency=currency), expected)
+
+
+def test_a_yes_or_no_about_free_shipping_reads_the_shops_own_amounts() -> None:
+    question = "Will a €31.49 purchase ship free?"
+    for text in ("No, orders ship free from €35.", "No: shipping is €4.99 on that order."):
+        assert read_yes_no(text, question=question, currency="EUR") == "no", text
+    assert unit_of("What is the smallest purchase, in euros, that ships free?", currency="EUR") == "money"
+    assert figures_in("Standard shipping costs €4.99. Orders of €35.00 or more ship free.",
+                      currency="EUR") == (4.99, 35.0)
 
 
 def test_an_order_id_is_read_in_any_case_or_width_and_two_ids_are_a_hedge() -> None:

@@ -146,7 +146,7 @@ async def test_a_removed_tool_s_name_is_no_longer_trusted(hub):
 async def test_a_typed_tool_returning_another_model_than_it_declares_is_an_error_not_a_trusted_result(hub):
     async def get_current_date() -> models.CurrentDate:
         """Today's date."""
-        return models.Cart(lines=[], item_count=0, subtotal_usd=0.0)
+        return models.Cart(lines=[], item_count=0, subtotal=0.0, currency="USD")
 
     tool = ShopTool.from_function(get_current_date)
     server = ShopServer("liar", tools=[tool])

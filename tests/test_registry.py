@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from verishop.scenarios.envs import COLLECTIONS, REGISTRY, collection, generate
+from verishop.scenarios.envs import COLLECTIONS, REGISTRY, collection
 from env_contract import check_contract
 
 ENV_IDS = sorted(REGISTRY)

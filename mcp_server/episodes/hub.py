@@ -126,6 +126,9 @@ class EpisodeHub:
             raise ShopError(
                 f"the scenario was generated on catalog (seed={scenario.catalog.seed}, size={scenario.catalog.size}) "
                 f"but this server runs catalog (seed={self.catalog.meta['seed']}, size={self.catalog.size})")
+        if scenario.catalog.currency != self.catalog.currency:
+            raise ShopError(f"the scenario's amounts are in {scenario.catalog.currency} but this server's catalog "
+                            f"prices everything in {self.catalog.currency}")
         self.check_catalog_unchanged()
         # Made under a temporary name and locked before it gets its real one, so that a server
         # starting on the same runs dir never takes it for a crashed episode (mcp_server.recovery).

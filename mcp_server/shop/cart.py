@@ -5,21 +5,26 @@ from __future__ import annotations
 from verishop.mcp_server.episodes.episode import Episode
 from verishop.mcp_server.errors import NotFound, Rejected
 from verishop.mcp_server.models import Cart, CartLine
-from verishop.mcp_server.shop.catalog import fetch_product, usd
+from verishop.mcp_server.shop.catalog import fetch_product, figure, in_dollars
 
 MAX_QUANTITY = 20
 
 
 async def view_cart(ep: Episode) -> Cart:
-    lines = []
+    lines, subtotal_cents = [], 0
+    currency = ep.scenario.catalog.currency
     async with ep.db.execute("SELECT product_id, quantity FROM cart ORDER BY added_seq") as cur:
         rows = await cur.fetchall()
     for product_id, quantity in rows:
         p = await fetch_product(ep, product_id)
+        total_cents = p.price_cents * quantity
+        subtotal_cents += total_cents
         lines.append(CartLine(product_id=product_id, title=p.title, quantity=quantity,
-                              unit_price_usd=usd(p.price_cents), line_total_usd=usd(p.price_cents * quantity)))
+                              unit_price_usd=in_dollars(currency, p.price_cents),
+                              line_total_usd=in_dollars(currency, total_cents),
+                              unit_price=figure(p.price_cents), line_total=figure(total_cents)))
     return Cart(lines=lines, item_count=sum(line.quantity for line in lines),
-                subtotal_usd=round(sum(line.line_total_usd for line in lines), 2))
+                subtotal_usd=in_dollars(currency, subtotal_cents), subtotal=figure(subtotal_cents), currency=currency)
 
 
 async def _cart_quantity(ep: Episode, product_id: str) -> int | None:

@@ -10,6 +10,7 @@ from verishop.mcp_server.episodes.episode import Episode
 from verishop.mcp_server.models import ProductCard, ProductComparison, ProductDetails, SearchResults, VariantOption
 from verishop.scenarios.catalog.reader import CatalogReader, Product
 from verishop.scenarios.envs import draw_stream
+from verishop.scenarios.money import USD
 from verishop.scenarios.rng import make_rng
 from verishop.scenarios.catalog.text import (attribute_token, brand_token, category_token, match_expression,
                                     query_words)
@@ -51,14 +52,20 @@ def _columns(ep: Episode) -> str:
     return _COLUMNS.format(stock=ep.stock_sql)
 
 
-def usd(cents: int) -> float:
+def figure(cents: int) -> float:
+    """Hundredths of the shop's currency as the amount a tool shows."""
     return round(cents / 100, 2)
 
 
-def card(p: Product) -> ProductCard:
+def in_dollars(currency: str, cents: int | None) -> float | None:
+    """The `*_usd` alias of an amount: the amount in a USD shop, else nothing (models.py)."""
+    return figure(cents) if currency == USD and cents is not None else None
+
+
+def card(p: Product, currency: str) -> ProductCard:
     return ProductCard(product_id=p.product_id, title=p.title, brand=p.brand, category_id=p.category_id,
-                       price_usd=usd(p.price_cents), rating=p.rating, rating_count=p.rating_count,
-                       ship_days=p.ship_days, in_stock=p.stock > 0)
+                       price_usd=in_dollars(currency, p.price_cents), price=figure(p.price_cents), currency=currency,
+                       rating=p.rating, rating_count=p.rating_count, ship_days=p.ship_days, in_stock=p.stock > 0)
 
 
 async def fetch_product(ep: Episode, product_id: str) -> Product:
@@ -90,23 +97,42 @@ def _facets(catalog: CatalogReader, category_id: str | None, brand: str | None,
     return facets
 
 
+def _price_bound(ep: Episode, name: str, amount: float | None, dollars: float | None) -> tuple[str, float | None]:
+    """A price filter (`name`, in the shop's currency) and its deprecated `{name}_usd` alias: the
+    bound, and the name the agent gave it by. The alias holds only in a USD shop."""
+    if dollars is None:
+        return name, amount
+    currency = ep.scenario.catalog.currency
+    if currency != USD:
+        raise ShopError(f"{name}_usd is in US dollars, but this shop's prices are in {currency}: give {name} "
+                        f"(in {currency}) instead")
+    if amount is not None and amount != dollars:
+        raise ShopError(f"{name} ({amount}) and {name}_usd ({dollars}) differ; give {name} alone")
+    return f"{name}_usd", dollars
+
+
 async def search_catalog(ep: Episode, *, query: str, category_id: str | None, brand: str | None,
                          min_price_usd: float | None, max_price_usd: float | None, min_rating: float | None,
                          max_ship_days: int | None, attributes: dict[str, str], in_stock_only: bool,
-                         limit: int, sort_by: str = "featured") -> SearchResults:
+                         limit: int, sort_by: str = "featured", min_price: float | None = None,
+                         max_price: float | None = None) -> SearchResults:
+    """The search tool. Prices are bounded in the shop's currency by `min_price`/`max_price`, or in a
+    USD shop by their deprecated aliases `min_price_usd`/`max_price_usd`."""
     if sort_by not in SORT_ORDERS:
         raise ShopError(f"unknown sort_by {sort_by!r}; use one of: {', '.join(SORT_ORDERS)}")
-    if min_price_usd is not None and max_price_usd is not None and min_price_usd > max_price_usd:
-        raise ShopError(f"min_price_usd ({min_price_usd}) is above max_price_usd ({max_price_usd})")
+    low_name, low = _price_bound(ep, "min_price", min_price, min_price_usd)
+    high_name, high = _price_bound(ep, "max_price", max_price, max_price_usd)
+    if low is not None and high is not None and low > high:
+        raise ShopError(f"{low_name} ({low}) is above {high_name} ({high})")
     words = query_words(query)
     facets = _facets(ep.catalog, category_id, brand, attributes)
     where, args = [], []
-    if min_price_usd is not None:
+    if low is not None:
         where.append("p.price_cents >= ?")
-        args.append(round(min_price_usd * 100))
-    if max_price_usd is not None:
+        args.append(round(low * 100))
+    if high is not None:
         where.append("p.price_cents <= ?")
-        args.append(round(max_price_usd * 100))
+        args.append(round(high * 100))
     if min_rating is not None:
         where.append("p.rating >= ?")
         args.append(min_rating)
@@ -135,7 +161,8 @@ async def search_catalog(ep: Episode, *, query: str, category_id: str | None, br
         note = "no product matched every word of the query; showing products matching some of them"
     if SORT_ORDERS[sort_by] is None:  # an explicit sort is exact; only relevance order is noisy
         products = _perturb(ep, products, words, facets, filters, args)
-    return SearchResults(results=[card(p) for p in products[:limit]], note=note)
+    currency = ep.scenario.catalog.currency
+    return SearchResults(results=[card(p, currency) for p in products[:limit]], note=note)
 
 
 async def _run_search(ep: Episode, match: str | None, *, filters: str, args: list, limit: int,
@@ -254,6 +281,7 @@ async def get_product(ep: Episode, product_id: str) -> ProductDetails:
         (p.group_id,),
     ) as cur:
         siblings = [Product.from_row(tuple(r)) for r in await cur.fetchall()]
+    currency = ep.scenario.catalog.currency
     # An imported category may record two options (size and colour): a group shows those its
     # variants differ on. Otherwise the category's one variant attribute, as always.
     differing = cat.differing_options([s.attrs for s in siblings])
@@ -261,8 +289,9 @@ async def get_product(ep: Episode, product_id: str) -> ProductDetails:
     if len(siblings) > 1 and options:
         variants = [VariantOption(product_id=s.product_id, value=" / ".join(s.attrs.get(a, "") for a in options),
                                   values={a: s.attrs.get(a, "") for a in options} if len(options) > 1 else None,
-                                  price_usd=usd(s.price_cents), in_stock=s.stock > 0) for s in siblings]
-    return ProductDetails(**card(p).model_dump(), department=cat.department, attributes=p.attrs,
+                                  price_usd=in_dollars(currency, s.price_cents), price=figure(s.price_cents),
+                                  in_stock=s.stock > 0) for s in siblings]
+    return ProductDetails(**dict(card(p, currency)), department=cat.department, attributes=p.attrs,
                           stock_units=p.stock, variant_attribute=options[0] if variants else None,
                           variant_attributes=options if variants and len(options) > 1 else None,
                           variants=variants)

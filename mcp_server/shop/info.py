@@ -15,7 +15,9 @@ async def search_policies(ep: Episode, query: str, limit: int) -> PolicyResults:
 
 
 async def get_browsing_history(ep: Episode) -> BrowsingHistory:
-    return BrowsingHistory(viewed=[card(await fetch_product(ep, pid)) for pid in ep.scenario.browsing_history])
+    currency = ep.scenario.catalog.currency
+    return BrowsingHistory(viewed=[card(await fetch_product(ep, pid), currency)
+                                   for pid in ep.scenario.browsing_history])
 
 
 async def get_current_date(ep: Episode) -> CurrentDate:

@@ -8,7 +8,7 @@ from verishop.mcp_server.episodes.episode import Episode
 from verishop.mcp_server.errors import NotFound, Rejected
 from verishop.mcp_server.models import (OrderDetails, OrderLineView, OrderList, OrderSummary, ReturnEligibility,
                                ReturnReceipt)
-from verishop.mcp_server.shop.catalog import usd
+from verishop.mcp_server.shop.catalog import figure, in_dollars
 from verishop.scenarios.policy import return_window_days
 
 
@@ -19,9 +19,11 @@ async def list_orders(ep: Episode) -> OrderList:
         "GROUP BY o.order_id ORDER BY o.placed_on DESC, o.order_id"
     ) as cur:
         rows = await cur.fetchall()
+    currency = ep.scenario.catalog.currency
     return OrderList(orders=[
         OrderSummary(order_id=r[0], placed_on=date.fromisoformat(r[1]), status=r[2], item_count=r[3],
-                     total_usd=usd(r[4]), items=r[5].split("\x1f"))
+                     total_usd=in_dollars(currency, r[4]), total=figure(r[4]), currency=currency,
+                     items=r[5].split("\x1f"))
         for r in rows
     ])
 
@@ -43,12 +45,16 @@ async def check_order(ep: Episode, order_id: str) -> OrderDetails:
         "SELECT l.line_id, l.product_id, l.title, l.quantity, l.unit_price_cents, r.return_id IS NOT NULL "
         "FROM order_lines l LEFT JOIN returns r USING (line_id) WHERE l.order_id = ? ORDER BY l.rowid", (o[0],)
     ) as cur:
-        lines = [OrderLineView(line_id=r[0], product_id=r[1], title=r[2], quantity=r[3],
-                               unit_price_usd=usd(r[4]), returned=bool(r[5])) for r in await cur.fetchall()]
+        rows = await cur.fetchall()
+    currency = ep.scenario.catalog.currency
+    lines = [OrderLineView(line_id=r[0], product_id=r[1], title=r[2], quantity=r[3],
+                           unit_price_usd=in_dollars(currency, r[4]), unit_price=figure(r[4]), returned=bool(r[5]))
+             for r in rows]
+    total_cents = sum(r[3] * r[4] for r in rows)
     opt = lambda v: date.fromisoformat(v) if v else None  # noqa: E731
     return OrderDetails(order_id=o[0], placed_on=date.fromisoformat(o[1]), status=o[2], carrier=o[3],
                         tracking_number=o[4], estimated_delivery=opt(o[5]), delivered_on=opt(o[6]), lines=lines,
-                        total_usd=round(sum(line.unit_price_usd * line.quantity for line in lines), 2))
+                        total_usd=in_dollars(currency, total_cents), total=figure(total_cents), currency=currency)
 
 
 async def _eligibility(ep: Episode, order_id: str, line_id: str) -> tuple[ReturnEligibility, int]:
@@ -62,7 +68,8 @@ async def _eligibility(ep: Episode, order_id: str, line_id: str) -> tuple[Return
         raise NotFound(f"order {o[0]} has no line {line_id!r}; check_order lists its line IDs")
     category_id, quantity, unit_cents, return_id = row
     policy = ep.scenario.policy
-    base = dict(order_id=o[0], line_id=line_id.strip())
+    currency = ep.scenario.catalog.currency
+    base = dict(order_id=o[0], line_id=line_id.strip(), currency=currency)
     if return_id is not None:
         return ReturnEligibility(**base, eligible=False, reason=f"already returned ({return_id})"), quantity
     if category_id in policy.final_sale_categories:
@@ -74,9 +81,9 @@ async def _eligibility(ep: Episode, order_id: str, line_id: str) -> tuple[Return
     if ep.scenario.today > return_by:
         return ReturnEligibility(**base, eligible=False, return_by=return_by,
                                  reason=f"the return window ended on {return_by.isoformat()}"), quantity
-    refund = usd(unit_cents * quantity)
-    return ReturnEligibility(**base, eligible=True, return_by=return_by, refund_usd=refund,
-                             reason="within the return window"), quantity
+    refund_cents = unit_cents * quantity
+    return ReturnEligibility(**base, eligible=True, return_by=return_by, refund_usd=in_dollars(currency, refund_cents),
+                             refund=figure(refund_cents), reason="within the return window"), quantity
 
 
 async def check_return_eligibility(ep: Episode, order_id: str, line_id: str) -> ReturnEligibility:
@@ -88,10 +95,11 @@ async def initiate_return(ep: Episode, order_id: str, line_id: str, reason: str)
     if not verdict.eligible:
         raise Rejected(f"line {verdict.line_id} of order {verdict.order_id} cannot be returned: {verdict.reason}")
     return_id = f"RT-{ep.calls:04d}"
-    refund_cents = round((verdict.refund_usd or 0) * 100)
+    refund_cents = round((verdict.refund or 0) * 100)
     await ep.db.execute("INSERT INTO returns VALUES (?, ?, ?, ?, ?, ?, ?)",
                         (return_id, verdict.order_id, verdict.line_id, quantity, reason, refund_cents, ep.calls))
     return ReturnReceipt(return_id=return_id, order_id=verdict.order_id, line_id=verdict.line_id,
-                         quantity=quantity, refund_usd=usd(refund_cents),
+                         quantity=quantity, refund_usd=in_dollars(verdict.currency, refund_cents),
+                         refund=figure(refund_cents), currency=verdict.currency,
                          instructions=f"Print the label sent to the customer's email and ship the item by "
                                       f"{(ep.scenario.today + timedelta(days=14)).isoformat()}.")

@@ -23,6 +23,13 @@ its value alone (issue 28): which of two figures the policy states says nothing 
 is the answer. A figure in parentheses is an aside beside one outside them
 ("$35.00 for non-members (Plus members: $24.50)"): context after the question's own figures. Dates ("March 3, 2026", "2026-03-03"), times
 ("2pm") and IDs are never numbers of the answer.
+
+Money is the shop's currency (`currency`, an ISO code; US dollars by default): its sign, code and
+names ("€12.98", "12.98 euros", "AED 12.98", "12.98 dirhams") read as "$" and "dollars" do for a
+dollar shop (`verishop.scenarios.money.as_shop_money`). A figure in another currency ("$12.98" to a
+euro shop, "€12.98" to a dollar shop) is money, but never this shop's: it is never the answer
+(alone, nothing is read and the customer asks back); beside the shop's own figure it is context,
+and offered as an alternative to it ("€12.98 or $13.50") a hedge.
 """
 
 from __future__ import annotations
@@ -34,6 +41,7 @@ from typing import Literal
 
 from verishop.scenarios.answers.scope import content_words, doubted, unsure
 from verishop.scenarios.answers.text import AMBIGUOUS, Reading, plain
+from verishop.scenarios.money import FOREIGN, USD, as_shop_money
 
 Unit = Literal["money", "percent", "days"]
 
@@ -125,11 +133,13 @@ class _Figure:
     aside: bool  # inside parentheses
 
 
-_FIGURE = re.compile(r"(?<![\w.])(?P<dollar>\$ ?)?(?P<int>\d{1,3}(?:,\d{3})+|\d+)(?P<frac>\.\d+)?(?!\w)")
+_FIGURE = re.compile(rf"(?<![\w.])(?:(?P<dollar>\$ ?)|(?P<foreign>{FOREIGN} ?))?"
+                     r"(?P<int>\d{1,3}(?:,\d{3})+|\d+)(?P<frac>\.\d+)?(?!\w)")
 _UNIT_AFTER = re.compile(r"\s?-?\s?(?:(?P<percent>%|percent\b|per cent\b)|(?P<ago>(?:business |calendar |"
                          r"working )?days? "
                          r"(?:ago|since|back)\b)|(?P<days>(?:business |calendar |working )?days?\b|-day\b)|"
-                         r"(?P<hours>hours?\b)|(?P<money>dollars?\b|usd\b)|(?P<count>items?\b|pairs?\b|orders?\b|"
+                         rf"(?P<hours>hours?\b)|(?P<money>dollars?\b|usd\b)|(?P<foreign>{FOREIGN})|"
+                         r"(?P<count>items?\b|pairs?\b|orders?\b|"
                          r"units?\b|members?\b|products?\b|lines?\b))")
 _DENIED = re.compile(r"(?:\bnot|n't|\binstead of|\brather than|\bas opposed to|\bno longer|\bunlike|\bused to be|"
                      r"\b(?:out )?of (?:your|the|its|a) (?:total |full |original )?|\bfrom (?:your|the) )\s*"
@@ -166,9 +176,9 @@ _ALTERNATIVE = re.compile(r"^[\s,]*(?:\$|%|percent|(?:business |calendar )?days?
                           r"or perhaps|maybe))?[\s,]*\$?\s?$")
 
 
-def unit_of(question: str | None) -> Unit | None:
+def unit_of(question: str | None, currency: str = USD) -> Unit | None:
     """The unit a question asks its number in, None when it does not say."""
-    q = plain(question or "")
+    q = as_shop_money(plain(question or ""), currency)
     if re.search(r"\bhow many (?:\w+ )?days\b|\bhow long\b", q):
         return "days"
     if re.search(r"\bpercent(?:age)?\b|%", q) and not re.search(r"\bhow much will i get\b", q):
@@ -185,7 +195,8 @@ def _figures(t: str) -> list[_Figure]:
     for m in _FIGURE.finditer(t):
         value = float(m["int"].replace(",", "") + (m["frac"] or ""))
         after = _UNIT_AFTER.match(t, m.end())
-        unit = "money" if m["dollar"] else next((k for k, v in (after.groupdict() if after else {}).items() if v), None)
+        named = next((k for k, v in (after.groupdict() if after else {}).items() if v), None)
+        unit = "money" if m["dollar"] else "foreign" if m["foreign"] else named
         before = t[max(0, m.start() - 50):m.start()]
         end = after.end() if after else m.end()
         condition = bool(_CONDITION_AFTER.match(t, end) or _CONDITION_BEFORE.search(before))
@@ -199,9 +210,10 @@ def _figures(t: str) -> list[_Figure]:
     return found
 
 
-def figures_in(text: str | None) -> tuple[float, ...]:
+def figures_in(text: str | None, currency: str = USD) -> tuple[float, ...]:
     """Every figure `text` states (dates left out): what a question gives, to pass as `given`."""
-    t = _durations(_spoken_money(_words_to_digits(_NOT_FIGURES.sub(" ", plain(text or "")), "money")))
+    t = _durations(_spoken_money(_words_to_digits(_NOT_FIGURES.sub(" ", as_shop_money(plain(text or ""), currency)),
+                                                  "money")))
     return tuple(sorted({f.value for f in _figures(t)}))
 
 
@@ -250,15 +262,16 @@ def _only_for_others(t: str, question: str | None) -> bool:
 
 
 def read_number(text: str | None, unit: Unit | None = None, given: Iterable[float] = (),
-                question: str | None = None) -> Reading:
+                question: str | None = None, currency: str = USD) -> Reading:
     """The one number `text` answers with, None, or AMBIGUOUS (see the module docstring).
     `question` gives the unit (unless `unit` is passed) and its own figures are restatements;
-    `given` is accepted for callers and sets nothing aside (see the module docstring)."""
+    `given` is accepted for callers and sets nothing aside; money is in `currency` (see the
+    module docstring)."""
     if not text:
         return None
-    unit = unit or unit_of(question)
-    restated = {round(g, 6) for g in figures_in(question)}
-    t = _NOT_FIGURES.sub(" ", plain(text))
+    unit = unit or unit_of(question, currency)
+    restated = {round(g, 6) for g in figures_in(question, currency)}
+    t = _NOT_FIGURES.sub(" ", as_shop_money(plain(text), currency))
     t = _words_to_digits(t, unit)
     t = _spoken_money(t) if unit == "money" else t
     if unit == "days":
@@ -277,8 +290,9 @@ def read_number(text: str | None, unit: Unit | None = None, given: Iterable[floa
                                                 or len(_CASES.findall(t)) > 1):
         return AMBIGUOUS
     # Another unit's figure is context beside the answer (money asked, "5 business days" is not
-    # it), but the answer when it is the only figure ("$45.00" to a question in days is 45).
-    figures = [f for f in figures if f.unit not in ("ago", "count", "hours")]
+    # it), but the answer when it is the only figure ("$45.00" to a question in days is 45);
+    # another currency's figure never is.
+    figures = [f for f in figures if f.unit not in ("ago", "count", "hours", "foreign")]
     if unit is not None:
         figures = [f for f in figures if f.unit in (None, unit)] or figures
     if not figures:

@@ -21,6 +21,7 @@ from typing import Literal
 
 from verishop.scenarios.answers.scope import content_words, doubted, restrictions, unsure
 from verishop.scenarios.answers.text import AMBIGUOUS, Reading, one, plain, sentences
+from verishop.scenarios.money import USD, as_shop_money
 
 Topic = Literal["ability", "fee", "free_shipping"]
 
@@ -227,12 +228,13 @@ def _particles(parts: list[str]) -> tuple[set[str], bool]:
     return found, weak
 
 
-def read_yes_no(text: str | None, question: str | None = None) -> Reading:
+def read_yes_no(text: str | None, question: str | None = None, currency: str = USD) -> Reading:
     """"yes", "no", None or AMBIGUOUS: what `text` answers to `question` (see the module docstring).
-    Without a question the gist of "can"/"can't" and of a fee ("there's no fee") is read."""
+    Without a question the gist of "can"/"can't" and of a fee ("there's no fee") is read. Amounts
+    ("short of €35") are in the shop's `currency` (`verishop.scenarios.money.as_shop_money`)."""
     if not text:
         return None
-    t = plain(text)
+    t = as_shop_money(plain(text), currency)
     if _HEDGE.search(t):
         return AMBIGUOUS
     t = re.sub(r"\bwhether or not\b", " ", t)

@@ -15,6 +15,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from verishop.scenarios.models import CatalogRef
+from verishop.scenarios.money import USD, currency
 from verishop.scenarios.taxonomy import (
     CATEGORIES, DENIED_CATEGORY_IDS, SHOPPABLE_CATEGORIES, Category, categories_from_records, register_imported,
 )
@@ -89,7 +90,17 @@ class CatalogReader:
         self.category_id_set = frozenset(self.category_ids)
         self.shop_policy = self.meta.get("policy")  # the imported shop's policy file, as JSON
         self.absent_fields: frozenset[str] = frozenset(json.loads(self.meta.get("absent_fields", "[]")))
+        self.currency = self._currency()
         self._draw_index: tuple[list[str], array, bytearray] | None | bool = None  # False: none to be had
+
+    def _currency(self) -> str:
+        """The currency of the prices: an imported feed's (its `currency` meta row), else US dollars."""
+        code = self.meta.get("currency") or USD
+        try:
+            currency(code)
+        except ValueError as exc:
+            raise CatalogError(f"{self.path}: its currency: {exc}") from None
+        return code
 
     def _taxonomy(self) -> tuple[Category, ...]:
         """The generated taxonomy, or an imported catalog's own (registered, so that
@@ -130,7 +141,8 @@ class CatalogReader:
         self.close()
 
     def ref(self) -> CatalogRef:
-        return CatalogRef(seed=int(self.meta["seed"]), size=self.size, content_hash=self.meta["content_hash"])
+        return CatalogRef(seed=int(self.meta["seed"]), size=self.size, content_hash=self.meta["content_hash"],
+                          currency=self.currency)
 
     def product(self, product_id: str) -> Product | None:
         row = self.db.execute(f"SELECT {PRODUCT_COLUMNS} FROM products WHERE product_id = ?",

@@ -29,6 +29,7 @@ import re
 from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass
 
+from verishop.scenarios.money import CURRENCIES
 from verishop.scenarios.customers.base import CustomerState, CustomerTurn
 from verishop.scenarios.customers.topic_words import (
     COUNTED,
@@ -113,12 +114,20 @@ def _correct(token: str) -> str:
     return next((word for word in _CORRECTABLE if _near(token, word)), token)
 
 
+# Every currency's signs, and its codes and names as words (verishop.scenarios.money), but "pound",
+# which weighs as often as it pays.
+_MONEY = re.compile("[" + re.escape("".join(sorted({ch for c in CURRENCIES.values() for m in c.reading_marks()
+                                                    for ch in m if not ch.isalnum()}))) + "]|"
+                    + r"\b(?:" + "|".join(sorted({m for c in CURRENCIES.values() for m in c.reading_marks()
+                                                   if m.isalpha() and m not in ("pound", "pounds")})) + r")\b")
+
+
 def normalise(sentence: str) -> str:
     """Lower case, one space between words, apostrophes dropped ("what's" is "whats"), a currency
     sign read as "dollars", typos of topic words corrected, and "in order to" and "place the order"
     (no order asked about) removed."""
-    # a currency sign names money ("Under $20, $50 or $100?" asks the budget)
-    text = re.sub(r"[$£€]", " dollars ", sentence.lower().replace("’", "'"))
+    # a currency's sign, code or name is money ("Under $20, €50 or 100 AED?" asks the budget)
+    text = _MONEY.sub(" dollars ", sentence.lower().replace("’", "'"))
     text = re.sub(r"'s\b", "s", text).replace("'", "")
     words = [_correct(w) for w in re.findall(r"[a-z0-9]+", text)]
     text = re.sub(r"\bin order to\b", "", " ".join(words))

@@ -16,6 +16,7 @@ import typer
 from rich.console import Console
 
 from verishop.scenarios.models import Scenario
+from verishop.scenarios.money import written
 
 console = Console()
 
@@ -49,7 +50,8 @@ def _show_call(tool: str, args: dict, result: dict | None, error: str | None) ->
         console.print(f"  [red]← {error}[/]")
     elif tool == "search_catalog":
         for p in result["results"][:4]:
-            console.print(f"  [dim]← {p['product_id']} {p['title']} ${p['price_usd']} ★{p['rating']}[/]")
+            price = written(p["currency"], str(p["price"]))  # "$7.99", "€7.99", "7.99 AED"
+            console.print(f"  [dim]← {p['product_id']} {p['title']} {price} ★{p['rating']}[/]")
     elif tool != "get_conversation":
         console.print(f"  [dim]← {_short(result)}[/]")
 

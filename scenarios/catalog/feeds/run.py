@@ -12,6 +12,7 @@ from verishop.scenarios.catalog.feeds.mapping import load_mapping
 from verishop.scenarios.catalog.feeds.rows import FeedItem
 from verishop.scenarios.catalog.feeds.shop_policy import load_policy
 from verishop.scenarios.catalog.feeds.write import ImportReport, import_catalog
+from verishop.scenarios.money import currency as currency_of
 
 
 def reader_for(path: Path, feed_format: str, mapping_path: Path | None) -> Iterator[FeedItem]:
@@ -43,6 +44,11 @@ def run_import(sources: list[Path], out: Path, *, feed_format: str | None = None
             f"{p}: {f}" for p, f in zip(sources, formats)) + "); import one format at a time")
     if mapping is not None:
         currency = currency or load_mapping(mapping).currency  # a bad mapping fails before any row is read
+    if currency is not None:  # "eur" is EUR; "euro" is no code
+        try:
+            currency = currency_of(currency.strip().upper()).code
+        except ValueError as exc:
+            raise ImportFailed(f"currency: {exc}") from None
     shop_policy = load_policy(policy) if policy is not None else None
     if currency is None and formats[0] == "shopify":
         currency = "USD"  # Shopify's export carries bare amounts in the shop's currency

@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass
 from datetime import date, datetime
 
+from verishop.scenarios.money import amount_pattern
 from verishop.scenarios.taxonomy import SHOPPABLE_CATEGORIES
 
 _MONTHS = "january february march april may june july august september october november december".split()
@@ -116,6 +117,10 @@ def is_electronics(noun: str) -> bool:
     return False
 
 
+# An amount the customer states, in the shop's currency ("$41.49", "€41.49", "41.49 AED").
+_AMOUNT = re.compile(amount_pattern(), re.IGNORECASE)
+
+
 @dataclass(frozen=True)
 class Situation:
     """What the customer's opening says about its case."""
@@ -141,7 +146,7 @@ def read_situation(text: str) -> Situation:
                 delivered = None
     return Situation(tier=tier, gift="as a gift" in lowered, defective="arrived defective" in lowered,
                      changed_mind="nothing is wrong" in lowered or "changed my mind" in lowered, delivered=delivered,
-                     amounts=tuple(money(m) for m in re.findall(r"\$(\d[\d,]*(?:\.\d+)?)", text)))
+                     amounts=tuple(money(m) for m in _AMOUNT.findall(text)))
 
 
 def in_holidays(clauses: Clauses, day: date) -> bool:

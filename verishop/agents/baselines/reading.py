@@ -1,6 +1,6 @@
 """Reading the customer's words the way a goal-blind baseline can: the category it names and
-the requirements it states in the shop's own phrasing ("under $40", "made by Anker", "colour
-Black"), turned into search_catalog filters. Whatever the customer left out, or typo noise
+the requirements it states in the shop's own phrasing ("under $40", "under €40", "made by Anker",
+"colour Black"), turned into search_catalog filters. Whatever the customer left out, or typo noise
 garbled, is simply missed; that is what makes the baseline weaken as difficulty rises.
 """
 
@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from verishop.scenarios.money import amount_pattern, figure_of
 from verishop.scenarios.taxonomy import SHOPPABLE_CATEGORIES, Category
 
 # The customer's words for its main priority, and the search order that serves it.
@@ -20,12 +21,24 @@ def named_category(text: str) -> Category | None:
     return next((c for c in SHOPPABLE_CATEGORIES if c.name.lower() in lowered), None)
 
 
+_UNDER = re.compile(rf"under ({amount_pattern(capture=False)})", re.IGNORECASE)
+_FIGURE = re.compile(amount_pattern(), re.IGNORECASE)
+
+
+def price_cap(amount: str) -> dict[str, float]:
+    """The search filter for a price cap the customer wrote (`amount`, "$40", "€40", "40 AED"): in
+    US dollars by the dollar name every version of the shop reads (so a dollar shop's transcripts
+    keep their bytes), in any other currency by the neutral name, in the shop's currency."""
+    value = figure_of(_FIGURE.search(amount).group(1))
+    return {"max_price_usd" if amount.startswith("$") else "max_price": value}
+
+
 def numeric_filters(lowered: str, category_id: str) -> dict[str, Any]:
     """search_catalog filters for the price cap, rating floor and delivery days a lowercased
     request states, in the customer's template phrasing."""
     filters: dict[str, Any] = {"category_id": category_id}
-    if price := re.search(r"under \$(\d+(?:\.\d+)?)", lowered):
-        filters["max_price_usd"] = float(price.group(1))
+    if price := _UNDER.search(lowered):
+        filters |= price_cap(price.group(1))
     if rating := re.search(r"rated at least (\d(?:\.\d)?) stars", lowered):
         filters["min_rating"] = float(rating.group(1))
     if "delivered by tomorrow" in lowered:

@@ -53,11 +53,10 @@ async def bundle_products(shop: ShopSession, text: str, per_category: int) -> li
     """For each category the request names, its top `per_category` results under an even
     share of the budget."""
     categories = greedy_bundle.spot_categories(text) or await greedy_bundle._found_by_search(shop, text)
-    budget = greedy_bundle.budget_usd(text)
-    cap = round(budget / len(categories), 2) if budget and categories else None
+    cap = greedy_bundle.share(greedy_bundle.budget(text), len(categories))
     lists = []
     for category_id in categories:
-        found = await lookup(shop, "search_catalog", category_id=category_id, max_price_usd=cap, limit=per_category)
+        found = await lookup(shop, "search_catalog", category_id=category_id, **cap, limit=per_category)
         lists.append([p["product_id"] for p in found["results"]] if found else [])
     return lists
 

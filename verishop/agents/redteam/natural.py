@@ -12,6 +12,7 @@ themselves (no order or line ID restated, no done); recommendations with a frien
 from __future__ import annotations
 
 import random
+import re
 from datetime import date
 
 from verishop.envs.policy.oracle import policy_query
@@ -21,6 +22,7 @@ from verishop.agents.oracles import play_for
 from verishop.agents.session import ShopSession
 from verishop.envs import spec_for_goal
 from verishop.scenarios.customers import precise_questions
+from verishop.scenarios.money import USD, as_shop_money, name_of, written
 from verishop.envs.policy.answers import policy_figures
 from verishop.scenarios.models import (BundleGoal, CartGoal, PolicyGoal, ProductDiscoveryGoal, ReturnGoal, Scenario, StatusGoal,
                               SubstitutionGoal)
@@ -95,7 +97,11 @@ class NaturalAgent:
 
     async def _policy(self, shop: ShopSession, goal: PolicyGoal, last: bool) -> None:
         await shop.call("search_policies", query=policy_query(goal), limit=10)
-        sentence = self._policy_sentence(goal)
+        if goal.currency == USD:
+            sentence = self._policy_sentence(goal)
+        else:  # the phrasebooks speak dollars: the question read in them, the answer said in the shop's money
+            in_dollars = goal.model_copy(update={"question": as_shop_money(goal.question.lower(), goal.currency)})
+            sentence = _in_shop_money(self._policy_sentence(in_dollars), goal.currency)
         await say(shop, sentence, answer=sentence, done=last)
 
     # How the answer is worded: the one thing `NaturalIdiomsAgent` changes.
@@ -124,6 +130,12 @@ class NaturalIdiomsAgent(NaturalAgent):
             return idioms.numeric(self.rng, goal.question, goal.answer, self.scenario.policy.return_window_days,
                                   policy_figures(self.scenario.policy))
         return idioms.categorical(self.rng, goal.question, goal.answer)
+
+
+def _in_shop_money(sentence: str, currency: str) -> str:
+    """A sentence the phrasebooks wrote in dollars ("$7.99", "7 dollars and 99 cents"), in `currency`."""
+    sentence = re.sub(r"\$(\d[\d,]*\.\d\d)", lambda m: written(currency, m[1]), sentence)
+    return re.sub(r"\bdollars?\b", name_of(currency), sentence)
 
 
 def _day(value: str | date | None) -> date | None:

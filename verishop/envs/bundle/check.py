@@ -18,7 +18,7 @@ Solved when F1 = 1 and cost ≤ B.
 from __future__ import annotations
 
 from verishop.scenarios.catalog.reader import Product
-from verishop.envs.bundle.generator import dollars, say_category
+from verishop.envs.bundle.generator import money, say_category
 from verishop.scenarios.models import BundleGoal
 from verishop.scenarios.taxonomy import is_denied
 from verishop.verifier.charges import commitment_lists, first_found_id, shown_flag
@@ -119,11 +119,11 @@ def charges(ep: Episode, goal: BundleGoal, check: Check, checks: list[Check]) ->
         out += [needs(cat) for cat in goal.categories if cat not in counted | tried]
         cost = sum(p.price_cents for pid in ids if (p := ep.shop.product(pid)) is not None)
         if goal.budget_cents is not None and cost > goal.budget_cents:
-            out.append(Requirement(f"within {dollars(goal.budget_cents)}", "stated"))
+            out.append(Requirement(f"within {money(goal.budget_cents, goal.currency)}", "stated"))
         return out
 
     if check.name == "budget":
-        return [Requirement(f"within {dollars(goal.budget_cents or 0)}", "stated")]
+        return [Requirement(f"within {money(goal.budget_cents or 0, goal.currency)}", "stated")]
     if check.name.startswith("item_"):
         pid = first_found_id(check.found)
         if shown_flag(check.found) is False:

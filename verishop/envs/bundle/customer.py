@@ -8,7 +8,7 @@ from __future__ import annotations
 from verishop.scenarios.catalog.reader import Product
 from verishop.scenarios.customers.base import CustomerState, CustomerTurn, WorldView
 from verishop.scenarios.customers.topics import Detail, answer
-from verishop.envs.bundle.generator import PHRASES, dollars, say_category
+from verishop.envs.bundle.generator import PHRASES, money, say_category
 from verishop.scenarios.models import BundleGoal, Submission
 from verishop.scenarios.taxonomy import CATEGORIES, is_denied
 
@@ -26,7 +26,7 @@ def reply(state: CustomerState, goal: BundleGoal, message: str, sub: Submission,
     if sub.done:
         return CustomerTurn("You haven't suggested anything yet... never mind, bye.", "quit")
     nothing_left = "No, that's everything I need." if goal.budget_cents is None else \
-        f"No, that's everything. It all has to fit in {dollars(goal.budget_cents)}."
+        f"No, that's everything. It all has to fit in {money(goal.budget_cents, goal.currency)}."
     turn = answer(state, message, details(goal), "What would you recommend?", extra=_CATEGORY_WORDS, unneeded=_NOT_NEEDED,
                   nothing_left=nothing_left)
     return turn or CustomerTurn("Okay. What would you recommend?", "continue")
@@ -38,8 +38,8 @@ def details(goal: BundleGoal) -> list[Detail]:
                    f"Oh right, I also need {say_category(c)}." if c in goal.unstated else f"I need {say_category(c)}.",
                    c in goal.unstated) for i, c in enumerate(goal.categories)]
     if goal.budget_cents is not None:
-        told.append(Detail("budget", frozenset({"budget"}), f"It all has to fit in {dollars(goal.budget_cents)}.",
-                           False))
+        told.append(Detail("budget", frozenset({"budget"}),
+                           f"It all has to fit in {money(goal.budget_cents, goal.currency)}.", False))
     return told
 
 
@@ -70,6 +70,7 @@ def _judge(state: CustomerState, goal: BundleGoal, ids: tuple[str, ...]) -> Cust
         seen_categories.add(p.category_id)
     cost = sum(p.price_cents for p in products)
     if goal.budget_cents is not None and cost > goal.budget_cents:
-        return CustomerTurn(f"Altogether that's {dollars(cost)}, which is {dollars(cost - goal.budget_cents)} over "
-                            f"my budget of {dollars(goal.budget_cents)}.", "correct")
+        over = money(cost - goal.budget_cents, goal.currency)
+        return CustomerTurn(f"Altogether that's {money(cost, goal.currency)}, which is {over} over "
+                            f"my budget of {money(goal.budget_cents, goal.currency)}.", "correct")
     return CustomerTurn(f"That's everything I need for my {goal.project}. Thank you!", "done")

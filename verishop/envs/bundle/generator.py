@@ -24,8 +24,9 @@ from verishop.scenarios.difficulty import axes_for
 from verishop.scenarios.shared_world import SharedWorld, pick_customer, pick_policy, pick_today
 from verishop.scenarios.household import make_browsing_history, make_order_history
 from verishop.scenarios.models import Axes, BundleGoal, Scenario, StockChange
+from verishop.scenarios.money import written
 from verishop.scenarios.noise import add_typos
-from verishop.scenarios.prompts import SYSTEM_PROMPT
+from verishop.scenarios.prompts import system_prompt
 from verishop.scenarios.rng import make_rng
 from verishop.scenarios.taxonomy import category
 
@@ -112,8 +113,9 @@ def say_list(phrases: list[str]) -> str:
     return phrases[0] if len(phrases) == 1 else ", ".join(phrases[:-1]) + " and " + phrases[-1]
 
 
-def dollars(cents: int) -> str:
-    return f"${cents / 100:,.0f}" if cents % 100 == 0 else f"${cents / 100:,.2f}"
+def money(cents: int, currency: str) -> str:
+    """A budget or a total as the customer says it, in the shop's currency: "$290", "€41.50", "290 AED"."""
+    return written(currency, f"{cents / 100:,.0f}" if cents % 100 == 0 else f"{cents / 100:,.2f}")
 
 
 def category_count(difficulty: int) -> int:
@@ -179,14 +181,14 @@ def pick_categories(rng: random.Random, catalog: CatalogReader, project: Project
 
 
 def opening_message(rng: random.Random, project: Project, categories: tuple[str, ...], stated: list[bool],
-                    budget_cents: int | None, p_noise: float) -> str:
+                    budget_cents: int | None, p_noise: float, currency: str) -> str:
     said = [say_category(c) for c, s in zip(categories, stated) if s]
     text = f"{rng.choice(_GREETINGS)} {project.intro} and I need {say_list(said)}"
     if not all(stated):
         text += rng.choice(_MORE)
     text += "."
     if budget_cents is not None:
-        text += f" My budget is {dollars(budget_cents)} for everything."
+        text += f" My budget is {money(budget_cents, currency)} for everything."
     return add_typos(rng, f"{text} {rng.choice(_ASKS)}", p_noise)
 
 
@@ -219,9 +221,11 @@ def generate(difficulty: int, seed: int, catalog: CatalogReader, shared: SharedW
         browsing_history=make_browsing_history(rng, catalog, categories[0]),
         stock_changes=tuple(StockChange(product_id=pid, stock=0) for p in picks for pid in p.sold_out),
         policy=pick_policy(rng, shared, catalog),
-        system_prompt=SYSTEM_PROMPT,
-        opening_message=opening_message(rng, project, categories, stated, budget_cents, axes.p_noise),
+        system_prompt=system_prompt(catalog.currency),
+        opening_message=opening_message(rng, project, categories, stated, budget_cents, axes.p_noise,
+                                        catalog.currency),
         goal=BundleGoal(project=project.name, categories=categories, budget_cents=budget_cents,
                         unstated=tuple(c for c, s in zip(categories, stated) if not s),
-                        reference_product_ids=tuple(p.reference.product_id for p in picks)),
+                        reference_product_ids=tuple(p.reference.product_id for p in picks),
+                        currency=catalog.currency),
     )

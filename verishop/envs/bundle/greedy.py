@@ -11,7 +11,9 @@ from __future__ import annotations
 import re
 
 from verishop.agents.baselines import categories
+from verishop.agents.baselines.reading import price_cap
 from verishop.agents.session import ShopSession, ToolFailed
+from verishop.scenarios.money import amount_pattern
 from verishop.scenarios.taxonomy import SHOPPABLE_CATEGORIES
 from verishop.scenarios.tool_names import RESPOND_TO_CUSTOMER, SEARCH_CATALOG
 
@@ -60,23 +62,35 @@ def matches(text: str) -> bool:
     return any(cue in lowered for cue in _PROJECT_CUES) and bool(spot_categories(text) or needed_phrases(text))
 
 
-def budget_usd(text: str) -> float | None:
-    m = re.search(r"\$([\d,]+(?:\.\d+)?)", text)
-    return float(m.group(1).replace(",", "")) if m else None
+_AMOUNT = re.compile(amount_pattern(capture=False), re.IGNORECASE)
+
+
+def budget(text: str) -> str | None:
+    """The budget the customer states, as written ("$290", "€290", "290 AED")."""
+    m = _AMOUNT.search(text)
+    return m.group(0) if m else None
+
+
+def share(budget_text: str | None, parts: int) -> dict[str, float | None]:
+    """The price filter for an even share of the budget (none without a budget)."""
+    if not budget_text or not parts:
+        return {"max_price_usd": None}
+    (name, total), = price_cap(budget_text).items()
+    return {name: round(total / parts, 2)}
 
 
 async def play(shop: ShopSession, text: str) -> None:
     ids: list[str] = []
     found_ids = spot_categories(text)
-    budget = budget_usd(text)
+    stated = budget(text)
     if not found_ids and needed_phrases(text):  # an imported shop's categories: one search per thing
         phrases = needed_phrases(text)
-        cap = round(budget / len(phrases), 2) if budget else None
+        cap = share(stated, len(phrases))
         for phrase in phrases:
             cards = await _cards(shop, phrase, cap)
             category_id = categories.category_among(cards, phrase)
             ids += [c["product_id"] for c in cards if c["category_id"] == category_id][:1]
-    cap = round(budget / len(found_ids), 2) if budget and found_ids else None
+    cap = share(stated, len(found_ids))
     for category_id in found_ids:
         try:
             found = await _top(shop, category_id, cap)
@@ -88,11 +102,12 @@ async def play(shop: ShopSession, text: str) -> None:
                     recommended_product_ids=list(dict.fromkeys(ids))[:10])
 
 
-async def _cards(shop: ShopSession, phrase: str, cap: float | None) -> list[dict]:
+async def _cards(shop: ShopSession, phrase: str, cap: dict[str, float | None]) -> list[dict]:
     from verishop.agents.baselines.lookups import lookup
 
     try:
-        return (await lookup(shop, SEARCH_CATALOG, query=phrase[:200], max_price_usd=cap, in_stock_only=True, limit=20))["results"]
+        found = await lookup(shop, SEARCH_CATALOG, query=phrase[:200], **cap, in_stock_only=True, limit=20)
+        return found["results"]
     except ToolFailed:
         return []
 
@@ -102,6 +117,6 @@ async def _found_by_search(shop: ShopSession, text: str) -> list[str]:
     return list(dict.fromkeys(cid for cid in found if cid))
 
 
-async def _top(shop: ShopSession, category_id: str, max_price_usd: float | None) -> list[dict]:
-    found = await shop.call(SEARCH_CATALOG, category_id=category_id, max_price_usd=max_price_usd, limit=1)
+async def _top(shop: ShopSession, category_id: str, cap: dict[str, float | None]) -> list[dict]:
+    found = await shop.call(SEARCH_CATALOG, category_id=category_id, **cap, limit=1)
     return found["results"]

@@ -25,7 +25,7 @@ from verishop.scenarios.shared_world import SharedWorld, pick_customer, pick_pol
 from verishop.scenarios.household import make_browsing_history, make_order_history
 from verishop.scenarios.models import CartGoal, CartItem, ExtraProduct, Scenario
 from verishop.scenarios.noise import add_typos
-from verishop.scenarios.prompts import SYSTEM_PROMPT
+from verishop.scenarios.prompts import system_prompt
 from verishop.scenarios.rng import make_rng
 from verishop.scenarios.taxonomy import category
 
@@ -132,7 +132,8 @@ def generate(difficulty: int, seed: int, catalog: CatalogReader,
         customer=pick_customer(rng, today, shared),
         orders=make_order_history(rng, catalog, today, axes.order_history),
         browsing_history=make_browsing_history(rng, catalog, None),
-        stock_changes=(), extra_products=tuple(extras), policy=pick_policy(rng, shared, catalog), system_prompt=SYSTEM_PROMPT,
+        stock_changes=(), extra_products=tuple(extras), policy=pick_policy(rng, shared, catalog),
+        system_prompt=system_prompt(catalog.currency),
         opening_message=add_typos(rng, rng.choice(_OPENINGS).format(items=_list(items)), axes.p_noise),
         goal=CartGoal(items=tuple(items)),
     )

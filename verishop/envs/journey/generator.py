@@ -32,7 +32,7 @@ from verishop.scenarios.shared_world import SharedWorld, pick_customer, pick_pol
 from verishop.scenarios.household import make_browsing_history
 from verishop.scenarios.models import JourneyGoal, Scenario, SubGoal
 from verishop.scenarios.policy import extend_policy
-from verishop.scenarios.prompts import SYSTEM_PROMPT
+from verishop.scenarios.prompts import system_prompt
 from verishop.scenarios.rng import derive_seed, make_rng
 from verishop.scenarios.stock import EpisodeStock
 
@@ -184,7 +184,7 @@ def generate(difficulty: int, seed: int, catalog: CatalogReader, shared: SharedW
         stock_changes=tuple({c.product_id: c for sub in subs for c in sub.stock_changes}.values()),
         sell_outs=tuple(dict.fromkeys(rule for sub in subs for rule in sub.sell_outs)),
         extra_products=tuple(p for sub in subs for p in sub.extra_products),
-        policy=world.policy, system_prompt=SYSTEM_PROMPT,
+        policy=world.policy, system_prompt=system_prompt(catalog.currency),
         opening_message=subs[0].opening_message,
         goal=JourneyGoal(tasks=tuple(sub.goal for sub in subs),
                          openings=tuple(sub.opening_message for sub in subs)),

@@ -18,7 +18,7 @@ from verishop.scenarios.household import make_browsing_history, make_order_histo
 from verishop.scenarios.models import Constraint, Persona, ProductDiscoveryGoal, Scenario
 from verishop.scenarios.noise import add_typos
 from verishop.scenarios.ranking import PRIORITIES, ideal_ranking, make_persona
-from verishop.scenarios.prompts import SYSTEM_PROMPT
+from verishop.scenarios.prompts import system_prompt
 from verishop.scenarios.rng import make_rng
 from verishop.scenarios.stock import EpisodeStock
 
@@ -64,7 +64,7 @@ def generate(difficulty: int, seed: int, catalog: CatalogReader,
     today = pick_today(rng, shared)
     anchor = catalog.random_product(rng, deny=catalog.denied_category_ids)
 
-    candidates = candidate_constraints(anchor, difficulty, rng, catalog.absent_fields)
+    candidates = candidate_constraints(anchor, difficulty, rng, catalog.absent_fields, currency=catalog.currency)
     picked = rng.sample(candidates, k=min(axes.constraints - 1, len(candidates)))
     stated = [rng.random() >= axes.p_missing for _ in picked]
     if picked and not any(stated):
@@ -91,7 +91,7 @@ def generate(difficulty: int, seed: int, catalog: CatalogReader,
         stock_changes=(),
         sell_outs=rules,
         policy=pick_policy(rng, shared, catalog),
-        system_prompt=SYSTEM_PROMPT,
+        system_prompt=system_prompt(catalog.currency),
         opening_message=opening_message(rng, constraints, k, axes.p_noise, persona),
         goal=ProductDiscoveryGoal(category_id=anchor.category_id, constraints=constraints,
                                   items_to_recommend=k, anchor_product_id=anchor.product_id, persona=persona,

@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterable
 
 from verishop.scenarios.answers import (REFUND_OPTIONS, Reading, definite, figures_in, read_choice,
-                                        read_number, read_yes_no)
+                                        read_number, read_yes_no, unit_of)
 from verishop.scenarios.models import PolicyGoal, StorePolicy, Submission
 
 
@@ -29,12 +29,13 @@ def read_answer(goal: PolicyGoal, text: str | None, given: Iterable[float] = ())
     """What the answer says, read the way a person reads it (`verishop.scenarios.answers`): a number,
     "yes"/"no", an option, None (nothing recognisable) or AMBIGUOUS (a hedge). The question decides
     the unit of a number and what a yes/no answers; its figures and `given` (e.g. `policy_figures`)
-    are restatements when the answer states another figure too. A free answer to any other
+    are restatements when the answer states another figure too. Money is the shop's (`goal.currency`):
+    another currency's figure is never the answer. A free answer to any other
     question is read as its words, so that reading it never tells whether it is right."""
     if goal.answer_kind == "numeric":
-        return read_number(text, given=given, question=goal.question)
+        return read_number(text, given=given, question=goal.question, currency=goal.currency)
     if goal.answer in ("yes", "no"):
-        return read_yes_no(text, question=goal.question)
+        return read_yes_no(text, question=goal.question, currency=goal.currency)
     if goal.answer in REFUND_OPTIONS:
         return read_choice(text, REFUND_OPTIONS)
     if not text or not normalise(text):
@@ -44,7 +45,7 @@ def read_answer(goal: PolicyGoal, text: str | None, given: Iterable[float] = ())
 
 def policy_figures(policy: StorePolicy) -> tuple[float, ...]:
     """The figures the policy's clauses state: an answer that restates them is not hedging."""
-    return figures_in(" ".join(clause.text for clause in policy.clauses))
+    return figures_in(" ".join(clause.text for clause in policy.clauses), policy.currency)
 
 
 def normalise(text: str) -> str:
@@ -104,7 +105,8 @@ def policy_ask_back(goal: PolicyGoal, hedged: bool) -> str:
         return "Sorry — is that a yes or a no?"
     if "percent" in question:
         return f"{sorry} So what percentage is it?"
-    if "how much" in question or "$" in question or "dollars" in question:
+    if "how much" in question or "$" in question or "dollars" in question or \
+            unit_of(question, goal.currency) == "money":
         return f"{sorry} So how much is it, exactly?"
     if "days" in question:
         return f"{sorry} So how many days is it?"

@@ -22,9 +22,10 @@ from verishop.scenarios.difficulty import axes_for
 from verishop.scenarios.shared_world import SharedWorld, pick_customer, pick_policy, pick_today
 from verishop.scenarios.household import make_browsing_history, make_order_history
 from verishop.scenarios.models import PolicyGoal, Scenario, StorePolicy
+from verishop.scenarios.money import amount, name_of
 from verishop.scenarios.noise import add_typos
 from verishop.scenarios.policy import TIERS, extend_policy, refund_cents, return_window, shipping_cents
-from verishop.scenarios.prompts import SYSTEM_PROMPT
+from verishop.scenarios.prompts import system_prompt
 from verishop.envs.policy.question import Question
 from verishop.envs.policy.shop_questions import shop_families
 from verishop.scenarios.rng import make_rng
@@ -63,7 +64,8 @@ def _noun(rng: random.Random, category_id: str) -> str:
     return " ".join(w if w.isupper() else w.lower() for w in rng.choice(category(category_id).nouns).split())
 
 
-def _dollars(cents: int) -> str:
+def _figure(cents: int) -> str:
+    """An amount's figure, as an answer states it ("7.99")."""
     return f"{cents / 100:.2f}"
 
 
@@ -172,14 +174,14 @@ def defective_final_sale_question(rng: random.Random, policy: StorePolicy, today
 
 def threshold_question(rng: random.Random, policy: StorePolicy, today: date, dates: bool) -> Question:
     member = " if I'm not a member" if policy.rules else ""
-    return Question(ask=f"What is the smallest purchase, in dollars, that ships free{member}?",
-                    answer=_dollars(policy.free_shipping_threshold_cents), kind="numeric",
+    return Question(ask=f"What is the smallest purchase, in {name_of(policy.currency)}, that ships free{member}?",
+                    answer=_figure(policy.free_shipping_threshold_cents), kind="numeric",
                     clause_ids=("POL-SHIPPING",))
 
 
 def standard_shipping_question(rng: random.Random, policy: StorePolicy, today: date, dates: bool) -> Question:
     return Question(ask="How much does standard shipping cost when a purchase doesn't ship free?",
-                    answer=_dollars(policy.standard_shipping_cents), kind="numeric", clause_ids=("POL-SHIPPING",))
+                    answer=_figure(policy.standard_shipping_cents), kind="numeric", clause_ids=("POL-SHIPPING",))
 
 
 def restocking_question(rng: random.Random, policy: StorePolicy, today: date, dates: bool) -> Question:
@@ -201,8 +203,9 @@ def refund_amount_question(rng: random.Random, policy: StorePolicy, today: date,
     noun = _noun(rng, rng.choice(ELECTRONICS))
     price = rng.randint(15, 300) * 100 - 1
     refund = refund_cents(policy, price, opened_electronics=True, defective=False)
-    return Question(ask=f"I paid ${_dollars(price)} for the {noun} and opened it, but I changed my mind. How much "
-                        f"will I get back if I return it?", answer=_dollars(refund), kind="numeric",
+    return Question(ask=f"I paid {amount(price, policy.currency)} for the {noun} and opened it, but I changed my "
+                        f"mind. How much "
+                        f"will I get back if I return it?", answer=_figure(refund), kind="numeric",
                     clause_ids=("POL-RESTOCK",))
 
 
@@ -240,7 +243,7 @@ def surcharge_question(rng: random.Random, policy: StorePolicy, today: date, dat
     assert policy.rules is not None
     noun = _noun(rng, rng.choice(policy.rules.oversize_categories))
     return Question(ask=f"How much is the shipping surcharge on an oversized item like a {noun}?",
-                    answer=_dollars(policy.rules.oversize_surcharge_cents), kind="numeric",
+                    answer=_figure(policy.rules.oversize_surcharge_cents), kind="numeric",
                     clause_ids=("POL-OVERSIZE",))
 
 
@@ -267,7 +270,8 @@ def _purchase_cents(rng: random.Random, policy: StorePolicy) -> int:
 def member_free_shipping_question(rng: random.Random, policy: StorePolicy, today: date, dates: bool) -> Question:
     subtotal = _purchase_cents(rng, policy)
     answer, accepted = _yes_no(shipping_cents(policy, subtotal, tier="Plus") == 0)
-    return Question(ask=f"Will a ${_dollars(subtotal)} purchase ship free?", answer=answer, accepted=accepted,
+    return Question(ask=f"Will a {amount(subtotal, policy.currency)} purchase ship free?", answer=answer,
+                    accepted=accepted,
                     kind="categorical", clause_ids=("POL-SHIPPING", "POL-MEMBERSHIP"),
                     details=("I'm a Verishop Plus member.",))
 
@@ -280,8 +284,8 @@ def oversize_shipping_question(rng: random.Random, policy: StorePolicy, today: d
     cost = shipping_cents(policy, subtotal, tier=tier, oversize_items=1)
     who = (f"I'm a Verishop {tier} member.",) if tier else ()
     member = "" if tier else " I'm not a member."
-    return Question(ask=f"How much will shipping cost if I buy a ${_dollars(subtotal)} {noun}?{member}",
-                    answer=_dollars(cost), kind="numeric",
+    return Question(ask=f"How much will shipping cost if I buy a {amount(subtotal, policy.currency)} {noun}?{member}",
+                    answer=_figure(cost), kind="numeric",
                     clause_ids=("POL-SHIPPING", *(("POL-MEMBERSHIP",) if tier else ()), "POL-OVERSIZE"), details=who)
 
 
@@ -332,13 +336,14 @@ def generate(difficulty: int, seed: int, catalog: CatalogReader, shared: SharedW
     stated = [d for d, held in zip(question.details, held_back) if not held]
     goal = PolicyGoal(question=" ".join([*question.details, question.ask]), answer_kind=question.kind,
                       answer=question.answer, accepted=question.accepted, clause_ids=question.clause_ids,
-                      unstated=tuple(d for d, held in zip(question.details, held_back) if held))
+                      unstated=tuple(d for d, held in zip(question.details, held_back) if held),
+                      currency=policy.currency)
     return Scenario(
         env_id=ENV_ID, difficulty=difficulty, seed=seed, today=today, catalog=catalog.ref(), axes=axes,
         customer=customer,
         orders=make_order_history(rng, catalog, today, axes.order_history),
         browsing_history=make_browsing_history(rng, catalog, None),
-        stock_changes=(), policy=policy, system_prompt=SYSTEM_PROMPT,
+        stock_changes=(), policy=policy, system_prompt=system_prompt(catalog.currency),
         opening_message=opening_message(rng, stated, question.ask, axes.p_noise),
         goal=goal,
     )

@@ -18,6 +18,10 @@ from verishop.agents.baselines.policy_text import Clauses, Situation, in_holiday
 from verishop.agents.baselines.lookups import lookup
 from verishop.agents.session import ShopSession, ToolFailed
 from verishop.scenarios.tool_names import GET_CURRENT_DATE, RESPOND_TO_CUSTOMER, SEARCH_POLICIES
+from verishop.scenarios.money import amount_pattern
+
+# An amount in the shop's currency, as its clauses and its customer write it ("$7.99", "€7.99", "7.99 AED").
+_AMOUNT, _ANY_AMOUNT = amount_pattern(), amount_pattern(capture=False)
 
 _YES_NO_STARTS = ("can", "is", "will", "does", "do", "would", "are")
 # The words that find each kind of question's clauses (search_policies ranks clauses by them).
@@ -102,9 +106,9 @@ def _first_figure(question: str, found: list[dict]) -> Any:
 def _item(question: str, text: str) -> str:
     """The item the question is about ("... return the memory foam pillow?" -> its words; "I paid
     $30 for the teapot and opened it ... if I return it?" -> the teapot)."""
-    pattern = (r"(?:return (?:the |an |a )?(?:opened )?|like an? |buy an? \$[\d.,]+ |for the )([a-z -]+?)"
+    pattern = (rf"(?:return (?:the |an |a )?(?:opened )?|like an? |buy an? {_ANY_AMOUNT} |for the )([a-z -]+?)"
                r"(?: i bought| because| and opened|\?|$)")
-    found = re.search(pattern, question.lower())
+    found = re.search(pattern, question.lower(), re.IGNORECASE)  # a currency code is upper case
     if found and found.group(1) != "it":
         return found.group(1)
     paid = re.search(r"for the ([a-z -]+?) and opened", text.lower())
@@ -140,16 +144,16 @@ def _fee(q: str, item: str, said: Situation, clauses: Clauses) -> Any:
         if not said.amounts:
             return None
         paid = said.amounts[0]
-        return_shipping = (clauses.number("POL-RETURN-SHIPPING", r"Return shipping costs \$(\d[\d,]*(?:\.\d+)?)") or 0.0
+        return_shipping = (clauses.number("POL-RETURN-SHIPPING", rf"Return shipping costs {_AMOUNT}") or 0.0
                            if not said.defective else 0.0)
         return round(paid - round(paid * percent) / 100 - return_shipping, 2)
     return percent > 0
 
 
 def _shipping(q: str, item: str, said: Situation, clauses: Clauses) -> Any:
-    standard = clauses.number("POL-SHIPPING", r"Standard shipping costs \$(\d[\d,]*(?:\.\d+)?)")
-    threshold = clauses.number("POL-SHIPPING", r"Orders of \$(\d[\d,]*(?:\.\d+)?) or more ship free")
-    surcharge = clauses.number("POL-OVERSIZE", r"\$(\d[\d,]*(?:\.\d+)?) surcharge")
+    standard = clauses.number("POL-SHIPPING", rf"Standard shipping costs {_AMOUNT}")
+    threshold = clauses.number("POL-SHIPPING", rf"Orders of {_AMOUNT} or more ship free")
+    surcharge = clauses.number("POL-OVERSIZE", rf"{_AMOUNT} surcharge")
     if "smallest purchase" in q:
         return threshold
     if "standard shipping cost" in q:
@@ -162,7 +166,7 @@ def _shipping(q: str, item: str, said: Situation, clauses: Clauses) -> Any:
     free = threshold is not None and subtotal >= threshold
     if said.tier == "Premier" and "every purchase" in clauses.text("POL-MEMBERSHIP"):
         free = True
-    plus = clauses.number("POL-MEMBERSHIP", r"Plus members get free standard shipping on purchases of \$(\d[\d,]*(?:\.\d+)?)")
+    plus = clauses.number("POL-MEMBERSHIP", rf"Plus members get free standard shipping on purchases of {_AMOUNT}")
     if said.tier == "Plus" and plus is not None and subtotal >= plus:
         free = True
     if q.startswith("will"):

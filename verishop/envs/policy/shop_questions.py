@@ -11,6 +11,7 @@ from datetime import date, timedelta
 
 from verishop.envs.policy.question import Question
 from verishop.scenarios.models import StorePolicy
+from verishop.scenarios.money import amount, name_of
 from verishop.scenarios.policy import return_window
 from verishop.scenarios.shop_policy import restocking_fee_applies
 from verishop.scenarios.taxonomy import Category
@@ -22,7 +23,8 @@ NO_FEE = ("no", "none", "no fee", "no restocking fee", "no there is not", "no th
           "there is no restocking fee")
 
 
-def _dollars(cents: int) -> str:
+def _figure(cents: int) -> str:
+    """An amount's figure, as an answer states it ("7.99")."""
     return f"{cents / 100:.2f}"
 
 
@@ -68,13 +70,13 @@ def shop_families(policy: StorePolicy, categories: tuple[Category, ...], branche
                         answer="no", accepted=NO, kind="categorical", clause_ids=("POL-FINAL-SALE",))
 
     def threshold(rng: random.Random, today: date, dates: bool) -> Question:
-        return Question(ask="What is the smallest purchase, in dollars, that ships free?",
-                        answer=_dollars(policy.free_shipping_threshold_cents), kind="numeric",
+        return Question(ask=f"What is the smallest purchase, in {name_of(policy.currency)}, that ships free?",
+                        answer=_figure(policy.free_shipping_threshold_cents), kind="numeric",
                         clause_ids=("POL-SHIPPING",))
 
     def standard(rng: random.Random, today: date, dates: bool) -> Question:
         return Question(ask="How much does standard shipping cost when a purchase doesn't ship free?",
-                        answer=_dollars(policy.standard_shipping_cents), kind="numeric", clause_ids=("POL-SHIPPING",))
+                        answer=_figure(policy.standard_shipping_cents), kind="numeric", clause_ids=("POL-SHIPPING",))
 
     def fee(rng: random.Random, today: date, dates: bool) -> Question:
         if with_fee and (not without_fee or rng.random() < 0.5):
@@ -91,8 +93,9 @@ def shop_families(policy: StorePolicy, categories: tuple[Category, ...], branche
         price = rng.randint(15, 300) * 100 - 1
         fee_cents = round(price * policy.restocking_fee_percent / 100) if restocking_fee_applies(policy, cat.id) else 0
         refund = price - fee_cents - terms.return_shipping_cents
-        return Question(ask=f"I paid ${_dollars(price)} for the {_noun(rng, cat)} and opened it, but I changed my "
-                            f"mind. How much will I get back if I return it?", answer=_dollars(refund), kind="numeric",
+        return Question(ask=f"I paid {amount(price, policy.currency)} for the {_noun(rng, cat)} and opened it, but I "
+                            f"changed my "
+                            f"mind. How much will I get back if I return it?", answer=_figure(refund), kind="numeric",
                         clause_ids=("POL-RESTOCK", "POL-RETURN-SHIPPING"))
 
     def refund_days(rng: random.Random, today: date, dates: bool) -> Question:

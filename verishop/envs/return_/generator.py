@@ -35,7 +35,7 @@ from verishop.scenarios.shared_world import SharedWorld, pick_customer, pick_pol
 from verishop.scenarios.household import make_browsing_history, make_order, make_order_with_status, noun, say_date
 from verishop.scenarios.models import Constraint, Order, ReturnGoal, Scenario, SellOut, StorePolicy
 from verishop.scenarios.noise import add_typos
-from verishop.scenarios.prompts import SYSTEM_PROMPT
+from verishop.scenarios.prompts import system_prompt
 from verishop.scenarios.policy import return_window_days
 from verishop.scenarios.rng import make_rng
 from verishop.scenarios.taxonomy import category
@@ -286,7 +286,7 @@ def _replacement(rng: random.Random, catalog: CatalogReader, target: Product, d:
     reference = target
     while reference.product_id == target.product_id:
         reference = catalog.random_product(rng, allow={target.category_id})
-    candidates = candidate_constraints(reference, d, rng, catalog.absent_fields)
+    candidates = candidate_constraints(reference, d, rng, catalog.absent_fields, currency=catalog.currency)
     picked = rng.sample(candidates, k=min(3, axes.constraints - 1, len(candidates)))
     constraints = (Constraint(kind="category", value=target.category_id),
                    *(c.model_copy(update={"stated": rng.random() >= axes.p_missing}) for c in picked))
@@ -339,7 +339,7 @@ def generate(difficulty: int, seed: int, catalog: CatalogReader, shared: SharedW
     return Scenario(
         env_id=ENV_ID, difficulty=difficulty, seed=seed, today=today, catalog=catalog.ref(), axes=axes,
         customer=customer, orders=tuple(orders), browsing_history=make_browsing_history(rng, catalog, None),
-        stock_changes=(), sell_outs=rules, policy=policy, system_prompt=SYSTEM_PROMPT,
+        stock_changes=(), sell_outs=rules, policy=policy, system_prompt=system_prompt(catalog.currency),
         opening_message=add_typos(rng, text, axes.p_noise),
         goal=ReturnGoal(order_id=target_order.order_id, line_id=line.line_id,
                         description=desc.words(dict.fromkeys(SLOTS, True)), reason=reason.rstrip("."),

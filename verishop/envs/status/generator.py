@@ -25,7 +25,7 @@ from verishop.scenarios.shared_world import SharedWorld, pick_customer, pick_pol
 from verishop.scenarios.household import make_browsing_history, make_order_with_status, noun, say_date
 from verishop.scenarios.models import Order, OrderLine, Scenario, StatusGoal
 from verishop.scenarios.noise import add_typos
-from verishop.scenarios.prompts import SYSTEM_PROMPT
+from verishop.scenarios.prompts import system_prompt
 from verishop.scenarios.rng import make_rng
 
 ENV_ID = "status-v5"
@@ -187,7 +187,7 @@ def generate(difficulty: int, seed: int, catalog: CatalogReader, shared: SharedW
         env_id=ENV_ID, difficulty=difficulty, seed=seed, today=today, catalog=catalog.ref(), axes=axes,
         customer=customer, orders=tuple(sorted(orders, key=lambda o: o.placed_on)),
         browsing_history=make_browsing_history(rng, catalog, None), stock_changes=(), policy=policy,
-        system_prompt=SYSTEM_PROMPT, opening_message=opening,
+        system_prompt=system_prompt(catalog.currency), opening_message=opening,
         goal=StatusGoal(order_id=target.order_id, status=target.status, description=plain_description(target),
                         indirect=indirect),
     )

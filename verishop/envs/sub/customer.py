@@ -14,6 +14,7 @@ from verishop.scenarios.constraints import describe, describe_violation, satisfi
 from verishop.scenarios.customers.base import CustomerState, CustomerTurn, WorldView
 from verishop.scenarios.customers.topics import Detail, answer, constraint_topics
 from verishop.scenarios.models import Submission, SubstitutionGoal
+from verishop.scenarios.money import amount
 from verishop.scenarios.ranking import substitute_relevance
 from verishop.scenarios.taxonomy import category
 
@@ -67,17 +68,17 @@ def _judge(state: CustomerState, goal: SubstitutionGoal, ids: tuple[str, ...]) -
             if not satisfies(p, c):
                 state.revealed.add(i)
                 return CustomerTurn(f"Hmm, the {p.title}: {describe_violation(p, c)}", "correct")
-        return CustomerTurn(_difference(p, original), "correct")
+        return CustomerTurn(_difference(p, original, state.scenario.catalog.currency), "correct")
     return CustomerTurn("These look like great replacements. Thanks, that's all I needed!", "done")
 
 
-def _difference(p: Product, original: Product) -> str:
-    """How `p` differs from the original, in the customer's words."""
+def _difference(p: Product, original: Product, currency: str) -> str:
+    """How `p` differs from the original, in the customer's words (prices in the shop's `currency`)."""
     for name, value in sorted(original.attrs.items()):
         if p.attrs.get(name) != value:
             return (f"The {p.title} has {name.replace('_', ' ')} {p.attrs.get(name, 'something else')}; "
                     f"the one I wanted had {value}. Is there anything closer?")
     if p.brand != original.brand:
         return f"The {p.title} is {p.brand}; I'd rather stay close to {original.brand}. Anything closer?"
-    return (f"The {p.title} costs ${p.price_cents / 100:.2f}, quite far from the "
-            f"${original.price_cents / 100:.2f} I meant to pay. Anything closer?")
+    return (f"The {p.title} costs {amount(p.price_cents, currency)}, quite far from the "
+            f"{amount(original.price_cents, currency)} I meant to pay. Anything closer?")

@@ -26,7 +26,7 @@ from verishop.scenarios.shared_world import SharedWorld, pick_customer, pick_pol
 from verishop.scenarios.household import make_browsing_history, make_order_history
 from verishop.scenarios.models import Constraint, Scenario, StockChange, SubstitutionGoal
 from verishop.scenarios.noise import add_typos
-from verishop.scenarios.prompts import SYSTEM_PROMPT
+from verishop.scenarios.prompts import system_prompt
 from verishop.scenarios.ranking import best_substitutes
 from verishop.scenarios.rng import make_rng
 from verishop.scenarios.stock import EpisodeStock
@@ -96,7 +96,8 @@ def generate(difficulty: int, seed: int, catalog: CatalogReader, shared: SharedW
         raise CatalogError(f"the catalog is too small for {ENV_ID} at difficulty {difficulty}: it needs a category "
                            f"with at least {enough + 1} in-stock products")
 
-    candidates = candidate_constraints(original, difficulty, rng, catalog.absent_fields)
+    candidates = candidate_constraints(original, difficulty, rng, catalog.absent_fields,
+                                        currency=catalog.currency)
     picked = rng.sample(candidates, k=min(axes.constraints - 1, len(candidates)))
     constraints = (Constraint(kind="category", value=original.category_id),
                    *(c.model_copy(update={"stated": rng.random() >= axes.p_missing}) for c in picked))
@@ -117,7 +118,7 @@ def generate(difficulty: int, seed: int, catalog: CatalogReader, shared: SharedW
         orders=make_order_history(rng, catalog, today, axes.order_history),
         browsing_history=_browsing_history(rng, catalog, original),
         stock_changes=(StockChange(product_id=original.product_id, stock=0),), sell_outs=rules,
-        policy=pick_policy(rng, shared, catalog), system_prompt=SYSTEM_PROMPT,
+        policy=pick_policy(rng, shared, catalog), system_prompt=system_prompt(catalog.currency),
         opening_message=opening_message(rng, goal, original, axes.p_noise),
         goal=goal,
     )

@@ -118,7 +118,7 @@ def _closest(cards: list[dict], name: str, brand: str | None, k: int, pool: list
     def closeness(card: dict) -> float:
         title = {w.lower() for w in card["title"].split()}
         shared = len(words & title) / len(words) if words else 0.0
-        price = (max(0.0, 1 - abs(math.log(card["price_usd"] / original["price_usd"])) / math.log(2))
+        price = (max(0.0, 1 - abs(math.log(card["price"] / original["price"])) / math.log(2))
                  if original else 0.0)
         return 2 * shared + (card["brand"] == brand) + price
 

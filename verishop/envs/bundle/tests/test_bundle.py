@@ -25,7 +25,7 @@ from verishop.envs.bundle.generator import (
     PROJECTS,
     budget_slack,
     category_count,
-    dollars,
+    money,
     say_category,
 )
 from verishop.scenarios.models import BundleGoal, Scenario, StockChange, Submission
@@ -92,7 +92,7 @@ def test_goals_are_feasible_with_a_stored_reference_bundle(reader, difficulty):
             assert goal.budget_cents is None
         else:
             assert cost <= goal.budget_cents <= cost * budget_slack(difficulty) + 1000
-            assert f"{dollars(goal.budget_cents)} for everything" in scenario.opening_message
+            assert f"{money(goal.budget_cents, goal.currency)} for everything" in scenario.opening_message
 
 
 @pytest.mark.parametrize("difficulty", [0, 6, 12])
@@ -177,7 +177,7 @@ def test_open_questions_reveal_one_unstated_category_at_a_time_then_confirm(read
     assert asked.tag == "clarify" and asked.text == " ".join(
         ["Good question.", *(f"Oh right, I also need {say_category(c)}." for c in wanted)])
     last = reply(state, goal, "Anything else?", Submission(), None)
-    assert last.tag == "confirm" and dollars(goal.budget_cents) in last.text
+    assert last.tag == "confirm" and money(goal.budget_cents, goal.currency) in last.text
 
 
 def test_the_customer_names_the_concrete_problem_and_accepts_the_reference(reader):
@@ -211,8 +211,9 @@ def test_the_customer_names_the_concrete_problem_and_accepts_the_reference(reade
     assert cost > goal.budget_cents
     over = say(ids)
     assert over.tag == "correct"
-    assert over.text == (f"Altogether that's {dollars(cost)}, which is {dollars(cost - goal.budget_cents)} over my "
-                         f"budget of {dollars(goal.budget_cents)}.")
+    assert over.text == (f"Altogether that's {money(cost, goal.currency)}, which is "
+                         f"{money(cost - goal.budget_cents, goal.currency)} over my budget of "
+                         f"{money(goal.budget_cents, goal.currency)}.")
 
 
 def test_the_customer_refuses_a_denied_product_and_an_empty_goodbye(reader):
