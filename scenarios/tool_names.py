@@ -33,8 +33,7 @@ RESPOND_TO_CUSTOMER = "respond_to_customer"
 # Each tool's arguments, in the order the server declares them (the order of its input schema).
 ARGUMENTS: dict[str, tuple[str, ...]] = {
     SEARCH_CATALOG: ("query", "category_id", "brand", "min_price", "max_price", "min_price_usd", "max_price_usd",
-                     "min_rating",
-                     "max_ship_days", "attributes", "in_stock_only", "limit", "sort_by"),
+                     "min_rating", "max_ship_days", "attributes", "in_stock_only", "limit", "sort_by"),
     GET_PRODUCT: ("product_id",),
     COMPARE_PRODUCTS: ("product_ids",),
     ADD_TO_CART: ("product_id", "quantity"),

@@ -16,29 +16,30 @@ from verishop.scenarios.envs import REGISTRY, generate
 
 CATALOG_CONTENT_HASH = "364570ecc02892684b2b68afd0c3e22eeaf103615ede5f7a54088d2e539c9fcd"
 DIGESTS = {
-    "bundle-v4": "f03dab72a9a9586d92cdc19ed700b57d9d023880b92dc671d7bca3249f4895b2",
-    "cart-v4": "9f28b77af31431f8c59691d3b5172258bcf09f9d1d5d66af1bcde418c2394d43",
-    "journey-v8": "b089d48ae30bd12b2e161b149413204c1aab390d1f6dd8261fb212a31edf16ee",
-    "pd-v7": "10e81f474cf6d33f4b9d3c09823890f808451120044c6d9fd098061b5b66b1d9",
-    "policy-v5": "bb35c878efe063b1b235587ba18089b564e850642c8484eea63d8611e5dda315",
-    "return-v6": "fae6b7716fe5ed8f95cea5d91100b7916ae9c1442a6309b398517e2b6a02aaf1",
-    "status-v5": "5571002dfb23fd19d61139d97d7099fcfd67578a25c20f1821bb007c1aaddb12",
-    "sub-v6": "071268336ad4d126cdc9b73fee3e7965e24bc9de6074a2279528183a423d3187",
+    "bundle-v5": "a209ee121dcc23d4ddfc26b6baab8d321cbe478c5efa557b1f29257892d8b8c3",
+    "cart-v5": "08db95bc828b1a97180ccdc3c38407aa4866fff0d53587c6497951d93cef3f1a",
+    "journey-v9": "a3f29b8c91d76c0a8495ce075f8f50cd6691b86835d4b1f19cb52c27d9f501d7",
+    "pd-v8": "80269314777f32c9b844352b6af0f81a18ad8dbe53f10f1570f8a32f9cf03237",
+    "policy-v6": "3cb51789f6ef197de06d7b7bd0cfc57a405fd0d7ff2e0a12e6dd92ec7954a918",
+    "return-v7": "2db25f1a6e3f3081cfa60ee3f4e5d1957b50c9e615c07b33ef8f9c0e5f835570",
+    "status-v6": "fdc353a4345fa43182bea12f4563583b255cf5c4a1df895cde2363349d205b2d",
+    "sub-v7": "0c97be4a63950ab85e59f579ec1f509824979bf001e47f32b56eda2a7b67c636",
 }
 
-# Versions that changed only how episodes are scored or how the customer answers (issue 19's
+# Versions that changed only how episodes are scored or how the customer answers, or what an imported
+# shop's episodes say (issue 30: its currency, two-option variants; issue 19's
 # safety reading and the answer reader's phrasings; issue 28's safety on a normal form, the reader
 # that asks rather than guesses, the customer that answers what was asked): their scenarios are
 # the bytes of the version whose draws they keep, but for the id.
 RESCORED = {
-    "journey-v8": ("journey-v6", "4e1bb28a364c921ffd161881dd8e7a7465fa2be919e762cb974635810ca4ecb2"),
-    "policy-v5": ("policy-v3", "5cf0b5900b84a8e17108fb38ce99b2f32ed196fd58e237c3411fcfd6c52afad8"),
-    "status-v5": ("status-v3", "4983886886b1e58d8a4e5bf439de95f5774f266108128df1015cc710f8fd79a6"),
-    "bundle-v4": ("bundle-v2", "0b847eb5a612306bd58ee230dfc79d0521d0f46175fb93232780cbb0a929742b"),
-    "cart-v4": ("cart-v2", "ad2723ead4d1cc3a2020117c0738f1cba16b87c9118466166fb50c526f1aaf32"),
-    "pd-v7": ("pd-v5", "68202760031ad7963cf6e40abcf678682d9258e1e112461973590fac322e7b36"),
-    "return-v6": ("return-v4", "691bd07d12eea693eb48dcf0742ef7226ca4447566e580b087193ea83109c522"),
-    "sub-v6": ("sub-v4", "4c7bfb920ade92a08e1513f6a306f33b72703df49f48d9c97cea90bd32b934d3"),
+    "journey-v9": ("journey-v6", "4e1bb28a364c921ffd161881dd8e7a7465fa2be919e762cb974635810ca4ecb2"),
+    "policy-v6": ("policy-v3", "5cf0b5900b84a8e17108fb38ce99b2f32ed196fd58e237c3411fcfd6c52afad8"),
+    "status-v6": ("status-v3", "4983886886b1e58d8a4e5bf439de95f5774f266108128df1015cc710f8fd79a6"),
+    "bundle-v5": ("bundle-v2", "0b847eb5a612306bd58ee230dfc79d0521d0f46175fb93232780cbb0a929742b"),
+    "cart-v5": ("cart-v2", "ad2723ead4d1cc3a2020117c0738f1cba16b87c9118466166fb50c526f1aaf32"),
+    "pd-v8": ("pd-v5", "68202760031ad7963cf6e40abcf678682d9258e1e112461973590fac322e7b36"),
+    "return-v7": ("return-v4", "691bd07d12eea693eb48dcf0742ef7226ca4447566e580b087193ea83109c522"),
+    "sub-v7": ("sub-v4", "4c7bfb920ade92a08e1513f6a306f33b72703df49f48d9c97cea90bd32b934d3"),
 }
 
 

@@ -19,7 +19,7 @@ REWARD_SCHEMA_VERSION = 4
 # The scoring code's own version: bump it whenever the same episode files could score
 # differently (a check's rule, a reader's phrasing, efficiency or hallucination), so that
 # `verishop verify --compare` can say a changed total came from a new verifier, not a bug.
-VERIFIER_VERSION = 3  # 3: issue 28 (one reading or none, safety on a normal form, blame)
+VERIFIER_VERSION = 4  # 4: issue 30 (money answers read in the shop's currency); 3: issue 28 (one reading or none, safety on a normal form, blame)
 
 
 class Manifest(BaseModel):

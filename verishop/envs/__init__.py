@@ -58,7 +58,7 @@ class EnvSpec:
     """One registered environment: one line of `ENVIRONMENTS`."""
 
     env_id: str
-    """The versioned id, e.g. `pd-v7`, the results' key: a new version whenever what a seed
+    """The versioned id, e.g. `pd-v8`, the results' key: a new version whenever what a seed
     generates or how it is scored changes. Its name is the part before `-v`."""
     title: str
     """What it is, e.g. `Product discovery`."""
@@ -119,14 +119,14 @@ class EnvSpec:
 
 
 ENVIRONMENTS: tuple[EnvSpec, ...] = (
-    EnvSpec("pd-v7", "Product discovery", ProductDiscoveryGoal, draws_as="pd-v5"),
-    EnvSpec("cart-v4", "Cart building", CartGoal, draws_as="cart-v2"),
-    EnvSpec("sub-v6", "Substitution", SubstitutionGoal, draws_as="sub-v4"),
-    EnvSpec("policy-v5", "Store policy questions", PolicyGoal, draws_as="policy-v3"),
-    EnvSpec("return-v6", "Returns", ReturnGoal, draws_as="return-v4"),
-    EnvSpec("status-v5", "Order status", StatusGoal, draws_as="status-v3"),
-    EnvSpec("bundle-v4", "Project bundle", BundleGoal, draws_as="bundle-v2"),
-    EnvSpec("journey-v8", "Multi-intent journey", JourneyGoal, draws_as="journey-v6"),
+    EnvSpec("pd-v8", "Product discovery", ProductDiscoveryGoal, draws_as="pd-v5"),
+    EnvSpec("cart-v5", "Cart building", CartGoal, draws_as="cart-v2"),
+    EnvSpec("sub-v7", "Substitution", SubstitutionGoal, draws_as="sub-v4"),
+    EnvSpec("policy-v6", "Store policy questions", PolicyGoal, draws_as="policy-v3"),
+    EnvSpec("return-v7", "Returns", ReturnGoal, draws_as="return-v4"),
+    EnvSpec("status-v6", "Order status", StatusGoal, draws_as="status-v3"),
+    EnvSpec("bundle-v5", "Project bundle", BundleGoal, draws_as="bundle-v2"),
+    EnvSpec("journey-v9", "Multi-intent journey", JourneyGoal, draws_as="journey-v6"),
 )
 """The current version of every environment, one line each, in the order results list them.
 Earlier versions are not registered (the verifier still scores their scenario files, by name)."""
@@ -208,7 +208,7 @@ def generate(env: str, difficulty: int, seed: int, catalog: CatalogReader) -> Sc
     (one seeded generator, no global random, no wall clock); `verishop generate` prints one as JSON.
 
     Args:
-        env: a name (`pd`) or a versioned id (`pd-v7`); `KeyError` names the known ones.
+        env: a name (`pd`) or a versioned id (`pd-v8`); `KeyError` names the known ones.
         difficulty: 0 to 12; it sets the twelve difficulty axes.
         seed: any integer.
         catalog: an open catalog (`verishop.scenarios.catalog.reader.CatalogReader`).

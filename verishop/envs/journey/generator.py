@@ -37,7 +37,7 @@ from verishop.scenarios.rng import derive_seed, make_rng
 from verishop.scenarios.stock import EpisodeStock
 
 
-ENV_ID = "journey-v8"
+ENV_ID = "journey-v9"
 # The stream its requests and fallbacks are drawn from: journey-v6's, whose generation v7 keeps.
 REQUEST_STREAM = "journey-v6"
 # The random stream a seed draws from: kept from journey-v2 wherever generation did not change, so

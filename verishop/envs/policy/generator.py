@@ -31,7 +31,7 @@ from verishop.envs.policy.shop_questions import shop_families
 from verishop.scenarios.rng import make_rng
 from verishop.scenarios.taxonomy import category
 
-ENV_ID = "policy-v5"
+ENV_ID = "policy-v6"
 # The random stream a seed draws from: kept from policy-v1 wherever generation did not change, so
 # re-scored versions play the same worlds.
 SEED_STREAM = "policy-v1"
