@@ -67,6 +67,13 @@ async def test_a_write_whose_commit_fails_is_rolled_back_and_recorded_as_failed(
         async with Client(create_server(hub)) as client:
             found = (await client.call_tool("search_catalog", {"query": ""})).structured_content["results"]
             product_id = next(p["product_id"] for p in found if episode.product(p["product_id"]).stock >= 2)
+            # The failed call's event must fit in the slack of the transcript's last block (a full disk
+            # has no other room): a few more lookups move the transcript's end until it does.
+            for _ in range(20):
+                if -(episode.directory / "transcript.jsonl").stat().st_size % 4096 >= 1024:
+                    break
+                await client.call_tool("get_current_date", {})
+            assert -(episode.directory / "transcript.jsonl").stat().st_size % 4096 >= 1024
             filler = fill(small_disk)  # the world store's write-ahead log has no block to grow into
             failed = await client.call_tool("add_to_cart", {"product_id": product_id, "quantity": 2})
             assert failed.is_error
