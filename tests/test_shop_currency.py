@@ -11,6 +11,8 @@ from datetime import date
 from pathlib import Path
 
 import pytest
+
+from test_tools import error_text, ok
 from mcp import Client
 
 from verishop.envs import REGISTRY, spec_for
@@ -133,14 +135,6 @@ def _dearer_but_otherwise_fitting(catalog: CatalogReader, goal, cap) -> str | No
 # --- the tools ------------------------------------------------------------------------------
 
 
-def ok(result) -> dict:
-    assert not result.is_error, result.content[0].text
-    return result.structured_content
-
-
-def error_text(result) -> str:
-    assert result.is_error, result.structured_content
-    return result.content[0].text
 
 
 def _keys(value) -> set[str]:

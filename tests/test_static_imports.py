@@ -6,7 +6,6 @@ is its fast stand-in in the default suite."""
 
 from __future__ import annotations
 
-import ast
 import json
 import os
 import subprocess
@@ -15,6 +14,8 @@ import tomllib
 from pathlib import Path
 
 import pytest
+
+from test_layout import _imports as imports_of
 
 REPO = Path(__file__).resolve().parents[1]
 # Folders no tool should read: venvs, caches, build output, the docs site.
@@ -32,14 +33,7 @@ def _repo_python_files() -> list[Path]:
 
 def _verishop_imports(path: Path) -> set[str]:
     """The `verishop.…` names a file imports: modules, and `from m import x` as `m` and `m.x`."""
-    names: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(), str(path))):
-        if isinstance(node, ast.Import):
-            names.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            names.add(node.module)
-            names.update(f"{node.module}.{alias.name}" for alias in node.names if alias.name != "*")
-    return {n for n in names if n == "verishop" or n.startswith("verishop.")}
+    return {n for n in imports_of(path) if n == "verishop" or n.startswith("verishop.")}
 
 
 def standard_layout_file(module: str, root: Path = REPO) -> Path | None:
