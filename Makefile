@@ -20,7 +20,7 @@ serve: $(STAMP)  ## the shop over Streamable HTTP on 127.0.0.1:8000
 
 # Two test processes (pytest-xdist): the suite is about 5 minutes on 2 cores instead of about 9.
 test: $(STAMP)
-	$(BIN)/pytest -q -n 2
+	$(BIN)/pytest -q -n 2 --dist worksteal
 
 # Record each environment's example rollouts again (verishop/envs/<folder>/examples.jsonl, committed
 # fixtures: a scenario, its transcript and the reward it earns); same bytes on every run. Needed only

@@ -26,5 +26,7 @@ def test_every_environment_is_registered_with_a_versioned_id():
 @pytest.mark.parametrize("env_id", ENV_IDS)
 def test_every_registered_environment_passes_the_contract(reader, catalog_path, tmp_path, env_id):
     """Determinism, the oracle at the top of the scale over d 0–12, nothing for doing nothing,
-    greedy below the oracle and goal-blind agents never above greedy (tests/env_contract.py)."""
-    check_contract(env_id, reader, catalog_path, tmp_path)
+    greedy below the oracle (tests/env_contract.py). The goal-blind agents are the whole red team
+    here, against the better of greedy and the heuristics, in tests/test_redteam.py (its list of
+    environments is the registry's)."""
+    check_contract(env_id, reader, catalog_path, tmp_path, goal_blind=("null",))
