@@ -384,7 +384,7 @@ class Submission(Frozen):
     # A policy value (number or phrase) or an order's status, in the agent's words.
     answer: str | None = None
     # The same answer as a typed value, read exactly; the one that fits the question wins over
-    # `answer` (`verishop.scenarios.commitments`).
+    # `answer` (`verishop.envs.policy.answers`, `verishop.envs.status.answers`).
     answer_yes_no: bool | None = None
     answer_number: float | None = Field(default=None, allow_inf_nan=False, ge=-MAX_ANSWER_NUMBER,
                                         le=MAX_ANSWER_NUMBER)

@@ -2,7 +2,7 @@
 the digests of a few scenarios per environment, on the session's test catalog, are pinned here.
 
 A digest that changes means the bytes an environment id stands for changed: on purpose, that is a
-version bump (a new id in scenarios/envs, its reason in the module's docstring and the README)
+version bump (a new id in the registry, `verishop/envs/__init__.py`, its reason in the CHANGELOG)
 and new digests here; by accident (a dependency's data lists, set or dict order, float
 formatting, the global random), it is the bug this test exists to catch. Faker's data lists feed
 customer names and addresses, which is why `faker` is pinned to one release in pyproject.toml.

@@ -9,7 +9,7 @@ the next candidate takes its place. From d ≥ 2 there is a budget: the price of
 reachable product per category (the reference solution, stored in the goal) times a slack
 that shrinks with d, so the budget is feasible by construction.
 
-What changed in each version, and why: CHANGELOG.md (the registry in `scenarios/envs` holds
+What changed in each version, and why: CHANGELOG.md (the registry in `verishop/envs/__init__.py` holds
 the current id).
 """
 

@@ -6,7 +6,7 @@ so an agent cannot have memorised them. A product of an imported shop whose vari
 on two options (size and colour) is wanted by both, among siblings sharing one of them
 (`variants.py`).
 
-What changed in each version, and why: CHANGELOG.md (the registry in `scenarios/envs` holds
+What changed in each version, and why: CHANGELOG.md (the registry in `verishop/envs/__init__.py` holds
 the current id).
 """
 

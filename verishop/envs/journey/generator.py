@@ -16,7 +16,7 @@ status), and its order history is that request's own: the description "my most r
 order" was checked to fit exactly one order of that history, and another request's orders
 would make it ambiguous. The other requests do not depend on orders.
 
-What changed in each version, and why: CHANGELOG.md (the registry in `scenarios/envs` holds
+What changed in each version, and why: CHANGELOG.md (the registry in `verishop/envs/__init__.py` holds
 the current id).
 """
 

@@ -2,7 +2,7 @@
 The scenario is built around an *anchor* product drawn from the catalog, and every
 constraint is read off that product, so the goal is feasible by construction.
 
-What changed in each version, and why: CHANGELOG.md (the registry in `scenarios/envs` holds
+What changed in each version, and why: CHANGELOG.md (the registry in `verishop/envs/__init__.py` holds
 the current id).
 """
 

@@ -6,13 +6,13 @@
 
 A typed value that fits the question (`answer_yes_no`, `answer_number`, `answer_refund_method`)
 is read exactly and wins over the words; else the answer is read the way a person reads it
-(`verishop.scenarios.policy.read_answer`, built on `verishop.scenarios.answers`): "No, I'm afraid
+(`verishop.envs.policy.answers.read_answer`, built on `verishop.scenarios.answers`): "No, I'm afraid
 not.", "thirty days", "$1,250.00", "It is refunded as store credit." The question sets a
 number's unit and what a yes/no answers; figures the question or the policy states are
 restatements next to another figure. An answer that states several values (a hedge) or none
 commits nothing: the customer asks back (a paid turn), and an episode with no definite answer
 scores −1 with no hallucination credit, below any plain guess
-(`verishop.scenarios.commitments`). Each definite answer is a commitment, composed by the rule
+(`verishop.envs.policy.answers`). Each definite answer is a commitment, composed by the rule
 of `verishop.verifier.checks.base` (the customer takes
 the first answer and leaves, so a second one only comes in a journey's later turns). Solved
 when every answer scores ≥ 0.95 (numerically: within about 0.6% of the expected value).

@@ -2,7 +2,7 @@
 per question). It cannot know the answer itself, so it never judges one: it takes the first
 definite answer it is given, thanks the agent, and the request ends (the verifier scores the
 answer). An answer it cannot pin down (nothing readable, or a hedge across several values) is
-no answer: it asks back, as a person would (`verishop.scenarios.commitments`)."""
+no answer: it asks back, as a person would (`verishop.envs.policy.answers`)."""
 
 from __future__ import annotations
 

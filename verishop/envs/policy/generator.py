@@ -7,7 +7,7 @@ window, membership, gift and defect clauses) plus the date. Answers are computed
 functions of `verishop.scenarios.policy`, never typed in. Details of the customer's situation are left
 out of the opening with p_missing, and given one at a time when the agent asks.
 
-What changed in each version, and why: CHANGELOG.md (the registry in `scenarios/envs` holds
+What changed in each version, and why: CHANGELOG.md (the registry in `verishop/envs/__init__.py` holds
 the current id).
 """
 

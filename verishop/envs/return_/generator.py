@@ -16,7 +16,7 @@ to look a replacement up in the same turn) the customer also wants a replacement
 few constraints, read off an in-stock reference product like product discovery's anchor;
 other products of its category, fitting or not, sell out with p_oos.
 
-What changed in each version, and why: CHANGELOG.md (the registry in `scenarios/envs` holds
+What changed in each version, and why: CHANGELOG.md (the registry in `verishop/envs/__init__.py` holds
 the current id).
 """
 

@@ -4,7 +4,7 @@
     r_task = the answers composed by the commitment rule (`verishop.verifier.checks.base`);
              solved when every answer names the right order and its status
 
-An answer is a turn that commits one (`verishop.scenarios.commitments.status_commitment`, the
+An answer is a turn that commits one (`verishop.envs.status.answers.status_commitment`, the
 rule the customer follows too): it states one definite status, or names an order that is not
 the customer's. The order is the submitted order_id, else the one order ID the message names;
 it counts only if a tool had shown it. The status is the typed `answer_status` (read exactly),

@@ -4,7 +4,7 @@ and objects when the agent names another order. It cannot check a status itself,
 judges one: the right order with one definite status ends the request with thanks (the verifier
 scores the status). A turn that names the right order but no status, or hedges between
 statuses, commits nothing: it asks back "So where is my order now?" (a paid turn). It reads the
-claim as the verifier does (`verishop.scenarios.commitments.status_commitment`).
+claim as the verifier does (`verishop.envs.status.answers.status_commitment`).
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ no single clue singles it out, item and day together, else the exact day); other
 by its date and items. Whatever the wording, the generator checks that exactly one order of
 the history fits it; the customer says it plainly when asked.
 
-What changed in each version, and why: CHANGELOG.md (the registry in `scenarios/envs` holds
+What changed in each version, and why: CHANGELOG.md (the registry in `verishop/envs/__init__.py` holds
 the current id).
 """
 

@@ -11,7 +11,7 @@ and the ideal list (the k most relevant in-stock products of the category, the o
 excluded) is computed here from the catalog and stored in the goal, so the verifier ranks
 against it (`verishop.scenarios.ranking.best_substitutes`, shared by both).
 
-What changed in each version, and why: CHANGELOG.md (the registry in `scenarios/envs` holds
+What changed in each version, and why: CHANGELOG.md (the registry in `verishop/envs/__init__.py` holds
 the current id).
 """
 
