@@ -25,9 +25,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from verishop.scenarios.customers.base import Behaviour, CustomerState, CustomerTurn, ProductLookup, WorldView
 from verishop.envs import draw_stream, spec_for, spec_for_goal
-from verishop.scenarios.customers.topics import Detail, read
+from verishop.scenarios.customers.base import Behaviour, CustomerState, CustomerTurn, ProductLookup, WorldView
+from verishop.scenarios.customers.topics import Detail, question_about, read
 from verishop.scenarios.models import Scenario, Submission
 from verishop.scenarios.noise import add_typos
 from verishop.scenarios.rng import make_rng
@@ -35,6 +35,7 @@ from verishop.scenarios.rng import make_rng
 # How many objections the customer makes before it gives up on the agent.
 PATIENCE = 2
 OBJECTIONS = frozenset({"correct", "dissatisfied"})
+
 
 def behaviour(goal: object) -> Behaviour:
     """The customer behaviour of the environment whose goal `goal` is (a journey's requests)."""
@@ -44,8 +45,6 @@ def behaviour(goal: object) -> Behaviour:
 def precise_questions(goal: object) -> list[str]:
     """The requests a goal-aware agent asks to learn everything the opening held back, one per
     detail whose topic no earlier request covered (`topics.question_about`); each is a free turn."""
-    from verishop.scenarios.customers.topics import question_about
-
     customer = spec_for_goal(goal).role("customer")
     details: list[Detail] = customer.details(goal) if hasattr(customer, "details") else []
     questions: list[str] = []

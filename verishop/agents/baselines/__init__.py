@@ -13,20 +13,26 @@ greedy handles that next.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Awaitable, Callable
 from types import ModuleType
 
 from verishop.agents.session import ShopSession, ToolFailed
-from verishop.envs import REGISTRY
+from verishop.envs import REGISTRY, EnvSpec
 from verishop.scenarios.taxonomy import SHOPPABLE_CATEGORIES
 
 
-def greedies() -> list[tuple[str, ModuleType]]:
+def greedies() -> tuple[tuple[str, ModuleType], ...]:
     """(name, greedy module) of every registered environment that has one, in the order greedy
-    tries them."""
-    found = [(spec.name, spec.role("greedy")) for spec in REGISTRY.values() if spec.has("greedy")]
-    return sorted(found, key=lambda pair: pair[1].PRECEDENCE)
+    tries them (asked on every request: found once per registry)."""
+    return _greedies(tuple(REGISTRY.values()))
+
+
+@functools.cache
+def _greedies(specs: tuple[EnvSpec, ...]) -> tuple[tuple[str, ModuleType], ...]:
+    found = [(spec.name, spec.role("greedy")) for spec in specs if spec.has("greedy")]
+    return tuple(sorted(found, key=lambda pair: pair[1].PRECEDENCE))
 
 
 _STOPWORDS = frozenset("""hi hello hey there good morning i i'm im shopping for looking can you recommend options
