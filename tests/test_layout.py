@@ -192,6 +192,7 @@ def test_every_registered_environment_has_its_folder_and_roles() -> None:
         for role in ("generator", "customer", "check", "oracle"):
             assert (folder / f"{role}.py").exists(), f"{spec.env_id} has no {role}.py"
         assert (folder / "examples.jsonl").exists(), f"{spec.env_id} has no examples.jsonl"
+        assert any((folder / "tests").glob("test_*.py")), f"{spec.env_id} has no tests of its own"
 
 
 def test_nothing_imports_the_old_top_level_names() -> None:
