@@ -127,6 +127,11 @@ class OrderLineView(BaseModel):
     unit_price_usd: UsdAlias = None
     unit_price: float
     returned: bool
+    # An account shop's (issue 32) only, left out elsewhere so that other results keep their bytes.
+    variants: list[VariantOption] | None = Field(None, exclude_if=lambda v: v is None, description=(
+        "The variants this line could be switched or exchanged to (this one included)."))
+    exchanged_for: str | None = Field(None, exclude_if=lambda v: v is None,
+                                      description="The variant this line was exchanged for.")
 
 
 class OrderDetails(Priced):
@@ -141,6 +146,14 @@ class OrderDetails(Priced):
     total_usd: UsdAlias = None
     total: float = Field(description="In the order's `currency`.")
     currency: Currency
+    # An account shop's (issue 32) only, left out elsewhere so that other results keep their bytes.
+    ship_to: str | None = Field(None, exclude_if=lambda v: v is None, description="Where it ships.")
+    address_id: str | None = Field(None, exclude_if=lambda v: v is None,
+                                   description="The saved address it ships to, if it is one.")
+    payment_method_id: str | None = Field(None, exclude_if=lambda v: v is None, description="How it was paid.")
+    cancel_reason: str | None = Field(None, exclude_if=lambda v: v is None)
+    changes: list[str] | None = Field(None, exclude_if=lambda v: v is None,
+                                      description="The changes and exchanges made to it, oldest first.")
 
 
 class ReturnEligibility(Priced):
@@ -163,6 +176,42 @@ class ReturnReceipt(Priced):
     refund: float = Field(description="In the receipt's `currency`.")
     currency: Currency
     instructions: str
+
+
+class SavedAddress(BaseModel):
+    address_id: str = Field(description="Use it in change_order_address.")
+    street: str
+    city: str
+    zip: str
+    default: bool
+
+
+class PaymentMethodView(BaseModel):
+    payment_method_id: str = Field(description="Use it in exchange_items.")
+    kind: Literal["card", "gift_card", "store_credit"]
+    label: str
+    balance: float | None = Field(None, description="A gift card's or store credit's balance, in `currency`.")
+
+
+class CustomerProfile(BaseModel):
+    customer_id: str
+    name: str
+    email: str
+    member_since: date
+    addresses: list[SavedAddress]
+    payment_methods: list[PaymentMethodView]
+    currency: Currency
+
+
+class OrderChangeReceipt(BaseModel):
+    change_id: str
+    order_id: str
+    status: str = Field(description="The order's status after the change.")
+    summary: str = Field(description="What changed, in words.")
+    price_difference: float = Field(description="What the customer pays for the change, in `currency`; negative "
+                                                "when refunded, 0 when none.")
+    payment_method_id: str | None = Field(None, description="Where the difference was charged or refunded.")
+    currency: Currency
 
 
 class PolicyHit(BaseModel):

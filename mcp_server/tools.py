@@ -29,12 +29,13 @@ from verishop.mcp_server.errors import ShopError
 from verishop.mcp_server.episodes.hub import EpisodeHub
 from verishop.mcp_server.inprocess import ShopServer
 from verishop.mcp_server.schema import AttributeFilters, ShopTool, ToolSet, attribute_map
-from verishop.mcp_server.models import (BrowsingHistory, Cart, Conversation, CurrentDate, CustomerReply, OrderDetails,
-                               OrderList, PolicyResults, ProductComparison, ProductDetails, ReturnEligibility, ReturnReceipt,
-                               SearchResults)
-from verishop.mcp_server.shop import cart, catalog, info, orders
+from verishop.mcp_server.models import (BrowsingHistory, Cart, Conversation, CurrentDate, CustomerProfile, CustomerReply,
+                               OrderChangeReceipt, OrderDetails, OrderList, PolicyResults, ProductComparison,
+                               ProductDetails, ReturnEligibility, ReturnReceipt, SearchResults)
+from verishop.mcp_server.shop import account, cart, catalog, info, order_changes, orders
 from verishop.scenarios import tool_names
-from verishop.scenarios.models import MAX_ANSWER_NUMBER, OrderStatus, RefundMethod, Submission
+from verishop.scenarios.models import (MAX_ANSWER_NUMBER, CancelReason, NewAddress, OrderStatus, RefundMethod, Refusal,
+                                      Submission)
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -62,6 +63,19 @@ OrderId = Annotated[str, Field(description="An order ID such as 'W1234567', from
                                min_length=1, max_length=32)]
 LineId = Annotated[str, Field(description="An order line ID such as 'LN12345678', from check_order.",
                               min_length=1, max_length=32)]
+
+
+class LineSwitch(BaseModel):
+    """One order line and the variant of the same product it becomes."""
+
+    line_id: LineId
+    product_id: Annotated[str, Field(description="The variant it becomes: one of the line's `variants` in "
+                                                 "check_order.", min_length=1, max_length=32)]
+
+
+LineSwitches = Annotated[list[LineSwitch], Field(min_length=1, max_length=10, description=(
+    "Every line to change, each once, with the variant it becomes, e.g. [{\"line_id\": \"LN12345678\", "
+    "\"product_id\": \"P12345678\"}]."))]
 # Every number an agent sends is finite and bounded here, at the schema: a value the SDK lets
 # through must be one the shop's arithmetic and SQLite's 64-bit integers can hold. A price in the
 # shop's currency goes as high as an imported feed's (10**9 units, scenarios/catalog/feeds/rows.py);
@@ -125,6 +139,7 @@ def _shop_tools() -> tuple[Tool, ...]:
     _register_catalog_tools(tools)
     _register_cart_tools(tools)
     _register_order_tools(tools)
+    _register_order_change_tools(tools)
     _register_info_tools(tools)
     _register_conversation(tools)
     return tuple(tools.tools)
@@ -262,6 +277,67 @@ def _register_order_tools(tools: ToolSet) -> None:
         return await _run(ctx, tool_names.INITIATE_RETURN, args, lambda ep: orders.initiate_return(ep, **args))
 
 
+def _register_order_change_tools(tools: ToolSet) -> None:
+    @tools(READ_ONLY)
+    async def get_customer_profile(ctx: Context) -> CustomerProfile:
+        """The customer's account: name, email, saved addresses (with IDs, the default first) and
+        payment methods (cards, gift card and store credit with their balances)."""
+        return await _run(ctx, tool_names.GET_CUSTOMER_PROFILE, {}, account.get_customer_profile)
+
+    @tools(DESTRUCTIVE)
+    async def cancel_order(ctx: Context, order_id: OrderId,
+                           reason: Annotated[CancelReason, Field(description="Why the customer cancels.")]
+                           ) -> OrderChangeReceipt:
+        """Cancel a whole order; what was paid goes back to its payment method. It cannot be undone.
+        The store's policy says which orders may be cancelled (search_policies): this tool does
+        what it is told, so check the order's status first and name the order to the customer,
+        and write only after they agree."""
+        args = dict(order_id=order_id, reason=reason)
+        return await _run(ctx, tool_names.CANCEL_ORDER, args, lambda ep: order_changes.cancel_order(ep, **args))
+
+    @tools(DESTRUCTIVE)
+    async def modify_order_items(ctx: Context, order_id: OrderId, changes: LineSwitches) -> OrderChangeReceipt:
+        """Switch lines of an order to other variants of the same product (another size or colour),
+        all lines in this one call: an order's items can be modified once. The price difference is
+        charged or refunded to the order's payment method. The store's policy says which orders may
+        be changed: check the status first, name the change to the customer, and write only after
+        they agree."""
+        args = dict(order_id=order_id, changes=[c.model_dump() for c in changes])
+        return await _run(ctx, tool_names.MODIFY_ORDER_ITEMS, args,
+                          lambda ep: order_changes.modify_order_items(ep, **args))
+
+    @tools(WRITE_IDEMPOTENT)
+    async def change_order_address(
+        ctx: Context, order_id: OrderId,
+        address_id: Annotated[str | None, Field(min_length=1, max_length=32, description=(
+            "A saved address's ID, from get_customer_profile.")) ] = None,
+        address: Annotated[NewAddress | None, Field(description="A new address in full, when it is not a saved "
+                                                              "one.")] = None,
+    ) -> OrderChangeReceipt:
+        """Ship an order to another address: a saved one (address_id) or a new one (address), not
+        both. The store's policy says which orders may be changed: check the status first, name
+        the address to the customer, and write only after they agree."""
+        args = dict(order_id=order_id, address_id=address_id, address=address)
+        recorded = dict(order_id=order_id, address_id=address_id,
+                        address=address.model_dump() if address is not None else None)
+        return await _run(ctx, tool_names.CHANGE_ORDER_ADDRESS, recorded,
+                          lambda ep: order_changes.change_order_address(ep, **args))
+
+    @tools(DESTRUCTIVE)
+    async def exchange_items(
+        ctx: Context, order_id: OrderId, changes: LineSwitches,
+        payment_method_id: Annotated[str, Field(min_length=1, max_length=32, description=(
+            "Where the price difference is charged or refunded, from get_customer_profile."))],
+    ) -> OrderChangeReceipt:
+        """Exchange delivered lines of an order for other variants of the same product, all lines
+        in this one call (once per order); the price difference (new minus old, times the
+        quantity) is charged to, or refunded to, the payment method given. The store's policy says
+        what may be exchanged (the return window, final sale): check it, name the exchange and the
+        difference to the customer, and write only after they agree."""
+        args = dict(order_id=order_id, changes=[c.model_dump() for c in changes], payment_method_id=payment_method_id)
+        return await _run(ctx, tool_names.EXCHANGE_ITEMS, args, lambda ep: order_changes.exchange_items(ep, **args))
+
+
 def _register_info_tools(tools: ToolSet) -> None:
     @tools(READ_ONLY)
     async def search_policies(
@@ -309,12 +385,18 @@ def _register_conversation(tools: ToolSet) -> None:
         answer_number: Annotated[float | None, Field(
             allow_inf_nan=False, ge=-MAX_ANSWER_NUMBER, le=MAX_ANSWER_NUMBER,
             description="Your answer to a question asking for a number, exactly: the shop's currency for an "
-                        "amount (7.99), days for a period (30), percent for a rate (15). Wins over `answer`.")] = None,
+                        "amount (7.99), days for a period (30), percent for a rate (15); a price difference is what "
+                        "the customer pays, negative when refunded (-4.5). Wins over `answer`.")] = None,
         answer_status: Annotated[OrderStatus | None, Field(
             description="The order's status, exactly, when the customer asked where an order is. Wins over "
                         "`answer`.")] = None,
         answer_refund_method: Annotated[RefundMethod | None, Field(
             description="How a refund is paid, exactly, when the customer asked. Wins over `answer`.")] = None,
+        answer_refusal: Annotated[Refusal | None, Field(
+            description="When a change or exchange the customer asks for cannot be made, why, exactly: "
+                        "'return_instead' (the order has shipped: it can be returned once delivered), "
+                        "'not_eligible' (outside the exchange window, or final sale), 'out_of_stock' (the "
+                        "variant wanted is sold out).")] = None,
         done: Annotated[bool, Field(description="True when the request is handled; ends the episode.")] = False,
     ) -> CustomerReply:
         """Send one message to the customer, with your structured answer, and get their reply.
@@ -327,7 +409,7 @@ def _register_conversation(tools: ToolSet) -> None:
         submission = Submission(recommended_product_ids=tuple(recommended_product_ids or ()), order_id=order_id,
                                 line_id=line_id, answer=answer, answer_yes_no=answer_yes_no,
                                 answer_number=answer_number, answer_status=answer_status,
-                                answer_refund_method=answer_refund_method, done=done)
+                                answer_refund_method=answer_refund_method, answer_refusal=answer_refusal, done=done)
         args = dict(message=message, **submission.model_dump(mode="json"))
 
         async def body(ep: Episode) -> CustomerReply:

@@ -18,7 +18,7 @@ CARRIERS = ("UPS", "FedEx", "USPS", "DHL")
 _per_thread = threading.local()
 
 
-def _faker() -> Faker:
+def faker() -> Faker:
     # Building a Faker is slow (tens of ms); reseeding one is cheap. One per thread: scenarios
     # are generated in several threads at once (mcp_server/hub.py), each reseeding its own.
     fake = getattr(_per_thread, "faker", None)
@@ -28,7 +28,7 @@ def _faker() -> Faker:
 
 
 def make_customer(rng: random.Random, today: date) -> Customer:
-    fake = _faker()
+    fake = faker()
     fake.seed_instance(rng.getrandbits(32))
     first, last = fake.first_name(), fake.last_name()
     return Customer(

@@ -43,6 +43,45 @@ class Customer(Frozen):
     member_since: date
 
 
+class Address(Frozen):
+    """A shipping address of the customer's account (issue 32)."""
+
+    address_id: str
+    street: str
+    city: str
+    zip: str = Field(pattern=r"^\d{5}$")
+    default: bool = False
+
+    def words(self) -> str:
+        return f"{self.street}, {self.city} {self.zip}"
+
+
+PaymentKind = Literal["card", "gift_card", "store_credit"]
+
+
+class PaymentMethod(Frozen):
+    """A way the customer pays: a card, or a gift card or store credit with a balance."""
+
+    payment_id: str
+    kind: PaymentKind
+    label: str = Field(description="How the customer names it: 'Visa ending 4242', 'gift card'.")
+    balance_cents: int | None = Field(None, description="A gift card's or store credit's balance; None for a card.")
+
+
+class Account(Frozen):
+    """The customer's account: saved addresses (one default) and payment methods. Only the
+    environments about orders' changes have one (left out of the JSON otherwise)."""
+
+    addresses: tuple[Address, ...]
+    payment_methods: tuple[PaymentMethod, ...]
+
+    def address(self, address_id: str) -> Address | None:
+        return next((a for a in self.addresses if a.address_id == address_id), None)
+
+    def payment(self, payment_id: str) -> PaymentMethod | None:
+        return next((m for m in self.payment_methods if m.payment_id == payment_id), None)
+
+
 class OrderLine(Frozen):
     line_id: str
     product_id: str
@@ -64,6 +103,10 @@ class Order(Frozen):
     eta: date | None = None
     delivered_on: date | None = None
     lines: tuple[OrderLine, ...]
+    # Where it ships and how it was paid: orders of an account world only (issue 32); left out of
+    # the JSON otherwise, so that other scenarios keep their bytes.
+    address_id: str | None = Field(None, exclude_if=lambda v: v is None)
+    payment_id: str | None = Field(None, exclude_if=lambda v: v is None)
 
 
 class StockChange(Frozen):
@@ -334,6 +377,75 @@ class BundleGoal(Frozen):
     currency: CurrencyCode = "USD"
 
 
+class LineChange(Frozen):
+    """One order line switched to another variant of the same product."""
+
+    line_id: str
+    product_id: str = Field(description="The variant it becomes (same variant group).")
+    attribute: str = Field(description="The option that differs, e.g. 'size'.")
+    value: str = Field(description="The option's new value, as the customer says it.")
+    stated: bool = True
+
+
+CancelReason = Literal["no longer needed", "ordered by mistake", "found a better price", "delivery too slow",
+                       "other"]
+CANCEL_REASONS: tuple[str, ...] = CancelReason.__args__  # type: ignore[attr-defined]
+Refusal = Literal["return_instead", "not_eligible", "out_of_stock"]
+
+
+class NewAddress(Frozen):
+    """An address given in full (not one saved on the account)."""
+
+    street: str = Field(min_length=1, max_length=100)
+    city: str = Field(min_length=1, max_length=60)
+    zip: str = Field(pattern=r"^\d{5}$")
+
+    def words(self) -> str:
+        return f"{self.street}, {self.city} {self.zip}"
+
+
+class OrderChangeGoal(Frozen):
+    """Change one processing order: cancel it, switch lines to other variants (all in one call),
+    ship it elsewhere; or, when it has shipped, leave it alone and say it must be returned
+    instead (`refusal`)."""
+
+    kind: Literal["order_change"] = "order_change"
+    order_id: str
+    description: str = Field(description="How the customer names the order (never its ID).")
+    cancel_reason: CancelReason | None = None
+    reason_stated: bool = True
+    line_changes: tuple[LineChange, ...] = ()
+    address: NewAddress | None = Field(None, description="Where the order should ship instead.")
+    address_id: str | None = Field(None, description="That address's ID when it is a saved one.")
+    address_stated: bool = True
+    # The order cannot be changed (it has shipped): the right answer is this refusal, with no write.
+    refusal: Refusal | None = None
+
+
+class ExchangeGoal(Frozen):
+    """Exchange a delivered line of one order for another variant of the same product, the price
+    difference paid or refunded through `payment_id`; or refuse when it is not eligible (outside
+    the return window, final sale) or the variant wanted is sold out with no other acceptable."""
+
+    kind: Literal["exchange"] = "exchange"
+    order_id: str
+    line_id: str
+    description: str = Field(description="How the customer names the item (never its IDs).")
+    wanted: LineChange = Field(description="The variant the customer asks for.")
+    fallback: LineChange | None = Field(None, description="What it takes instead if that one is sold out.")
+    fallback_stated: bool = False
+    # What must be written: the wanted change, the fallback when the wanted one is sold out; none
+    # when the answer is a refusal.
+    line_changes: tuple[LineChange, ...] = ()
+    payment_id: str
+    payment_label: str = Field(description="How the customer names the payment method.")
+    payment_stated: bool = True
+    # The exact difference the customer pays (negative: refunded), in hundredths of the currency.
+    difference_cents: int = 0
+    refusal: Refusal | None = None
+    currency: CurrencyCode = "USD"
+
+
 class JourneyGoal(Frozen):
     """Several requests in one conversation; the customer moves on when one is handled."""
 
@@ -343,12 +455,13 @@ class JourneyGoal(Frozen):
 
 
 SubGoal = Annotated[
-    ProductDiscoveryGoal | CartGoal | SubstitutionGoal | ReturnGoal | StatusGoal | PolicyGoal | BundleGoal,
+    ProductDiscoveryGoal | CartGoal | SubstitutionGoal | ReturnGoal | StatusGoal | PolicyGoal | BundleGoal
+    | OrderChangeGoal | ExchangeGoal,
     Field(discriminator="kind"),
 ]
 Goal = Annotated[
     ProductDiscoveryGoal | CartGoal | SubstitutionGoal | ReturnGoal | StatusGoal | PolicyGoal | BundleGoal
-    | JourneyGoal,
+    | OrderChangeGoal | ExchangeGoal | JourneyGoal,
     Field(discriminator="kind"),
 ]
 JourneyGoal.model_rebuild()
@@ -390,10 +503,15 @@ class Submission(Frozen):
                                         le=MAX_ANSWER_NUMBER)
     answer_status: OrderStatus | None = None
     answer_refund_method: RefundMethod | None = None
+    # Why a requested order change or exchange cannot be made (issue 32); left out when None, so
+    # that a submission without it keeps its bytes in every transcript.
+    answer_refusal: Refusal | None = Field(None, exclude_if=lambda v: v is None)
     done: bool = False
 
 
-CustomerTag = Literal["open", "confirm", "clarify", "correct", "dissatisfied", "continue", "quit", "done"]
+# `approve`: the customer agrees to the write the agent just named (an order change, an exchange);
+# a write of those before it is the agent's failure (issue 32).
+CustomerTag = Literal["open", "confirm", "clarify", "correct", "dissatisfied", "continue", "quit", "done", "approve"]
 
 
 def _currencies(model: BaseModel) -> set[str]:
@@ -422,6 +540,8 @@ class Scenario(Frozen):
     stock_changes: tuple[StockChange, ...]
     sell_outs: tuple[SellOut, ...] = ()
     extra_products: tuple[ExtraProduct, ...] = ()
+    # The customer's addresses and payment methods: environments about order changes only.
+    account: Account | None = Field(None, exclude_if=lambda v: v is None)
     policy: StorePolicy
     system_prompt: str
     opening_message: str

@@ -25,3 +25,18 @@ def system_prompt(currency: str) -> str:
     name = name_of(currency)
     said = name if name == currency else f"{name} ({currency})"
     return SYSTEM_PROMPT.replace("Prices are in US dollars.", f"Prices are in {said}.")
+
+
+ACCOUNT_RULES = """\
+- Before you cancel, change or exchange an order, tell the customer exactly what you will do
+  (the order, the items and their new size or colour, the address, the price difference) and
+  make the change only after they agree. If the store's policy does not allow the change, do
+  not make it: tell them why (`answer_refusal`).
+"""
+
+
+def account_system_prompt(currency: str) -> str:
+    """The system prompt of an episode on the customer's account (order changes and exchanges,
+    issue 32): `system_prompt`'s, with the rule of agreeing before a change."""
+    base = system_prompt(currency)
+    return base.replace("- When the customer's request is handled", ACCOUNT_RULES + "- When the customer's request is handled")

@@ -24,6 +24,11 @@ LIST_ORDERS = "list_orders"
 CHECK_ORDER = "check_order"
 CHECK_RETURN_ELIGIBILITY = "check_return_eligibility"
 INITIATE_RETURN = "initiate_return"
+GET_CUSTOMER_PROFILE = "get_customer_profile"
+CANCEL_ORDER = "cancel_order"
+MODIFY_ORDER_ITEMS = "modify_order_items"
+CHANGE_ORDER_ADDRESS = "change_order_address"
+EXCHANGE_ITEMS = "exchange_items"
 SEARCH_POLICIES = "search_policies"
 GET_BROWSING_HISTORY = "get_browsing_history"
 GET_CURRENT_DATE = "get_current_date"
@@ -44,21 +49,29 @@ ARGUMENTS: dict[str, tuple[str, ...]] = {
     CHECK_ORDER: ("order_id",),
     CHECK_RETURN_ELIGIBILITY: ("order_id", "line_id"),
     INITIATE_RETURN: ("order_id", "line_id", "reason"),
+    GET_CUSTOMER_PROFILE: (),
+    CANCEL_ORDER: ("order_id", "reason"),
+    MODIFY_ORDER_ITEMS: ("order_id", "changes"),
+    CHANGE_ORDER_ADDRESS: ("order_id", "address_id", "address"),
+    EXCHANGE_ITEMS: ("order_id", "changes", "payment_method_id"),
     SEARCH_POLICIES: ("query", "limit"),
     GET_BROWSING_HISTORY: (),
     GET_CURRENT_DATE: (),
     GET_CONVERSATION: (),
     RESPOND_TO_CUSTOMER: ("message", "recommended_product_ids", "order_id", "line_id", "answer", "answer_yes_no",
-                          "answer_number", "answer_status", "answer_refund_method", "done"),
+                          "answer_number", "answer_status", "answer_refund_method", "answer_refusal", "done"),
 }
 TOOLS = tuple(ARGUMENTS)
 
 # Read-only shop tools: the lookups the per-turn budget counts (scenarios/budget.py).
 LOOKUPS = frozenset({SEARCH_CATALOG, GET_PRODUCT, COMPARE_PRODUCTS, VIEW_CART, LIST_ORDERS, CHECK_ORDER,
-                     CHECK_RETURN_ELIGIBILITY, SEARCH_POLICIES, GET_BROWSING_HISTORY, GET_CURRENT_DATE})
+                     CHECK_RETURN_ELIGIBILITY, SEARCH_POLICIES, GET_BROWSING_HISTORY, GET_CURRENT_DATE,
+                     GET_CUSTOMER_PROFILE})
 # The tools that put units of a product in the cart, those that change it at all, and every write.
 CART_ADDS = frozenset({ADD_TO_CART, UPDATE_CART_ITEM})
 CART_CHANGES = CART_ADDS | {REMOVE_FROM_CART}
-WRITES = CART_CHANGES | {INITIATE_RETURN}
+# The writes on an order other than a return (issue 32): each needs the customer's approval first.
+ORDER_WRITES = frozenset({CANCEL_ORDER, MODIFY_ORDER_ITEMS, CHANGE_ORDER_ADDRESS, EXCHANGE_ITEMS})
+WRITES = CART_CHANGES | {INITIATE_RETURN} | ORDER_WRITES
 # Talking with the customer: free of the lookup budget, and not an action on the shop.
 CONVERSATIONAL = frozenset({GET_CONVERSATION, RESPOND_TO_CUSTOMER})

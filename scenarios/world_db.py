@@ -12,16 +12,19 @@ import json
 import sqlite3
 from pathlib import Path
 
-from verishop.scenarios.models import Scenario
+from verishop.scenarios.models import Account, Scenario
 
-WORLD_SCHEMA_VERSION = 1
+WORLD_SCHEMA_VERSION = 2  # 2: the account tables and order changes (issue 32)
 WORLD_PAGE_SIZE = 1024
 
 SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE orders (
     order_id TEXT PRIMARY KEY, placed_on TEXT NOT NULL, status TEXT NOT NULL, carrier TEXT,
-    tracking_number TEXT, eta TEXT, delivered_on TEXT
+    tracking_number TEXT, eta TEXT, delivered_on TEXT,
+    -- An account world's (issue 32): the saved address it ships to (or NULL with ship_to given in
+    -- full), the address as JSON {street, city, zip}, how it was paid, why it was cancelled.
+    address_id TEXT, ship_to TEXT, payment_id TEXT, cancel_reason TEXT
 );
 CREATE TABLE order_lines (
     line_id TEXT PRIMARY KEY, order_id TEXT NOT NULL REFERENCES orders(order_id),
@@ -39,6 +42,19 @@ CREATE INDEX extra_products_by_group ON extra_products(group_id);
 CREATE TABLE cart (
     product_id TEXT PRIMARY KEY, quantity INTEGER NOT NULL CHECK (quantity > 0),
     added_seq INTEGER NOT NULL
+);
+CREATE TABLE addresses (
+    address_id TEXT PRIMARY KEY, street TEXT NOT NULL, city TEXT NOT NULL, zip TEXT NOT NULL,
+    is_default INTEGER NOT NULL
+);
+CREATE TABLE payment_methods (
+    payment_id TEXT PRIMARY KEY, kind TEXT NOT NULL, label TEXT NOT NULL, balance_cents INTEGER
+);
+-- Every order change and exchange made (mcp_server/shop/order_changes.py): the tool, its effect
+-- as JSON, the money it moved (positive: charged to the customer) and through which payment method.
+CREATE TABLE order_changes (
+    change_id TEXT PRIMARY KEY, order_id TEXT NOT NULL, tool TEXT NOT NULL, detail TEXT NOT NULL,
+    amount_cents INTEGER NOT NULL, payment_id TEXT, created_seq INTEGER NOT NULL
 );
 CREATE TABLE returns (
     return_id TEXT PRIMARY KEY, order_id TEXT NOT NULL, line_id TEXT NOT NULL UNIQUE,
@@ -82,11 +98,18 @@ def seed_world(db: sqlite3.Connection, scenario: Scenario, *, episode_id: str, c
             *((("catalog_identity", catalog_identity[0]), ("catalog_machine", catalog_identity[1]))
               if catalog_identity else ()),
         ])
-        db.executemany("INSERT INTO main.orders VALUES (?, ?, ?, ?, ?, ?, ?)", [
+        account = scenario.account
+        db.executemany("INSERT INTO main.orders VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", [
             (o.order_id, o.placed_on.isoformat(), o.status, o.carrier, o.tracking_number,
-             o.eta.isoformat() if o.eta else None, o.delivered_on.isoformat() if o.delivered_on else None)
+             o.eta.isoformat() if o.eta else None, o.delivered_on.isoformat() if o.delivered_on else None,
+             o.address_id, ship_to_json(account, o.address_id), o.payment_id, None)
             for o in scenario.orders
         ])
+        if account is not None:
+            db.executemany("INSERT INTO main.addresses VALUES (?, ?, ?, ?, ?)", [
+                (a.address_id, a.street, a.city, a.zip, int(a.default)) for a in account.addresses])
+            db.executemany("INSERT INTO main.payment_methods VALUES (?, ?, ?, ?)", [
+                (m.payment_id, m.kind, m.label, m.balance_cents) for m in account.payment_methods])
         db.executemany("INSERT INTO main.order_lines VALUES (?, ?, ?, ?, ?, ?, ?)", [
             (line.line_id, o.order_id, line.product_id, line.title, line.category_id, line.quantity,
              line.unit_price_cents)
@@ -104,6 +127,17 @@ def seed_world(db: sqlite3.Connection, scenario: Scenario, *, episode_id: str, c
         if db.in_transaction:
             db.execute("ROLLBACK")
         raise
+
+
+def address_json(street: str, city: str, zip_code: str) -> str:
+    """An address as the world stores it (`orders.ship_to`): canonical JSON."""
+    return json.dumps({"street": street, "city": city, "zip": zip_code}, separators=(",", ":"), sort_keys=True)
+
+
+def ship_to_json(account: Account | None, address_id: str | None) -> str | None:
+    """The stored address of a saved `address_id` (None when there is none)."""
+    address = account.address(address_id) if account is not None and address_id else None
+    return address_json(address.street, address.city, address.zip) if address else None
 
 
 def write_world_image(path: Path, image: bytes, *, exclusive: bool = True) -> None:

@@ -104,7 +104,7 @@ def test_every_environment_the_report_says_can_run_is_solved_by_the_oracle_and_n
     path, report = catalogs["export-1"]
     can_run = tuple(spec.env_id for spec in REGISTRY.values()
                     if {r["env"]: r["can_run"] for r in report.environments}[spec.short_name])
-    assert len(can_run) == 8
+    assert len(can_run) == len(REGISTRY)
     with imported_categories_apart():  # other exports of this module define the same ids differently
         oracle = play_and_verify("oracle", can_run, (0, 3, 6, 9, 12), 5, 4100, path, tmp_path / "oracle")
         null = play_and_verify("null", can_run, (0, 6, 12), 3, 4100, path, tmp_path / "null")

@@ -31,7 +31,8 @@ def scripted_world(path: Path, reference: Path) -> None:
     db.execute("PRAGMA journal_mode=WAL")
     db.executescript(SCHEMA)
     db.execute("ATTACH DATABASE ? AS ref", (f"file:{reference}?mode=ro",))
-    for table in ("meta", "orders", "order_lines", "stock_changes", "extra_products", "cart", "returns"):
+    for table in ("meta", "orders", "order_lines", "stock_changes", "extra_products", "cart", "returns", "addresses",
+                  "payment_methods", "order_changes"):
         db.execute(f"INSERT INTO main.{table} SELECT * FROM ref.{table} ORDER BY rowid")
     db.execute("DETACH DATABASE ref")
     db.close()

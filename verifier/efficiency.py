@@ -20,7 +20,10 @@ from verishop.scenarios.budget import LOOKUP_TOOLS
 from verishop.scenarios.models import Axes
 from verishop.verifier.transcript import Transcript, succeeded, turn_of
 
-FREE_REPLY_TAGS = frozenset({"clarify"})
+# `approve`: the customer agreeing to the write the agent named, which the shop requires before an
+# order change or exchange (issue 32): a turn the rules demand is not a wasted one. The customer
+# approves once per write it wants, so no agent earns free turns by proposing.
+FREE_REPLY_TAGS = frozenset({"clarify", "approve"})
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,8 @@
 """Hallucination: IDs the agent used before any tool had shown them to it.
 
 IDs that *carry the task* are the ones scored: products recommended in any submission, put in
-or changed in the cart, order and line IDs submitted or passed to initiate_return. An ID
+or changed in the cart, order and line IDs submitted or passed to initiate_return, and every ID
+an order change or exchange was called with (order, lines, variants, address, payment method). An ID
 carries no credit when no tool result showed it before that use (`verishop.verifier.exposure`).
 IDs only *mentioned* in a message's text can lower the score (one no tool showed counts as
 hallucinated) but never raise it: name-dropping IDs the agent has seen is not work.
@@ -18,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from verishop.scenarios.tool_names import CART_ADDS, INITIATE_RETURN
+from verishop.scenarios.tool_names import CART_ADDS, INITIATE_RETURN, ORDER_WRITES
 from verishop.verifier.exposure import ANY_ID_IN_TEXT, exposure
 from verishop.verifier.transcript import Transcript, succeeded
 
@@ -57,6 +58,14 @@ def hallucination(transcript: Transcript, attempted: bool) -> Hallucination:
             elif event["tool"] == INITIATE_RETURN:
                 use(arguments.get("order_id"), seq)
                 use(arguments.get("line_id"), seq)
+            elif event["tool"] in ORDER_WRITES:
+                for value in (arguments.get("order_id"), arguments.get("address_id"),
+                              arguments.get("payment_method_id")):
+                    use(value, seq)
+                for change in arguments.get("changes") or ():
+                    if isinstance(change, dict):
+                        use(change.get("line_id"), seq)
+                        use(change.get("product_id"), seq)
     # A mention before any tool showed the ID is a hallucination even if the ID turns up later.
     hallucinated = list(dict.fromkeys([*(value for value, unseen in task.items() if unseen), *mentioned_unseen]))
     used = len(set(task) | set(mentioned_unseen))

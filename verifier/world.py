@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote
 
@@ -34,6 +34,35 @@ class World:
     stock: dict[str, int]  # product ID -> units in stock in this episode (overrides the catalog)
     extra_products: dict[str, Product]  # products that exist only in this episode
     returns: tuple[tuple[str, str], ...]  # (order ID, line ID) of every return started
+    # Each order as the episode left it, and every order change and exchange made (issue 32);
+    # empty for a world written before those existed (world schema 1).
+    orders: dict[str, OrderState] = field(default_factory=dict)
+    order_writes: tuple[OrderChange, ...] = ()
+    balances: dict[str, int | None] = field(default_factory=dict)  # payment method -> balance left
+
+
+@dataclass(frozen=True)
+class OrderState:
+    """What an order change can touch: its status, why it was cancelled, where it ships (the
+    stored JSON of the address) and each line's product."""
+
+    status: str
+    cancel_reason: str | None
+    address_id: str | None
+    ship_to: str | None
+    lines: tuple[tuple[str, str], ...]  # (line ID, product ID), in the order's line order
+
+
+@dataclass(frozen=True)
+class OrderChange:
+    """One write of `order_changes`: the tool, the order, its detail, the money and its method."""
+
+    tool: str
+    order_id: str
+    detail: dict
+    amount_cents: int
+    payment_id: str | None
+    seq: int
 
 
 def read_world(directory: Path, name: str, limits: Limits = Limits(), dir_fd: int | None = None,
@@ -70,11 +99,32 @@ def read_world(directory: Path, name: str, limits: Limits = Limits(), dir_fd: in
             extra_products={row[0]: Product.from_row(row)
                             for row in db.execute(f"SELECT {PRODUCT_COLUMNS} FROM extra_products")},
             returns=tuple(db.execute("SELECT order_id, line_id FROM returns ORDER BY created_seq")),
+            **_order_tables(db),
         )
     except (sqlite3.Error, json.JSONDecodeError, TypeError) as exc:
         raise Incomplete("world_corrupt", f"{path.name} is not a readable episode world: {exc}") from None
     finally:
         db.close()
+
+
+def _order_tables(db: sqlite3.Connection) -> dict:
+    """The orders' state, their changes and the payment balances, from a world that has them."""
+    tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    if "order_changes" not in tables:
+        return {}
+    lines: dict[str, list[tuple[str, str]]] = {}
+    for order_id, line_id, product_id in db.execute("SELECT order_id, line_id, product_id FROM order_lines "
+                                                    "ORDER BY rowid"):
+        lines.setdefault(order_id, []).append((line_id, product_id))
+    orders = {row[0]: OrderState(status=row[1], cancel_reason=row[2], address_id=row[3], ship_to=row[4],
+                                 lines=tuple(lines.get(row[0], ())))
+              for row in db.execute("SELECT order_id, status, cancel_reason, address_id, ship_to FROM orders")}
+    writes = tuple(OrderChange(tool, order_id, json.loads(detail), amount, payment, seq)
+                   for tool, order_id, detail, amount, payment, seq in db.execute(
+                       "SELECT tool, order_id, detail, amount_cents, payment_id, created_seq FROM order_changes "
+                       "ORDER BY created_seq"))
+    balances = dict(db.execute("SELECT payment_id, balance_cents FROM payment_methods"))
+    return {"orders": orders, "order_writes": writes, "balances": balances}
 
 
 def _open_image(image: bytes, file_name: str) -> sqlite3.Connection:

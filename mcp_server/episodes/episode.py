@@ -7,6 +7,7 @@ result or error and duration.
 
 from __future__ import annotations
 
+import json
 import logging
 import sqlite3
 import time
@@ -24,6 +25,7 @@ from verishop.scenarios.budget import BUDGET_ERROR, LOOKUP_TOOLS
 from verishop.mcp_server.episodes.transcript import Transcript
 from verishop.scenarios.catalog.reader import CatalogReader, Product
 from verishop.scenarios.customers import SimulatedCustomer, WorldView
+from verishop.scenarios.customers.base import OrderWrite
 from verishop.scenarios.models import Scenario, Submission
 from verishop.scenarios.seal import file_sha256
 from verishop.scenarios.tool_names import WRITES
@@ -212,7 +214,12 @@ class Episode:
             cart = {pid: qty for pid, qty in await cur.fetchall()}
         async with self.db.execute("SELECT order_id, line_id FROM returns ORDER BY created_seq") as cur:
             returns = tuple((o, line) for o, line in await cur.fetchall())
-        return WorldView(cart=cart, returns=returns)
+        writes: tuple[OrderWrite, ...] = ()
+        if self.scenario.account is not None:  # only an account world's orders change (issue 32)
+            async with self.db.execute("SELECT tool, order_id, detail, amount_cents, payment_id FROM order_changes "
+                                       "ORDER BY created_seq") as cur:
+                writes = tuple(OrderWrite(t, o, json.loads(d), a, p) for t, o, d, a, p in await cur.fetchall())
+        return WorldView(cart=cart, returns=returns, order_writes=writes)
 
     def mark_closed(self, reason: str) -> None:
         if self.close_reason is None:

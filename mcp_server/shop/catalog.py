@@ -272,25 +272,37 @@ async def compare_products(ep: Episode, product_ids: list[str]) -> ProductCompar
     return ProductComparison(products=details)
 
 
-async def get_product(ep: Episode, product_id: str) -> ProductDetails:
-    p = await fetch_product(ep, product_id)
-    cat = category(p.category_id)
-    variants: list[VariantOption] = []
+async def variant_group(ep: Episode, p: Product) -> tuple[list[Product], list[str]]:
+    """`p`'s variant group (itself included, the shop's order) and the options its variants differ
+    on: an imported category may record two (size and colour), a group shows those its variants
+    differ on; otherwise the category's one variant attribute, as always."""
     async with ep.db.execute(
         f"SELECT {_columns(ep)} FROM {PRODUCTS} p {_STOCK_JOIN} WHERE p.group_id = ? ORDER BY p.rank",
         (p.group_id,),
     ) as cur:
         siblings = [Product.from_row(tuple(r)) for r in await cur.fetchall()]
-    currency = ep.scenario.catalog.currency
-    # An imported category may record two options (size and colour): a group shows those its
-    # variants differ on. Otherwise the category's one variant attribute, as always.
+    cat = category(p.category_id)
     differing = cat.differing_options([s.attrs for s in siblings])
     options = list(differing) if differing else [cat.variant_attribute] if cat.variant_attribute else []
-    if len(siblings) > 1 and options:
-        variants = [VariantOption(product_id=s.product_id, value=" / ".join(s.attrs.get(a, "") for a in options),
-                                  values={a: s.attrs.get(a, "") for a in options} if len(options) > 1 else None,
-                                  price_usd=in_dollars(currency, s.price_cents), price=figure(s.price_cents),
-                                  in_stock=s.stock > 0) for s in siblings]
+    return siblings, options
+
+
+def variant_options(siblings: list[Product], options: list[str], currency: str) -> list[VariantOption]:
+    """The variants as a tool shows them (none when the group has one product or no option)."""
+    if len(siblings) <= 1 or not options:
+        return []
+    return [VariantOption(product_id=s.product_id, value=" / ".join(s.attrs.get(a, "") for a in options),
+                          values={a: s.attrs.get(a, "") for a in options} if len(options) > 1 else None,
+                          price_usd=in_dollars(currency, s.price_cents), price=figure(s.price_cents),
+                          in_stock=s.stock > 0) for s in siblings]
+
+
+async def get_product(ep: Episode, product_id: str) -> ProductDetails:
+    p = await fetch_product(ep, product_id)
+    cat = category(p.category_id)
+    currency = ep.scenario.catalog.currency
+    siblings, options = await variant_group(ep, p)
+    variants = variant_options(siblings, options, currency)
     return ProductDetails(**dict(card(p, currency)), department=cat.department, attributes=p.attrs,
                           stock_units=p.stock, variant_attribute=options[0] if variants else None,
                           variant_attributes=options if variants and len(options) > 1 else None,

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import json
 from datetime import date, timedelta
 
 from verishop.mcp_server.episodes.episode import Episode
 from verishop.mcp_server.errors import NotFound, Rejected
 from verishop.mcp_server.models import (OrderDetails, OrderLineView, OrderList, OrderSummary, ReturnEligibility,
                                ReturnReceipt)
-from verishop.mcp_server.shop.catalog import figure, in_dollars
+from verishop.mcp_server.shop.catalog import figure, in_dollars, variant_group, variant_options
 from verishop.scenarios.policy import return_window_days
+from verishop.scenarios.tool_names import EXCHANGE_ITEMS
 
 
 async def list_orders(ep: Episode) -> OrderList:
@@ -52,9 +54,39 @@ async def check_order(ep: Episode, order_id: str) -> OrderDetails:
              for r in rows]
     total_cents = sum(r[3] * r[4] for r in rows)
     opt = lambda v: date.fromisoformat(v) if v else None  # noqa: E731
-    return OrderDetails(order_id=o[0], placed_on=date.fromisoformat(o[1]), status=o[2], carrier=o[3],
-                        tracking_number=o[4], estimated_delivery=opt(o[5]), delivered_on=opt(o[6]), lines=lines,
-                        total_usd=in_dollars(currency, total_cents), total=figure(total_cents), currency=currency)
+    details = OrderDetails(order_id=o[0], placed_on=date.fromisoformat(o[1]), status=o[2], carrier=o[3],
+                           tracking_number=o[4], estimated_delivery=opt(o[5]), delivered_on=opt(o[6]), lines=lines,
+                           total_usd=in_dollars(currency, total_cents), total=figure(total_cents), currency=currency)
+    if ep.scenario.account is None:
+        return details
+    return await _with_account(ep, details)
+
+
+async def _with_account(ep: Episode, details: OrderDetails) -> OrderDetails:
+    """An account shop's order (issue 32): where it ships, how it was paid, what changed, and what
+    each line could become (its variants)."""
+    async with ep.db.execute("SELECT address_id, ship_to, payment_id, cancel_reason FROM orders WHERE order_id = ?",
+                             (details.order_id,)) as cur:
+        address_id, ship_to, payment_id, cancel_reason = await cur.fetchone()
+    async with ep.db.execute("SELECT tool, detail FROM order_changes WHERE order_id = ? ORDER BY created_seq",
+                             (details.order_id,)) as cur:
+        changes = [(tool, json.loads(detail)) for tool, detail in await cur.fetchall()]
+    exchanged = {line: new for tool, detail in changes if tool == EXCHANGE_ITEMS
+                 for line, new in detail.get("lines", {}).items()}
+    currency = ep.scenario.catalog.currency
+    lines = []
+    for line in details.lines:
+        variants = None
+        if details.status != "cancelled":
+            product = ep.product(line.product_id)
+            if product is not None:
+                variants = variant_options(*await variant_group(ep, product), currency) or None
+        lines.append(line.model_copy(update={"variants": variants, "exchanged_for": exchanged.get(line.line_id)}))
+    address = json.loads(ship_to) if ship_to else None
+    return details.model_copy(update={
+        "lines": lines, "address_id": address_id, "payment_method_id": payment_id, "cancel_reason": cancel_reason,
+        "ship_to": f"{address['street']}, {address['city']} {address['zip']}" if address else None,
+        "changes": [f"{tool}: {json.dumps(detail, sort_keys=True)}" for tool, detail in changes] or None})
 
 
 async def _eligibility(ep: Episode, order_id: str, line_id: str) -> tuple[ReturnEligibility, int]:

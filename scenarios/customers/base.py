@@ -28,11 +28,26 @@ class CustomerTurn:
 
 
 @dataclass(frozen=True)
+class OrderWrite:
+    """One change made to an order (issue 32): the tool, the order, what it did (the tool's
+    `detail`: a cancellation's reason, the lines' new variants, the new address), the money it
+    moved (positive: charged) and through which payment method."""
+
+    tool: str
+    order_id: str
+    detail: dict[str, Any]
+    amount_cents: int = 0
+    payment_id: str | None = None
+
+
+@dataclass(frozen=True)
 class WorldView:
-    """What the customer can see after the agent's turn: their cart and the returns started."""
+    """What the customer can see after the agent's turn: their cart, the returns started and the
+    changes made to their orders."""
 
     cart: dict[str, int] = field(default_factory=dict)
     returns: tuple[tuple[str, str], ...] = ()  # (order_id, line_id)
+    order_writes: tuple[OrderWrite, ...] = ()
 
 
 @dataclass

@@ -37,7 +37,9 @@ from typing import TYPE_CHECKING, Literal
 from verishop.scenarios.models import (
     BundleGoal,
     CartGoal,
+    ExchangeGoal,
     JourneyGoal,
+    OrderChangeGoal,
     PolicyGoal,
     ProductDiscoveryGoal,
     ReturnGoal,
@@ -127,6 +129,8 @@ ENVIRONMENTS: tuple[EnvSpec, ...] = (
     EnvSpec("status-v6", "Order status", StatusGoal, draws_as="status-v3"),
     EnvSpec("bundle-v5", "Project bundle", BundleGoal, draws_as="bundle-v2"),
     EnvSpec("journey-v9", "Multi-intent journey", JourneyGoal, draws_as="journey-v6"),
+    EnvSpec("change-v1", "Order changes", OrderChangeGoal),
+    EnvSpec("exchange-v1", "Exchanges", ExchangeGoal),
 )
 """The current version of every environment, one line each, in the order results list them.
 Earlier versions are not registered (the verifier still scores their scenario files, by name)."""
@@ -134,12 +138,14 @@ Earlier versions are not registered (the verifier still scores their scenario fi
 REGISTRY: dict[str, EnvSpec] = {spec.env_id: spec for spec in ENVIRONMENTS}
 """The registered environments by versioned id."""
 
-# Training collections (reference §2): C1 = {PD}, C2 = C1 + {SUB}, C4 = C2 + {CART, RETURN}, C8 = all.
+# Training collections (reference §2): C1 = {PD}, C2 = C1 + {SUB}, C4 = C2 + {CART, RETURN}, C8 = the
+# reference's eight; C10 = C8 + the order changes and exchanges of issue 32 (every registered one).
 COLLECTIONS: dict[str, tuple[str, ...]] = {
     "C1": ("pd",),
     "C2": ("pd", "sub"),
     "C4": ("pd", "sub", "cart", "return"),
-    "C8": tuple(spec.name for spec in ENVIRONMENTS),
+    "C8": ("pd", "cart", "sub", "policy", "return", "status", "bundle", "journey"),
+    "C10": tuple(spec.name for spec in ENVIRONMENTS),
 }
 """Training collections by name: the names of their environments."""
 

@@ -61,6 +61,10 @@ UNSTABLE_META_KEYS = frozenset({"episode_id", "catalog_path", "catalog_identity"
 # The world.db tables the shop's tools write (mcp_server/shop: the cart, the returns started);
 # the others hold what the scenario seeds, and are seeded from it again.
 WRITTEN_TABLES = ("cart", "returns")
+# An account world's (issue 32) further tables the tools write: the log of order changes, and the
+# orders, their lines and the payment balances they change in place. Kept, whole, only for a
+# scenario with an account, so that the other examples keep their bytes.
+ACCOUNT_TABLES = ("order_changes", "orders", "order_lines", "payment_methods")
 # The reward's fields that depend on the episode's files only (not its folder's name, nor its seal,
 # nor the verifier's version: a new version that scores the same keeps its examples).
 STABLE_REWARD_FIELDS = ("env_id", "difficulty", "seed", "verdict", "reason", "detail", "r_task", "r_eff", "r_hall",
@@ -121,8 +125,9 @@ def example_from_episode(directory: Path, *, agent: str, reward: Any) -> dict[st
     transcript = [_stable_event(event) for event in events]
     episode_id = events[0].get("episode_id") if events else None
     with sqlite3.connect(f"file:{directory / 'world.db'}?mode=ro&immutable=1", uri=True) as db:
+        tables = WRITTEN_TABLES + (ACCOUNT_TABLES if scenario.get("account") else ())
         world = {table: [list(row) for row in db.execute(f"SELECT * FROM {table} ORDER BY rowid")]
-                 for table in WRITTEN_TABLES}
+                 for table in tables}
     example = {"env_id": scenario["env_id"], "difficulty": scenario["difficulty"], "seed": scenario["seed"],
                "agent": agent, "catalog": {"size": scenario["catalog"]["size"], "seed": scenario["catalog"]["seed"],
                                            "content_hash": scenario["catalog"]["content_hash"]},
@@ -159,6 +164,7 @@ def materialise(example: dict[str, Any], folder: Path, catalog: Path) -> Path:
         scenario = Scenario.model_validate(example["scenario"])
         events, world = example["transcript"], example["world"]
         rows = {table: [tuple(row) for row in world[table]] for table in WRITTEN_TABLES}
+        rows |= {table: [tuple(row) for row in world[table]] for table in ACCOUNT_TABLES if table in world}
     except (KeyError, TypeError, ValueError) as exc:
         raise ExampleError(f"not an example line: {type(exc).__name__}: {str(exc).splitlines()[0]}") from None
     directory = folder / EXAMPLE_EPISODE_ID
@@ -170,6 +176,8 @@ def materialise(example: dict[str, Any], folder: Path, catalog: Path) -> Path:
         db.deserialize(empty_world_image())
         seed_world(db, scenario, episode_id=EXAMPLE_EPISODE_ID, catalog_path=catalog)
         for table, table_rows in rows.items():
+            if table in ACCOUNT_TABLES:  # stored whole: they replace what the scenario seeded
+                db.execute(f"DELETE FROM {table}")
             if table_rows:
                 marks = ", ".join("?" * len(table_rows[0]))
                 db.executemany(f"INSERT INTO {table} VALUES ({marks})", table_rows)

@@ -1,0 +1,52 @@
+"""Reading the agent's proposal of a write (issue 32): the shop asks the customer's agreement
+before it changes an order, so the customer agrees only once the agent has named what it will do
+(the order, the lines' new variants, the address, the amount), and only to what it wants.
+
+What a turn names is read from its words and its structured answer alike: an ID in the text or in
+a field, a variant's value or an address's street as whole words in any case, an amount as the
+typed number (`answer_number`, in the shop's currency: what the customer pays, negative when
+refunded).
+"""
+
+from __future__ import annotations
+
+import re
+
+from verishop.scenarios.models import Submission
+
+# Words that say the agent is about to act, not asking or telling: none needed; a proposal is any
+# turn that names the order. These are what a refusal or a question sounds like instead.
+ADDRESS_TOPIC = ("address", "addresses", "ship it to", "ship them to", "send it to", "street", "zip", "zip code",
+                 "postcode", "which location")
+PAYMENT_TOPIC = ("payment", "payment method", "pay", "pay for", "card", "gift card", "store credit", "charge",
+                 "charged", "refund it to", "put the difference", "which method")
+
+
+def _normal(text: str) -> str:
+    return " ".join(text.replace("’", "'").lower().split())
+
+
+def says(message: str, words: str) -> bool:
+    """Whether `message` holds `words` as whole words, in any case and spacing."""
+    words = _normal(words)
+    return bool(words) and re.search(rf"(?<![\w]){re.escape(words)}(?![\w])", _normal(message)) is not None
+
+
+def names(message: str, sub: Submission, value: str) -> bool:
+    """Whether the agent's turn names `value` (an ID, a value): in its words or any field."""
+    fields = (sub.order_id, sub.line_id, *sub.recommended_product_ids, sub.answer)
+    return says(message, value) or any(f is not None and f.strip() == value for f in fields)
+
+
+def named_order(message: str, sub: Submission, order_ids: list[str]) -> str | None:
+    """The order the turn is about: its `order_id` field, else the one order ID its words name
+    among the customer's (None when none, or several)."""
+    if (sub.order_id or "").strip():
+        return sub.order_id.strip()  # type: ignore[union-attr]
+    named = [o for o in order_ids if says(message, o)]
+    return named[0] if len(named) == 1 else None
+
+
+def names_amount(sub: Submission, cents: int) -> bool:
+    """Whether the turn states the amount exactly as a typed number (hundredths of the currency)."""
+    return sub.answer_number is not None and round(sub.answer_number * 100) == cents
