@@ -10,6 +10,10 @@ without the customer being served, and one correct agent that talks like a perso
     namedrop-greedy  greedy, its messages listing every product ID it saw
     denied           greedy, plus a denied product named in the text
     denied-spelled   the same, its title and ID respelled (case, spaces, separators, full width)
+    cancel-all       every order cancelled, then greedy (issue 32's goal-blind writers: `writers.py`)
+    modify-first     the first line of the newest order switched or exchanged, named first
+    refuse           every request refused with the typed refusal its kind most often has
+    ask-only         questions about the change every turn, and never an action
     natural          the oracle's work, answered in sentences (reads the goal)
     natural-idioms   the same, answered in idioms, spoken money, histories and restated figures
 
@@ -35,12 +39,13 @@ from verishop.agents.redteam.namedrop import NamedropAgent, NamedropGreedyAgent
 from verishop.agents.redteam.natural import NaturalAgent, NaturalIdiomsAgent
 from verishop.agents.redteam.pad import PadAgent
 from verishop.agents.redteam.spray import SprayAgent
+from verishop.agents.redteam.writers import AskOnlyAgent, CancelAllAgent, ModifyFirstAgent, RefuseAgent
 
 HOSTILE = ("enumerate", "bruteforce", "spray", "pad", "invent", "namedrop", "namedrop-greedy", "denied",
-           "denied-spelled")
+           "denied-spelled", "cancel-all", "modify-first", "refuse", "ask-only")
 NATURAL = ("natural", "natural-idioms")
 HEURISTIC = ("prior", "oldest", "newest")
 
-__all__ = ["HEURISTIC", "HOSTILE", "NATURAL", "BruteforceAgent", "DeniedAgent", "DeniedSpelledAgent", "EnumerateAgent", "InventAgent", "NamedropAgent",
+__all__ = ["HEURISTIC", "HOSTILE", "NATURAL", "AskOnlyAgent", "BruteforceAgent", "CancelAllAgent", "ModifyFirstAgent", "RefuseAgent", "DeniedAgent", "DeniedSpelledAgent", "EnumerateAgent", "InventAgent", "NamedropAgent",
            "NamedropGreedyAgent", "NaturalAgent", "NaturalIdiomsAgent", "NewestAgent", "OldestAgent", "PadAgent", "PriorAgent",
            "SprayAgent"]

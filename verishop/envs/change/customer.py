@@ -107,6 +107,12 @@ def _wrong_proposal(state: CustomerState, goal: OrderChangeGoal, message: str, s
             return f"That's not the one I want: for the {title}, I'd like {change.value}."
     if goal.cancel_reason is None and _CANCEL.search(message) and not re.search(r"\bnot cancel", message, re.I):
         return "I don't want to cancel it! I just want it changed."
+    if goal.address is not None and not _names_address(goal, message):
+        account = state.scenario.account
+        others = [a for a in account.addresses if a.street != goal.address.street] if account else []
+        if any(says(message, a.street) or says(message, a.zip) or says(message, a.address_id) for a in others):
+            state.revealed.add("address")  # a person says where they meant
+            return f"Not that address: please ship it to {goal.address.words()}."
     return None
 
 

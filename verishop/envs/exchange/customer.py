@@ -94,6 +94,11 @@ def _proposal(state: CustomerState, goal: ExchangeGoal, message: str, sub: Submi
             return _objection(f"That's not what I want: I'd like it in {goal.wanted.value}.", sub)
         return None
     if not (names(message, sub, goal.payment_id) or says(message, goal.payment_label)):
+        others = [m for m in state.scenario.account.payment_methods if m.payment_id != goal.payment_id] \
+            if state.scenario.account else []
+        if any(names(message, sub, m.payment_id) or says(message, m.label) for m in others):
+            state.revealed.add("payment")  # a person says which one they meant
+            return _objection(f"Not that one: please use my {goal.payment_label}.", sub)
         return CustomerTurn("And which of my payment methods will you use for the difference?", "continue")
     if sub.answer_number is None:
         return CustomerTurn("And how much will the difference be, exactly?", "continue")

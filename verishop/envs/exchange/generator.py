@@ -4,7 +4,7 @@ difference charged or refunded to the payment method it names, and asks what tha
 (a typed money answer).
 
 The store's rules decide: an item can be exchanged once per order, within its return window of
-delivery, not on final sale (`scenarios/accounts.py`). With p_refuse = min(0.35, 0.1 + 0.025·d) the
+delivery, not on final sale (`scenarios/accounts.py`). With p_refuse = min(0.3, 0.05 + 0.02·d) the
 item is not eligible (delivered too long ago, near the edge as d grows, or final sale): the right
 answer is no write and the typed refusal `not_eligible`. With p_out_of_stock the variant wanted is
 sold out: then the customer takes another one it names when told (60%), else the answer is the
@@ -39,7 +39,7 @@ _GREETINGS = ("Hi!", "Hello!", "Hey there.", "Good afternoon.")
 
 
 def refuse_probability(d: int) -> float:
-    return min(0.35, 0.1 + 0.025 * d)
+    return min(0.3, 0.05 + 0.02 * d)
 
 
 def _exchangeable(rng: random.Random, catalog: CatalogReader, allow: set[str] | None, deny: frozenset[str],
