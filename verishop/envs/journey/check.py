@@ -4,7 +4,11 @@ part of the conversation.
 The transcript's customer messages carry the index of the request they belong to (`task`);
 an agent turn belongs to the request the customer had last spoken about, and so do its tool
 calls and its submission. Each request sees the world without what the other requests own
-(their items in the shared cart, their returns). Requests never reached score −1.
+(their items in the shared cart, their returns, and the orders another request changes, with
+their writes: each judged by that request's own gold world, so another request's changes are
+neither collateral damage here nor unjudged). An order no request changes stays in every
+request's footprint: a write on it fails each order-changing request's `nothing_else_changed`.
+Requests never reached score −1.
 r_task = mean of the requests' r_task; solved when every request is solved.
 """
 
@@ -13,6 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+from verishop.envs.journey.descriptions import WRITE_GOALS
 from verishop.envs.journey.generator import foreign_ids
 from verishop.scenarios.models import JourneyGoal
 from verishop.scenarios.tool_names import RESPOND_TO_CUSTOMER
@@ -64,10 +69,21 @@ def request_view(ep: Episode, index: int) -> Episode:
     goal = ep.scenario.goal
     assert isinstance(goal, JourneyGoal)
     foreign = foreign_ids(goal, index)
+    theirs = changed_elsewhere(goal, index)
     world = replace(ep.world, cart={pid: n for pid, n in ep.world.cart.items() if pid not in foreign},
-                    returns=tuple(r for r in ep.world.returns if r[1] not in foreign))
-    return replace(ep, scenario=ep.scenario.model_copy(update={"goal": goal.tasks[index]}),
-                   transcript=_slice(ep.transcript, index), world=world)
+                    returns=tuple(r for r in ep.world.returns if r[1] not in foreign),
+                    orders={o: s for o, s in ep.world.orders.items() if o not in theirs},
+                    order_writes=tuple(w for w in ep.world.order_writes if w.order_id not in theirs))
+    scenario = ep.scenario.model_copy(update={
+        "goal": goal.tasks[index], "orders": tuple(o for o in ep.scenario.orders if o.order_id not in theirs)})
+    return replace(ep, scenario=scenario, transcript=_slice(ep.transcript, index), world=world)
+
+
+def changed_elsewhere(goal: JourneyGoal, index: int) -> set[str]:
+    """The orders the journey's other requests change (an order change's, an exchange's): theirs to
+    judge, not request `index`'s."""
+    own = getattr(goal.tasks[index], "order_id", None)
+    return {t.order_id for i, t in enumerate(goal.tasks) if i != index and isinstance(t, WRITE_GOALS)} - {own}
 
 
 def score(ep: Episode, options: Options) -> TaskScore:
