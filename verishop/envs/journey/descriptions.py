@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from verishop.envs.return_.generator import Description, described_attribute, fitting_lines
+from verishop.envs import get_env
 from verishop.scenarios.catalog.reader import CatalogReader, Product
 from verishop.scenarios.household import noun, say_date
 from verishop.scenarios.models import ExchangeGoal, Order, OrderChangeGoal, ReturnGoal, Scenario, StatusGoal
@@ -55,6 +55,10 @@ def fitting(sub: Scenario, orders: Sequence[Order], lookup: Lookup) -> list[str]
         return [f"{o.order_id}/{li.line_id}" for o in orders for li in o.lines
                 if o.placed_on == target.placed_on and noun(li) == item]
     if isinstance(goal, ReturnGoal):
+        # The return generator's own reading of its description (through the registry).
+        words = get_env("return").role("generator")
+        described_attribute, Description, fitting_lines = words.described_attribute, words.Description, \
+            words.fitting_lines
         product = lookup(next(li for li in target.lines if li.line_id == goal.line_id).product_id)
         attribute = described_attribute(product.category_id) if product is not None else None
         if product is None or attribute is None:
