@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -22,6 +23,9 @@ from verishop.scenarios.household import noun, say_date
 from verishop.scenarios.models import (ExchangeGoal, OrderChangeGoal, ReturnGoal, Scenario, StatusGoal, Submission)
 from verishop.scenarios.prompts import account_system_prompt, system_prompt
 from verishop.scenarios.tool_names import CANCEL_ORDER, ORDER_WRITES, RESPOND_TO_CUSTOMER
+from verishop.verifier.catalogs import CatalogCache
+from verishop.verifier.files import load_episode
+from verishop.verifier.footprint import approval
 
 ORDER_GOALS = (StatusGoal, ReturnGoal, OrderChangeGoal, ExchangeGoal)
 
@@ -250,3 +254,11 @@ async def test_approval_counts_only_the_requests_own_agreement(hub, verifier, re
     reward = await play_scored(hub, verifier, s, eager_second)
     assert "approved_first" in _failed(reward, 2) and "approved_first" not in _failed(reward, 1)
     assert _failed(reward, 1) == set()
+    # the kit's own reading of the whole episode, request by request, agrees
+    catalogs = CatalogCache()
+    try:
+        ep = load_episode(Path(hub.runs_dir) / reward.episode_id, catalogs)
+    finally:
+        catalogs.close()
+    assert approval(ep, task=0).passed and not approval(ep, task=1).passed
+    assert [w["order_id"] for w in approval(ep, task=1).found] == [s.goal.tasks[1].order_id]
