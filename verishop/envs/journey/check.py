@@ -17,10 +17,9 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from verishop.envs.journey.descriptions import WRITE_GOALS
-from verishop.envs.journey.generator import foreign_ids
+from verishop.envs.journey.generator import changed_by, changed_elsewhere, foreign_ids
 from verishop.scenarios.models import JourneyGoal
-from verishop.scenarios.tool_names import RESPOND_TO_CUSTOMER
+from verishop.scenarios.tool_names import ORDER_WRITES, RESPOND_TO_CUSTOMER
 from verishop.verifier.blame import Charged, charge_all, unique
 from verishop.verifier.checks import check_of
 from verishop.verifier.requirements import Requirement
@@ -76,14 +75,24 @@ def request_view(ep: Episode, index: int) -> Episode:
                     order_writes=tuple(w for w in ep.world.order_writes if w.order_id not in theirs))
     scenario = ep.scenario.model_copy(update={
         "goal": goal.tasks[index], "orders": tuple(o for o in ep.scenario.orders if o.order_id not in theirs)})
-    return replace(ep, scenario=scenario, transcript=_slice(ep.transcript, index), world=world)
+    transcript = _slice(ep.transcript, index)
+    transcript = replace(transcript, tool_calls=_with_own_writes(ep.transcript, transcript,
+                                                                 changed_by(goal, index), theirs))
+    return replace(ep, scenario=scenario, transcript=transcript, world=world)
 
 
-def changed_elsewhere(goal: JourneyGoal, index: int) -> set[str]:
-    """The orders the journey's other requests change (an order change's, an exchange's): theirs to
-    judge, not request `index`'s."""
-    own = getattr(goal.tasks[index], "order_id", None)
-    return {t.order_id for i, t in enumerate(goal.tasks) if i != index and isinstance(t, WRITE_GOALS)} - {own}
+def _with_own_writes(whole: Transcript, part: Transcript, mine: set[str], theirs: set[str]) -> list[dict]:
+    """A request's tool calls: its part's, where a write on an order another request changes is that
+    request's (its agreement must come first), and a write on an order it changes is its own,
+    whichever request the agent was serving (before its own customer agreed, it is early)."""
+    def order_of(call: dict) -> str | None:
+        return (call.get("arguments") or {}).get("order_id") if call.get("tool") in ORDER_WRITES else None
+
+    kept = [c for c in part.tool_calls if order_of(c) not in theirs]
+    seen = {c["seq"] for c in kept}
+    kept += [c for c in whole.tool_calls if order_of(c) in mine and c["seq"] not in seen]
+    return sorted(kept, key=lambda c: c["seq"])
+
 
 
 def score(ep: Episode, options: Options) -> TaskScore:

@@ -80,6 +80,20 @@ def foreign_ids(journey: JourneyGoal, index: int) -> set[str]:
     return others - owned_ids(journey.tasks[index])
 
 
+def changed_by(journey: JourneyGoal, index: int) -> set[str]:
+    """The order request `index` changes (an order change's, an exchange's), if any."""
+    request = journey.tasks[index]
+    return {request.order_id} if isinstance(request, WRITE_GOALS) else set()
+
+
+def changed_elsewhere(journey: JourneyGoal, index: int) -> set[str]:
+    """The orders the journey's other requests change: theirs, judged by their own gold world, and
+    hidden from request `index`'s customer and footprint. Every other order (another request's
+    order it only asks about included) stays in both."""
+    others = set().union(*(changed_by(journey, i) for i in range(len(journey.tasks)) if i != index))
+    return others - changed_by(journey, index)
+
+
 def _ids(scenario: Scenario) -> set[str]:
     return owned_ids(scenario.goal)
 

@@ -262,3 +262,24 @@ async def test_approval_counts_only_the_requests_own_agreement(hub, verifier, re
         catalogs.close()
     assert approval(ep, task=0).passed and not approval(ep, task=1).passed
     assert [w["order_id"] for w in approval(ep, task=1).found] == [s.goal.tasks[1].order_id]
+
+
+async def test_a_write_on_a_later_requests_order_before_its_customer_agreed_fails_that_request(hub, verifier,
+                                                                                                reader):
+    # The write is request 2's (its order), made while the agent served request 1: request 2's
+    # agreement had not come, so request 2's approved_first fails, and request 1 is not charged.
+    from verishop.envs.change.oracle import play as change_play
+    from verishop.envs.journey.oracle import _KeepOpen
+
+    s = _widen(journey(reader, 6, ("change", "change"), lambda s: s.goal.tasks[0].refusal is None
+                       and s.goal.tasks[1].refusal is None and s.goal.tasks[1].cancel_reason is not None))
+
+    async def ahead(shop, goal):
+        first, second = goal.tasks
+        early = [(CANCEL_ORDER, {"order_id": second.order_id, "reason": second.cancel_reason})]
+        await change_play(_KeepOpen(_Before(shop, early)), first)
+        await shop.call(RESPOND_TO_CUSTOMER, message=f"Order {second.order_id} is cancelled already.",
+                        order_id=second.order_id, done=True)
+
+    reward = await play_scored(hub, verifier, s, ahead)
+    assert "approved_first" in _failed(reward, 2) and _failed(reward, 1) == set()
