@@ -1,6 +1,9 @@
 """What chained requests share. A JOURNEY strings several environments' requests into one
 conversation with one customer, on one day, under one store policy; its generator passes a
-`SharedWorld` to each sub-generator, which then uses it instead of drawing its own.
+`SharedWorld` to each sub-generator, which then uses it instead of drawing its own: the day, the
+customer, the policy and, for the requests that change orders, the customer's account (its
+addresses and payment methods), so that every order of one journey ships to and is paid from one
+account.
 
 The draws are made either way, so a generator's other choices do not depend on whether it
 runs alone or inside a journey.
@@ -12,9 +15,10 @@ import random
 from dataclasses import dataclass
 from datetime import date, timedelta
 
+from verishop.scenarios.accounts import make_account
 from verishop.scenarios.catalog.reader import CatalogReader
 from verishop.scenarios.household import make_customer
-from verishop.scenarios.models import Customer, SellOut, StorePolicy
+from verishop.scenarios.models import Account, Customer, SellOut, StorePolicy
 from verishop.scenarios.money import USD
 from verishop.scenarios.policy import make_policy
 from verishop.scenarios.shop_policy import store_policy
@@ -28,6 +32,7 @@ class SharedWorld:
     today: date
     customer: Customer
     policy: StorePolicy
+    account: Account | None = None
 
 
 def pick_today(rng: random.Random, shared: SharedWorld | None = None) -> date:
@@ -38,6 +43,12 @@ def pick_today(rng: random.Random, shared: SharedWorld | None = None) -> date:
 def pick_customer(rng: random.Random, today: date, shared: SharedWorld | None = None) -> Customer:
     drawn = make_customer(rng, today)
     return shared.customer if shared else drawn
+
+
+def pick_account(rng: random.Random, customer: Customer, shared: SharedWorld | None = None) -> Account:
+    """The journey's account, else one drawn for `customer` (drawn either way)."""
+    drawn = make_account(rng, customer)
+    return shared.account if shared is not None and shared.account is not None else drawn
 
 
 def pick_policy(rng: random.Random, shared: SharedWorld | None = None,

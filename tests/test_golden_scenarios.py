@@ -20,7 +20,7 @@ DIGESTS = {
     "cart-v5": "08db95bc828b1a97180ccdc3c38407aa4866fff0d53587c6497951d93cef3f1a",
     "change-v1": "cc49635db9250d6d8126950e1a416d79a94c8a163960e4af9f9026938e84ffc7",
     "exchange-v1": "a5d5af53caa207d652012e8f5cfd8f6be262136bccb33452148322dc800d5a88",
-    "journey-v9": "a3f29b8c91d76c0a8495ce075f8f50cd6691b86835d4b1f19cb52c27d9f501d7",
+    "journey-v10": "2f0369363879d92f409bd99f8684fe85e4400aed8406bc38475da4b964017c26",
     "pd-v8": "80269314777f32c9b844352b6af0f81a18ad8dbe53f10f1570f8a32f9cf03237",
     "policy-v6": "3cb51789f6ef197de06d7b7bd0cfc57a405fd0d7ff2e0a12e6dd92ec7954a918",
     "return-v7": "2db25f1a6e3f3081cfa60ee3f4e5d1957b50c9e615c07b33ef8f9c0e5f835570",
@@ -34,7 +34,6 @@ DIGESTS = {
 # that asks rather than guesses, the customer that answers what was asked): their scenarios are
 # the bytes of the version whose draws they keep, but for the id.
 RESCORED = {
-    "journey-v9": ("journey-v6", "4e1bb28a364c921ffd161881dd8e7a7465fa2be919e762cb974635810ca4ecb2"),
     "policy-v6": ("policy-v3", "5cf0b5900b84a8e17108fb38ce99b2f32ed196fd58e237c3411fcfd6c52afad8"),
     "status-v6": ("status-v3", "4983886886b1e58d8a4e5bf439de95f5774f266108128df1015cc710f8fd79a6"),
     "bundle-v5": ("bundle-v2", "0b847eb5a612306bd58ee230dfc79d0521d0f46175fb93232780cbb0a929742b"),

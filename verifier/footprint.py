@@ -91,12 +91,23 @@ def order_write_calls(ep: Episode) -> list[dict]:
 
 
 def approval(ep: Episode, name: str = "approved_first", task: int | None = None) -> Check:
-    """Whether every order write came after the customer agreed (a reply tagged `approve`; in a
-    journey, one of request `task`'s)."""
+    """Whether every order write came after the customer agreed (a reply tagged `approve`). In a
+    journey, `task` = k judges request k alone: its customer's agreement, and the writes made while
+    the customer was on request k (another request's agreement never covers them)."""
     agreed = [e["seq"] for e in ep.transcript.customer if e.get("tag") == "approve"
               and (task is None or e.get("task") == task)]
     first = min(agreed) if agreed else None
+    calls = order_write_calls(ep)
+    if task is not None:
+        calls = [c for c in calls if _request_at(ep, c["seq"]) == task]
     early = [{"tool": c["tool"], "order_id": (c.get("arguments") or {}).get("order_id"), "seq": c["seq"]}
-             for c in order_write_calls(ep) if first is None or c["seq"] < first]
+             for c in calls if first is None or c["seq"] < first]
     return Check(name=name, expected="every order write after the customer agreed to it",
                  found=early or None, passed=not early, score=-1.0 if early else 1.0)
+
+
+def _request_at(ep: Episode, seq: int) -> int:
+    """The journey request the customer was on at event `seq`: the `task` of its last message
+    before it (0 before any)."""
+    said = [e for e in ep.transcript.customer if e["seq"] < seq and type(e.get("task")) is int]
+    return said[-1]["task"] if said else 0

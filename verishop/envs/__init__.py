@@ -128,7 +128,7 @@ ENVIRONMENTS: tuple[EnvSpec, ...] = (
     EnvSpec("return-v7", "Returns", ReturnGoal, draws_as="return-v4"),
     EnvSpec("status-v6", "Order status", StatusGoal, draws_as="status-v3"),
     EnvSpec("bundle-v5", "Project bundle", BundleGoal, draws_as="bundle-v2"),
-    EnvSpec("journey-v9", "Multi-intent journey", JourneyGoal, draws_as="journey-v6"),
+    EnvSpec("journey-v10", "Multi-intent journey", JourneyGoal),
     EnvSpec("change-v1", "Order changes", OrderChangeGoal),
     EnvSpec("exchange-v1", "Exchanges", ExchangeGoal),
 )

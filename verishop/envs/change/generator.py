@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 
 from verishop.envs.change.answers import REASON_WORDS
-from verishop.scenarios.accounts import (make_account, siblings_by_value, variant_attribute_of, with_account,
+from verishop.scenarios.accounts import (siblings_by_value, variant_attribute_of, with_account,
                                          with_change_rules)
 from verishop.scenarios.catalog.reader import CatalogError, CatalogReader, Product
 from verishop.scenarios.difficulty import axes_for
@@ -33,7 +33,7 @@ from verishop.scenarios.models import (Account, Address, LineChange, NewAddress,
 from verishop.scenarios.noise import add_typos
 from verishop.scenarios.prompts import account_system_prompt
 from verishop.scenarios.rng import make_rng
-from verishop.scenarios.shared_world import SharedWorld, pick_customer, pick_policy, pick_today
+from verishop.scenarios.shared_world import SharedWorld, pick_account, pick_customer, pick_policy, pick_today
 
 ENV_ID = "change-v1"
 PLANS = ("cancel", "modify", "address")
@@ -122,7 +122,7 @@ def generate(difficulty: int, seed: int, catalog: CatalogReader, shared: SharedW
     today = pick_today(rng, shared)
     customer = pick_customer(rng, today, shared)
     policy = with_change_rules(pick_policy(rng, shared, catalog))
-    account = make_account(rng, customer)
+    account = pick_account(rng, customer, shared)
     plan = _plan(rng, difficulty)
     refuse = rng.random() < refuse_probability(difficulty)
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import random
 from datetime import timedelta
 
-from verishop.scenarios.accounts import (make_account, siblings_by_value, variant_attribute_of, with_account,
+from verishop.scenarios.accounts import (siblings_by_value, variant_attribute_of, with_account,
                                          with_change_rules)
 from verishop.scenarios.catalog.reader import CatalogError, CatalogReader, Product
 from verishop.scenarios.difficulty import axes_for
@@ -30,7 +30,7 @@ from verishop.scenarios.noise import add_typos
 from verishop.scenarios.policy import return_window_days
 from verishop.scenarios.prompts import account_system_prompt
 from verishop.scenarios.rng import make_rng
-from verishop.scenarios.shared_world import SharedWorld, pick_customer, pick_policy, pick_today
+from verishop.scenarios.shared_world import SharedWorld, pick_account, pick_customer, pick_policy, pick_today
 
 ENV_ID = "exchange-v1"
 P_FALLBACK = 0.6
@@ -75,7 +75,7 @@ def generate(difficulty: int, seed: int, catalog: CatalogReader, shared: SharedW
     today = pick_today(rng, shared)
     customer = pick_customer(rng, today, shared)
     policy = with_change_rules(pick_policy(rng, shared, catalog))
-    account = make_account(rng, customer)
+    account = pick_account(rng, customer, shared)
 
     refuse = rng.random() < refuse_probability(difficulty)
     final_sale = set(policy.final_sale_categories) & catalog.category_id_set

@@ -4,7 +4,11 @@ part of the conversation.
 The transcript's customer messages carry the index of the request they belong to (`task`);
 an agent turn belongs to the request the customer had last spoken about, and so do its tool
 calls and its submission. Each request sees the world without what the other requests own
-(their items in the shared cart, their returns). Requests never reached score −1.
+(their items in the shared cart, their returns, and the orders another request changes, with
+their writes: each judged by that request's own gold world, so another request's changes are
+neither collateral damage here nor unjudged). An order no request changes stays in every
+request's footprint: a write on it fails each order-changing request's `nothing_else_changed`.
+Requests never reached score −1.
 r_task = mean of the requests' r_task; solved when every request is solved.
 """
 
@@ -13,9 +17,9 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from verishop.envs.journey.generator import foreign_ids
+from verishop.envs.journey.generator import changed_by, changed_elsewhere, foreign_ids
 from verishop.scenarios.models import JourneyGoal
-from verishop.scenarios.tool_names import RESPOND_TO_CUSTOMER
+from verishop.scenarios.tool_names import ORDER_WRITES, RESPOND_TO_CUSTOMER
 from verishop.verifier.blame import Charged, charge_all, unique
 from verishop.verifier.checks import check_of
 from verishop.verifier.requirements import Requirement
@@ -64,10 +68,31 @@ def request_view(ep: Episode, index: int) -> Episode:
     goal = ep.scenario.goal
     assert isinstance(goal, JourneyGoal)
     foreign = foreign_ids(goal, index)
+    theirs = changed_elsewhere(goal, index)
     world = replace(ep.world, cart={pid: n for pid, n in ep.world.cart.items() if pid not in foreign},
-                    returns=tuple(r for r in ep.world.returns if r[1] not in foreign))
-    return replace(ep, scenario=ep.scenario.model_copy(update={"goal": goal.tasks[index]}),
-                   transcript=_slice(ep.transcript, index), world=world)
+                    returns=tuple(r for r in ep.world.returns if r[1] not in foreign),
+                    orders={o: s for o, s in ep.world.orders.items() if o not in theirs},
+                    order_writes=tuple(w for w in ep.world.order_writes if w.order_id not in theirs))
+    scenario = ep.scenario.model_copy(update={
+        "goal": goal.tasks[index], "orders": tuple(o for o in ep.scenario.orders if o.order_id not in theirs)})
+    transcript = _slice(ep.transcript, index)
+    transcript = replace(transcript, tool_calls=_with_own_writes(ep.transcript, transcript,
+                                                                 changed_by(goal, index), theirs))
+    return replace(ep, scenario=scenario, transcript=transcript, world=world)
+
+
+def _with_own_writes(whole: Transcript, part: Transcript, mine: set[str], theirs: set[str]) -> list[dict]:
+    """A request's tool calls: its part's, where a write on an order another request changes is that
+    request's (its agreement must come first), and a write on an order it changes is its own,
+    whichever request the agent was serving (before its own customer agreed, it is early)."""
+    def order_of(call: dict) -> str | None:
+        return (call.get("arguments") or {}).get("order_id") if call.get("tool") in ORDER_WRITES else None
+
+    kept = [c for c in part.tool_calls if order_of(c) not in theirs]
+    seen = {c["seq"] for c in kept}
+    kept += [c for c in whole.tool_calls if order_of(c) in mine and c["seq"] not in seen]
+    return sorted(kept, key=lambda c: c["seq"])
+
 
 
 def score(ep: Episode, options: Options) -> TaskScore:

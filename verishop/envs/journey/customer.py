@@ -1,5 +1,6 @@
 """The journey customer: one request at a time, each judged by its own environment's
-behaviour on its own part of the world (the other requests' cart items and returns hidden);
+behaviour on its own part of the world (the other requests' cart items, returns and the orders
+they change hidden; a change to any other order stays in sight, to object to);
 when a request is handled, the customer thanks the agent and makes the next one.
 
 Each customer message carries the index of the request it belongs to (`task`), which is
@@ -25,13 +26,15 @@ def reply(state: CustomerState, goal: JourneyGoal, message: str, sub: Submission
           world: WorldView) -> CustomerTurn:
     from verishop.scenarios.customers import behaviour
 
-    from verishop.envs.journey.generator import foreign_ids
+    from verishop.envs.journey.generator import changed_elsewhere, foreign_ids
 
     index = state.memory.get("task", 0)
     request = goal.tasks[index]
     foreign = foreign_ids(goal, index)
+    theirs = changed_elsewhere(goal, index)
     own_world = WorldView(cart={pid: n for pid, n in world.cart.items() if pid not in foreign},
-                          returns=tuple(r for r in world.returns if r[1] not in foreign))
+                          returns=tuple(r for r in world.returns if r[1] not in foreign),
+                          order_writes=tuple(w for w in world.order_writes if w.order_id not in theirs))
     turn = behaviour(request)(_sub_state(state, index), request, message, sub, own_world)
     if turn.tag == "done" and index + 1 < len(goal.tasks):
         state.memory["task"] = index + 1

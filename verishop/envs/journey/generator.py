@@ -11,10 +11,13 @@ changes would touch another's goal (a stock-out of a product another request nee
 that collides) is drawn again with the next derived seed; after MAX_ATTEMPTS, a request of
 another kind takes its place (see `Requests.fallback`), so every (difficulty, seed) yields a journey.
 
-A journey holds at most one request about the customer's orders (a return or an order
-status), and its order history is that request's own: the description "my most recent
-order" was checked to fit exactly one order of that history, and another request's orders
-would make it ambiguous. The other requests do not depend on orders.
+A journey may hold several requests about the customer's orders (returns, status questions,
+order changes, exchanges: journey-v10), each with its own orders, merged into one history. Each
+request's words were checked to fit exactly one order (or line) of its own history; after merging
+they must still (`descriptions.ambiguous`), and no order or line ID may be shared, else the request
+is drawn again. The requests that change orders share one account (`SharedWorld.account`); the
+journey carries it, the store's rules for changing orders and the account shop's system prompt
+when it holds one of them. The other requests do not depend on orders.
 
 What changed in each version, and why: CHANGELOG.md (the registry in `verishop/envs/__init__.py` holds
 the current id).
@@ -22,29 +25,32 @@ the current id).
 
 from __future__ import annotations
 
+import random
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from verishop.envs import EnvSpec, get_env
+from verishop.envs.journey.descriptions import WRITE_GOALS, about_orders, ambiguous, merged_orders
 from verishop.scenarios.catalog.reader import CatalogReader
 from verishop.scenarios.difficulty import axes_for
-from verishop.scenarios.shared_world import SharedWorld, pick_customer, pick_policy, pick_today
+from verishop.scenarios.shared_world import SharedWorld, pick_account, pick_customer, pick_policy, pick_today
 from verishop.scenarios.household import make_browsing_history
-from verishop.scenarios.models import JourneyGoal, Scenario, SubGoal
+from verishop.scenarios.models import JourneyGoal, Scenario, StorePolicy, SubGoal
 from verishop.scenarios.policy import extend_policy
-from verishop.scenarios.prompts import system_prompt
+from verishop.scenarios.prompts import account_system_prompt, system_prompt
 from verishop.scenarios.rng import derive_seed, make_rng
 from verishop.scenarios.stock import EpisodeStock
 
 
-ENV_ID = "journey-v9"
-# The stream its requests and fallbacks are drawn from: journey-v6's, whose generation v7 keeps.
-REQUEST_STREAM = "journey-v6"
-# The random stream a seed draws from: kept from journey-v2 wherever generation did not change, so
-# re-scored versions play the same worlds.
-SEED_STREAM = "journey-v2"
+ENV_ID = "journey-v10"
+# The stream its requests and fallbacks are drawn from (v10 draws from a larger pool: a new stream).
+REQUEST_STREAM = "journey-v10"
+# The random stream a seed draws from.
+SEED_STREAM = "journey-v10"
 MAX_ATTEMPTS = 30
-ORDER_KINDS = frozenset({"return", "status"})
+# The environments whose requests are about the customer's orders (before v10, one per journey).
+ORDER_KINDS = frozenset({"change", "exchange", "return", "status"})
 _ID = re.compile(r"\b(?:P\d{8}|W\d{7}|LN\d{8})\b")
 
 
@@ -55,7 +61,7 @@ def request_count(difficulty: int) -> int:
 # The environments a journey's requests are drawn from, by name: a list of its own (sorted, as
 # journey-v2 drew them), so that registering a new environment never changes journey's bytes.
 # Adding one here is a new journey version.
-POOL = ("bundle", "cart", "pd", "policy", "return", "status", "sub")
+POOL = ("bundle", "cart", "change", "exchange", "pd", "policy", "return", "status", "sub")
 
 
 def _pool() -> list[str]:
@@ -72,6 +78,20 @@ def foreign_ids(journey: JourneyGoal, index: int) -> set[str]:
     judged on (another request's items in the shared cart, its returns ...)."""
     others = set().union(*(owned_ids(g) for i, g in enumerate(journey.tasks) if i != index))
     return others - owned_ids(journey.tasks[index])
+
+
+def changed_by(journey: JourneyGoal, index: int) -> set[str]:
+    """The order request `index` changes (an order change's, an exchange's), if any."""
+    request = journey.tasks[index]
+    return {request.order_id} if isinstance(request, WRITE_GOALS) else set()
+
+
+def changed_elsewhere(journey: JourneyGoal, index: int) -> set[str]:
+    """The orders the journey's other requests change: theirs, judged by their own gold world, and
+    hidden from request `index`'s customer and footprint. Every other order (another request's
+    order it only asks about included) stays in both."""
+    others = set().union(*(changed_by(journey, i) for i in range(len(journey.tasks)) if i != index))
+    return others - changed_by(journey, index)
 
 
 def _ids(scenario: Scenario) -> set[str]:
@@ -94,7 +114,7 @@ def _conflicts(sub: Scenario, taken: list[Scenario], catalog: CatalogReader) -> 
             return True
         if _sells_out_any(sub, other, catalog) or _sells_out_any(other, sub, catalog):
             return True
-    return False
+    return about_orders(sub) and ambiguous([*taken, sub], catalog)
 
 
 def _sells_out_any(ruling: Scenario, needing: Scenario, catalog: CatalogReader) -> bool:
@@ -132,12 +152,11 @@ class Requests:
     def fallback(self, kinds: list[str], index: int) -> tuple[str, Scenario | None]:
         """Request `index` of its planned kind kept conflicting with the earlier ones (on a small
         catalog, two substitutions often land in the one category with enough stock and sell out
-        each other's products). Draw a request of another kind instead, in an order drawn from the
-        seed's own derived stream, keeping at most one request about orders. Only seeds that used to
-        fail reach this, so every journey that generated before is unchanged. No request if no kind
-        fits: the journey then has one request fewer (request 0 always fits, so it has at least one)."""
-        others = {k for i, k in enumerate(kinds) if i != index}
-        pool = [k for k in _pool() if k != kinds[index] and not (k in ORDER_KINDS and ORDER_KINDS & others)]
+        each other's products; a history whose orders keep making another request's words ambiguous).
+        Draw a request of another kind instead, in an order drawn from the seed's own derived stream.
+        No request if no kind fits: the journey then has one request fewer (request 0 always fits, so
+        it has at least one)."""
+        pool = [k for k in _pool() if k != kinds[index]]
         make_rng("journey-fallback", REQUEST_STREAM, self.difficulty, self.seed, index).shuffle(pool)
         for kind in pool:
             sub = self.draw(get_env(kind), (REQUEST_STREAM, self.difficulty, self.seed, index, "fallback", kind))
@@ -146,22 +165,19 @@ class Requests:
         return kinds[index], None
 
 
-def generate(difficulty: int, seed: int, catalog: CatalogReader, shared: SharedWorld | None = None) -> Scenario:
+def generate(difficulty: int, seed: int, catalog: CatalogReader, shared: SharedWorld | None = None,
+             kinds: Sequence[str] | None = None) -> Scenario:
+    """A journey at `difficulty` for `seed`; `kinds` (environment names), if given, replaces the
+    kinds of requests drawn (every draw is still made, so the rest is the same)."""
     rng = make_rng("scenario", SEED_STREAM, difficulty, seed)
     axes = axes_for(difficulty)
     today = pick_today(rng, shared)
     customer = pick_customer(rng, today, shared)
     # The extended policy (conditional clauses) lets a policy request ask multi-clause questions.
-    world = SharedWorld(today=today, customer=customer, policy=extend_policy(rng, pick_policy(rng, shared, catalog)))
-    pool = _pool()
-    kinds = [rng.choice(pool)]
-    while len(kinds) < request_count(difficulty):
-        allowed = [k for k in pool if k not in ORDER_KINDS] if ORDER_KINDS & set(kinds) else pool
-        switch = rng.random() < axes.p_switch
-        if not switch and kinds[-1] in allowed:
-            kinds.append(kinds[-1])
-        else:
-            kinds.append(rng.choice([k for k in allowed if k != kinds[-1]]))
+    policy = extend_policy(rng, pick_policy(rng, shared, catalog))
+    world = SharedWorld(today=today, customer=customer, policy=policy, account=pick_account(rng, customer, shared))
+    drawn = _kinds(rng, difficulty, axes.p_switch)
+    kinds = list(kinds) if kinds is not None else drawn
 
     requests = Requests(catalog, world, difficulty, seed)
     for index, kind in enumerate(kinds):
@@ -172,8 +188,9 @@ def generate(difficulty: int, seed: int, catalog: CatalogReader, shared: SharedW
             requests.drawn.append(sub)
     subs = requests.drawn
 
-    about_orders = [sub for sub in subs if sub.goal.kind in ORDER_KINDS]
-    orders = (about_orders or subs)[0].orders
+    about = [sub for sub in subs if about_orders(sub)]
+    orders = merged_orders(about) if about else subs[0].orders
+    changes_orders = any(isinstance(sub.goal, WRITE_GOALS) for sub in subs)
     # The turn budget covers every request: each gets the budget of its difficulty.
     journey_axes = axes.model_copy(update={"max_turns": axes.max_turns * len(subs)})
     return Scenario(
@@ -184,8 +201,34 @@ def generate(difficulty: int, seed: int, catalog: CatalogReader, shared: SharedW
         stock_changes=tuple({c.product_id: c for sub in subs for c in sub.stock_changes}.values()),
         sell_outs=tuple(dict.fromkeys(rule for sub in subs for rule in sub.sell_outs)),
         extra_products=tuple(p for sub in subs for p in sub.extra_products),
-        policy=world.policy, system_prompt=system_prompt(catalog.currency),
+        account=world.account if changes_orders else None,
+        policy=_union_of_policies(policy, subs),
+        system_prompt=(account_system_prompt if changes_orders else system_prompt)(catalog.currency),
         opening_message=subs[0].opening_message,
         goal=JourneyGoal(tasks=tuple(sub.goal for sub in subs),
                          openings=tuple(sub.opening_message for sub in subs)),
     )
+
+
+def _kinds(rng: random.Random, difficulty: int, p_switch: float) -> list[str]:
+    """The requests' environments along the context-switch axis: the next of another kind with
+    probability p_switch, else of the same kind."""
+    pool = _pool()
+    kinds = [rng.choice(pool)]
+    while len(kinds) < request_count(difficulty):
+        switch = rng.random() < p_switch
+        kinds.append(kinds[-1] if not switch else rng.choice([k for k in pool if k != kinds[-1]]))
+    return kinds
+
+
+def _union_of_policies(policy: StorePolicy, subs: list[Scenario]) -> StorePolicy:
+    """The journey's policy with every clause a request's own policy added (the rules for changing
+    and exchanging orders), after its own clauses, so each keeps its text and place."""
+    known = {c.policy_id for c in policy.clauses}
+    added = []
+    for sub in subs:
+        for clause in sub.policy.clauses:
+            if clause.policy_id not in known:
+                known.add(clause.policy_id)
+                added.append(clause)
+    return policy.model_copy(update={"clauses": (*policy.clauses, *added)}) if added else policy
