@@ -116,3 +116,13 @@ def siblings_by_value(catalog: CatalogReader, product: Product, attribute: str) 
             seen.add(value)
             out.append(sibling)
     return out
+
+
+# --- drawing again -----------------------------------------------------------------------------
+
+MAX_REDRAWS = 20
+"""Draws of an order-change or exchange request before a catalog is said to be unable to support it."""
+
+
+class Redraw(Exception):
+    """A draw that cannot stand (the customer's words would fit another order): draw again."""

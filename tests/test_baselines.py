@@ -48,6 +48,16 @@ def test_greedy_finds_the_next_request_of_a_journey():
     assert next_request("Hmm, that one is Belkin, but I wanted Anker.") == ""
 
 
+def test_greedy_finds_the_next_request_through_the_customer_s_typos():
+    """Typo noise garbles greetings too ("Goood morning!"): a greeting one typo away still opens
+    the next request, and a farewell ("Goodbye") does not."""
+    assert next_request("Okay, thanks for letting me know! Goood morning! I'd like to check a policy.") == \
+        "Goood morning! I'd like to check a policy."
+    assert next_request("Thanks! Helo there. I need a charger.") == "Helo there. I need a charger."
+    assert next_request("Thanks! Good mornign. I need a charger.") == "Good mornign. I need a charger."
+    assert next_request("Thanks. Goodbye now.") == ""
+
+
 def test_an_agent_told_everything_can_rank_pd_by_the_stated_priority(reader):
     """What makes pd-v3 learnable: knowing every requirement and the priority (all of which the
     customer says when asked), sorting the feasible in-stock products the way search_catalog's

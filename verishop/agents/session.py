@@ -33,3 +33,17 @@ class ShopSession:
         for observe in self.observers:
             observe(tool, arguments, data, None)
         return data
+
+
+@dataclass
+class KeepOpen:
+    """A session that drops `done=true` from messages to the customer: how a goal-aware agent plays
+    one request of a journey with a play written for a whole episode (a request's `done=true`
+    would close the conversation before the next request)."""
+
+    shop: Any
+
+    async def call(self, tool: str, **arguments: Any) -> dict[str, Any]:
+        if tool == "respond_to_customer":
+            arguments.pop("done", None)
+        return await self.shop.call(tool, **arguments)

@@ -86,11 +86,40 @@ def next_request(reply: str) -> str:
     if thanked is None:
         return ""
     rest = sentences[thanked + 1:]
-    greets = next((i for i, s in enumerate(rest) if _GREETING.match(s)), None)
+    greets = next((i for i, s in enumerate(rest) if _greets(s)), None)
     return " ".join(rest[greets:]) if greets is not None else ""
 
 
 _GREETING = re.compile(r"^(?:hi|hello|hey|good (?:morning|afternoon|evening)|greetings)\b", re.IGNORECASE)
+_GREETING_WORDS = ("hello", "hey", "greetings")
+_DAYTIMES = ("morning", "afternoon", "evening")
+
+
+def _greets(sentence: str) -> bool:
+    """Whether a sentence opens with a greeting, read through the customer's typos ("Goood
+    morning!", "Helo there."): a word one typo from a greeting's counts as it."""
+    if _GREETING.match(sentence):
+        return True
+    words = re.findall(r"[a-z]+", sentence.lower())[:2]
+    if not words:
+        return False
+    first = words[0]
+    if any(_one_typo(first, w) for w in _GREETING_WORDS):
+        return True
+    return len(words) == 2 and _one_typo(first, "good") and any(_one_typo(words[1], d) or words[1] == d
+                                                                 for d in _DAYTIMES)
+
+
+def _one_typo(token: str, word: str) -> bool:
+    """`token` is `word` with one letter dropped, added, replaced or swapped with its neighbour."""
+    if token == word or abs(len(token) - len(word)) > 1 or len(word) < 4:
+        return token == word
+    if len(token) == len(word):
+        diff = [i for i, (a, b) in enumerate(zip(token, word)) if a != b]
+        return len(diff) == 1 or (len(diff) == 2 and diff[1] == diff[0] + 1
+                                  and token[diff[0]] == word[diff[1]] and token[diff[1]] == word[diff[0]])
+    short, long_ = sorted((token, word), key=len)
+    return any(long_[:i] + long_[i + 1:] == short for i in range(len(long_)))
 
 
 async def search_words(shop: ShopSession, text: str, limit: int) -> list[dict]:

@@ -19,7 +19,7 @@ from verishop.envs.policy.oracle import policy_query
 from verishop.agents.redteam import idioms, phrasing
 from verishop.agents.redteam.common import say
 from verishop.agents.oracles import play_for
-from verishop.agents.session import ShopSession
+from verishop.agents.session import KeepOpen, ShopSession
 from verishop.envs import spec_for_goal
 from verishop.scenarios.customers import precise_questions
 from verishop.scenarios.money import USD, as_shop_money, name_of, written
@@ -54,7 +54,7 @@ class NaturalAgent:
             last = index == len(requests) - 1
             # Its own wording for each environment it knows (`_<name>`); the oracle's play for the others.
             own = getattr(self, f"_{spec_for_goal(request).name}", None)
-            await (own(shop, request, last) if own else play_for(request)(shop, request))
+            await (own(shop, request, last) if own else play_for(request)(shop if last else KeepOpen(shop), request))
 
     async def _pd(self, shop: ShopSession, goal: ProductDiscoveryGoal, last: bool) -> None:
         await self._recommend(shop, [r.product_id for r in goal.ideal], "These are the ones I'd pick for you; "

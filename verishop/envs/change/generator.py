@@ -23,13 +23,14 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 
 from verishop.envs.change.answers import REASON_WORDS
-from verishop.scenarios.accounts import (siblings_by_value, variant_attribute_of, with_account,
+from verishop.scenarios.accounts import (MAX_REDRAWS, Redraw, siblings_by_value, variant_attribute_of, with_account,
                                          with_change_rules)
 from verishop.scenarios.catalog.reader import CatalogError, CatalogReader, Product
 from verishop.scenarios.difficulty import axes_for
 from verishop.scenarios.household import (faker, make_browsing_history, make_order, make_order_with_status, noun,
                                           say_date)
-from verishop.scenarios.models import (Account, Address, LineChange, NewAddress, Order, OrderChangeGoal, Scenario)
+from verishop.scenarios.models import (Account, Address, Axes, Customer, LineChange, NewAddress, Order,
+                                       OrderChangeGoal, Scenario, StorePolicy)
 from verishop.scenarios.noise import add_typos
 from verishop.scenarios.prompts import account_system_prompt
 from verishop.scenarios.rng import make_rng
@@ -123,6 +124,20 @@ def generate(difficulty: int, seed: int, catalog: CatalogReader, shared: SharedW
     customer = pick_customer(rng, today, shared)
     policy = with_change_rules(pick_policy(rng, shared, catalog))
     account = pick_account(rng, customer, shared)
+    # A draw whose words would fit another order, or whose orders share an ID (rare; on a small
+    # imported shop, two categories named alike), is drawn again from the same generator: every
+    # seed whose first draw holds keeps its bytes.
+    for _ in range(MAX_REDRAWS):
+        try:
+            return _draw(rng, difficulty, seed, catalog, axes, today, customer, policy, account)
+        except Redraw:
+            continue
+    raise CatalogError(f"{ENV_ID} needs orders a customer can tell apart by their items and days; this catalog "
+                       f"gave none in {MAX_REDRAWS} draws")
+
+
+def _draw(rng: random.Random, difficulty: int, seed: int, catalog: CatalogReader, axes: Axes, today: date,
+          customer: Customer, policy: StorePolicy, account: Account) -> Scenario:
     plan = _plan(rng, difficulty)
     refuse = rng.random() < refuse_probability(difficulty)
 
@@ -160,7 +175,7 @@ def generate(difficulty: int, seed: int, catalog: CatalogReader, shared: SharedW
         orders.append(_lookalike(rng, catalog, main, today, day, status) if i == 0
                       else make_order(rng, catalog, today, (today - day).days))
     if len({o.order_id for o in orders}) < len(orders):
-        raise RuntimeError(f"order IDs collided (d={difficulty}, seed={seed})")
+        raise Redraw("order IDs collided")
     orders = list(with_account(rng, orders, account))
     target = orders[0]
     orders.sort(key=lambda o: (o.placed_on, o.order_id))
@@ -169,7 +184,7 @@ def generate(difficulty: int, seed: int, catalog: CatalogReader, shared: SharedW
     description = f"my order of {say_date(target.placed_on)} with the {item}"
     fitting = [o for o in orders if o.placed_on == target.placed_on and any(noun(line) == item for line in o.lines)]
     if fitting != [target]:
-        raise RuntimeError(f"the description fits other orders (d={difficulty}, seed={seed})")
+        raise Redraw("the description fits other orders")
 
     asks: list[str] = []
     cancel_reason = None

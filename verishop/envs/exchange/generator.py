@@ -18,14 +18,15 @@ What changed in each version, and why: CHANGELOG.md.
 from __future__ import annotations
 
 import random
-from datetime import timedelta
+from datetime import date, timedelta
 
-from verishop.scenarios.accounts import (siblings_by_value, variant_attribute_of, with_account,
+from verishop.scenarios.accounts import (MAX_REDRAWS, Redraw, siblings_by_value, variant_attribute_of, with_account,
                                          with_change_rules)
 from verishop.scenarios.catalog.reader import CatalogError, CatalogReader, Product
 from verishop.scenarios.difficulty import axes_for
 from verishop.scenarios.household import make_browsing_history, make_order, make_order_with_status, noun, say_date
-from verishop.scenarios.models import Account, ExchangeGoal, LineChange, PaymentMethod, Scenario, StockChange
+from verishop.scenarios.models import (Account, Axes, Customer, ExchangeGoal, LineChange, PaymentMethod, Scenario,
+                                       StockChange, StorePolicy)
 from verishop.scenarios.noise import add_typos
 from verishop.scenarios.policy import return_window_days
 from verishop.scenarios.prompts import account_system_prompt
@@ -77,6 +78,20 @@ def generate(difficulty: int, seed: int, catalog: CatalogReader, shared: SharedW
     policy = with_change_rules(pick_policy(rng, shared, catalog))
     account = pick_account(rng, customer, shared)
 
+    # A draw whose words would fit another order, or whose orders share an ID (rare; on a small
+    # imported shop, two categories named alike), is drawn again from the same generator: every
+    # seed whose first draw holds keeps its bytes.
+    for _ in range(MAX_REDRAWS):
+        try:
+            return _draw(rng, difficulty, seed, catalog, axes, today, customer, policy, account)
+        except Redraw:
+            continue
+    raise CatalogError(f"{ENV_ID} needs orders a customer can tell apart by their items and days; this catalog "
+                       f"gave none in {MAX_REDRAWS} draws")
+
+
+def _draw(rng: random.Random, difficulty: int, seed: int, catalog: CatalogReader, axes: Axes, today: date,
+          customer: Customer, policy: StorePolicy, account: Account) -> Scenario:
     refuse = rng.random() < refuse_probability(difficulty)
     final_sale = set(policy.final_sale_categories) & catalog.category_id_set
     why = rng.choice(("window", "final_sale")) if refuse else None
@@ -127,7 +142,7 @@ def generate(difficulty: int, seed: int, catalog: CatalogReader, shared: SharedW
         else:
             orders.append(make_order(rng, catalog, today, (today - day).days))
     if len({o.order_id for o in orders}) < len(orders):
-        raise RuntimeError(f"order IDs collided (d={difficulty}, seed={seed})")
+        raise Redraw("order IDs collided")
     orders = list(with_account(rng, orders, account))
     target = orders[0]
     orders.sort(key=lambda o: (o.placed_on, o.order_id))
@@ -139,7 +154,7 @@ def generate(difficulty: int, seed: int, catalog: CatalogReader, shared: SharedW
     fitting = [(o.order_id, li.line_id) for o in orders for li in o.lines
                if o.placed_on == placed and noun(li) == item]
     if fitting != [(target.order_id, line.line_id)]:
-        raise RuntimeError(f"the description fits other lines (d={difficulty}, seed={seed})")
+        raise Redraw("the description fits other lines")
 
     wanted = _change(line.line_id, wanted_product, attribute, rng.random() >= axes.p_missing)
     fallback = _change(line.line_id, fallback_product, attribute, False) if fallback_product else None

@@ -33,7 +33,7 @@ from verishop.scenarios.constraints import candidate_constraints, describe as de
 from verishop.scenarios.difficulty import axes_for
 from verishop.scenarios.shared_world import SharedWorld, pick_customer, pick_policy, pick_today, sell_outs
 from verishop.scenarios.household import make_browsing_history, make_order, make_order_with_status, noun, say_date
-from verishop.scenarios.models import Constraint, Order, ReturnGoal, Scenario, SellOut, StorePolicy
+from verishop.scenarios.models import Axes, Constraint, Order, OrderLine, ReturnGoal, Scenario, SellOut, StorePolicy
 from verishop.scenarios.noise import add_typos
 from verishop.scenarios.prompts import system_prompt
 from verishop.scenarios.policy import return_window_days
@@ -295,13 +295,13 @@ def _replacement(rng: random.Random, catalog: CatalogReader, target: Product, d:
     return constraints, reference, rules
 
 
-def generate(difficulty: int, seed: int, catalog: CatalogReader, shared: SharedWorld | None = None) -> Scenario:
-    rng = make_rng("scenario", SEED_STREAM, difficulty, seed)
-    axes = axes_for(difficulty)
-    today = pick_today(rng, shared)
-    customer = pick_customer(rng, today, shared)
-    policy = pick_policy(rng, shared, catalog)
+# Histories drawn before a catalog is said to be unable to tell its items apart.
+MAX_HISTORY_DRAWS = 20
 
+
+def _target_and_history(rng: random.Random, catalog: CatalogReader, policy: StorePolicy, today: date, axes: Axes,
+                        difficulty: int) -> tuple[Product, Order, OrderLine, list[Order], Description]:
+    """The item to return, the order it came in, the history around it and its description."""
     target = _draw_target(rng, catalog, catalog.denied_category_ids | set(policy.final_sale_categories))
     window = return_window_days(policy, target.category_id)
     if rng.random() < near_edge_probability(difficulty):
@@ -315,14 +315,31 @@ def generate(difficulty: int, seed: int, catalog: CatalogReader, shared: SharedW
     target_order = make_order_with_status(rng, products, placed, "delivered", delivered)
     line = next(line for line in target_order.lines if line.product_id == target.product_id)
     orders = _history(rng, TargetSetting(catalog, policy, today, target, target_order), axes.order_history - 1)
-
     attribute = described_attribute(target.category_id)
     desc = Description(category_id=target.category_id, noun=noun(target), attribute=attribute,
                        value=target.attrs[attribute], brand=target.brand, placed_on=placed)
-    if fitting_lines(desc, orders, catalog.product) != [(target_order.order_id, line.line_id)]:
-        raise RuntimeError(f"the description of the target fits other lines (d={difficulty}, seed={seed})")
-    if len({o.order_id for o in orders}) < len(orders):
-        raise RuntimeError(f"order IDs collided (d={difficulty}, seed={seed})")
+    return target, target_order, line, orders, desc
+
+
+def generate(difficulty: int, seed: int, catalog: CatalogReader, shared: SharedWorld | None = None) -> Scenario:
+    rng = make_rng("scenario", SEED_STREAM, difficulty, seed)
+    axes = axes_for(difficulty)
+    today = pick_today(rng, shared)
+    customer = pick_customer(rng, today, shared)
+    policy = pick_policy(rng, shared, catalog)
+
+    for _ in range(MAX_HISTORY_DRAWS):
+        target, target_order, line, orders, desc = _target_and_history(rng, catalog, policy, today, axes,
+                                                                               difficulty)
+        # The description must fit the target's line only, and no two orders share an ID: a history
+        # where either fails (rare; on a small imported shop, the same kind of item bought twice the
+        # same day) is drawn again from the same generator, so every other seed keeps its bytes.
+        if (fitting_lines(desc, orders, catalog.product) == [(target_order.order_id, line.line_id)]
+                and len({o.order_id for o in orders}) == len(orders)):
+            break
+    else:
+        raise CatalogError(f"{ENV_ID} needs items a customer can tell apart (by kind, colour or size, brand and day "
+                           f"ordered); this catalog gave none in {MAX_HISTORY_DRAWS} draws")
     stated = {slot: rng.random() >= axes.p_missing for slot in SLOTS}
 
     replacement: tuple[Constraint, ...] | None = None
