@@ -193,13 +193,13 @@ def _two_changes(reader) -> Scenario:
 
 def _playing(extra_for: Callable[[Any], list], during: int):
     async def play(shop, goal):
-        from verishop.envs.journey.oracle import _KeepOpen
+        from verishop.agents.session import KeepOpen
         from verishop.agents.oracles import play_for
 
         for index, request in enumerate(goal.tasks):
             session = _Before(shop, extra_for(goal)) if index == during else shop
             last = index == len(goal.tasks) - 1
-            await play_for(request)(session if last else _KeepOpen(session), request)
+            await play_for(request)(session if last else KeepOpen(session), request)
     return play
 
 
@@ -238,14 +238,14 @@ async def test_a_write_on_an_order_no_request_owns_fails_the_footprint(hub, veri
 async def test_approval_counts_only_the_requests_own_agreement(hub, verifier, reader):
     from verishop.envs.change.oracle import play as change_play
     from verishop.envs.change.oracle import proposal
-    from verishop.envs.journey.oracle import _KeepOpen
+    from verishop.agents.session import KeepOpen
 
     s = _widen(journey(reader, 6, ("change", "change"), lambda s: s.goal.tasks[0].refusal is None
                        and s.goal.tasks[1].refusal is None and s.goal.tasks[1].cancel_reason is not None))
 
     async def eager_second(shop, goal):
         first, second = goal.tasks
-        await change_play(_KeepOpen(shop), first)  # agreed, then written; the customer moves to request 2
+        await change_play(KeepOpen(shop), first)  # agreed, then written; the customer moves to request 2
         # request 2's write before its own customer agreed: request 1's agreement does not count
         await shop.call(CANCEL_ORDER, order_id=second.order_id, reason=second.cancel_reason)
         await shop.call(RESPOND_TO_CUSTOMER, message=f"Done: I {proposal(second)}.", order_id=second.order_id,
@@ -269,7 +269,7 @@ async def test_a_write_on_a_later_requests_order_before_its_customer_agreed_fail
     # The write is request 2's (its order), made while the agent served request 1: request 2's
     # agreement had not come, so request 2's approved_first fails, and request 1 is not charged.
     from verishop.envs.change.oracle import play as change_play
-    from verishop.envs.journey.oracle import _KeepOpen
+    from verishop.agents.session import KeepOpen
 
     s = _widen(journey(reader, 6, ("change", "change"), lambda s: s.goal.tasks[0].refusal is None
                        and s.goal.tasks[1].refusal is None and s.goal.tasks[1].cancel_reason is not None))
@@ -277,7 +277,7 @@ async def test_a_write_on_a_later_requests_order_before_its_customer_agreed_fail
     async def ahead(shop, goal):
         first, second = goal.tasks
         early = [(CANCEL_ORDER, {"order_id": second.order_id, "reason": second.cancel_reason})]
-        await change_play(_KeepOpen(_Before(shop, early)), first)
+        await change_play(KeepOpen(_Before(shop, early)), first)
         await shop.call(RESPOND_TO_CUSTOMER, message=f"Order {second.order_id} is cancelled already.",
                         order_id=second.order_id, done=True)
 
