@@ -24,10 +24,14 @@ _MONTHS = "january february march april may june july august september october n
 _ADDRESS = re.compile(r"\bto ([^,.!?]+?), ([^,]+?) (\d{5})\b")
 
 
+# What a request to change an order says (not "noise cancelling" headphones, not a "Blue Switch"
+# keyboard, not a return).
+_CHANGE = re.compile(r"\b(?:cancel my order|could you switch|ship my order|ship it to)\b")
+
+
 def matches(text: str) -> bool:
     lowered = text.lower()
-    return "order" in lowered and any(cue in lowered for cue in ("cancel", "switch", "ship my order", "ship it to",
-                                                                 "instead"))
+    return _CHANGE.search(lowered) is not None and "return" not in lowered
 
 
 def _day(text: str) -> str | None:
