@@ -258,3 +258,17 @@ def test_a_refusal_ends_a_shipped_order_s_request_only_with_the_right_reason(rea
     scenario = find(reader, 6, lambda s: s.goal.refusal is not None)
     turn = SimulatedCustomer(scenario, reader.product).reply("It has shipped.", Submission(answer_refusal=refusal))
     assert (turn.tag == "done") == (refusal == "return_instead")
+
+
+def test_greedy_takes_a_change_request_and_no_other(reader):
+    """Greedy's reading of a change request: its action words, not a product's ("Noise Cancelling"
+    headphones, a "Blue Switch" keyboard) nor a return's."""
+    from verishop.envs.change.greedy import matches
+
+    for seed in range(20):  # no typo noise at d = 0
+        assert matches(generate("change", 0, seed, reader).opening_message)
+    assert not matches("Hello, I'd like to order 2 × Bose Lite 7 Wireless Noise Cancelling Over-Ear Headphones.")
+    assert not matches("I'd like to order the Keychron Plus 9 TKL Wireless Keyboard in Brown Switch.")
+    assert not matches("Please help me start a return for the wireless keyboard (switch Blue Switch) that I "
+                       "ordered on March 7.")
+    assert matches("Please cancel my order of March 3 with the yoga mat.")
