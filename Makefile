@@ -116,10 +116,10 @@ test-llm: $(STAMP)
 	SERVER=$$!; trap 'kill $$SERVER' EXIT; \
 	for i in $$(seq 1 240); do $(BIN)/python -c "import httpx2; httpx2.get('http://127.0.0.1:$(LLM_PORT)/v1/models').raise_for_status()" 2>/dev/null && break; sleep 0.5; done; \
 	$(BIN)/verishop eval --agent openai --base-url http://127.0.0.1:$(LLM_PORT)/v1 --model gemma-3-270m \
-	    --env pd,status --difficulty 0 --episodes 1 --concurrency 1 --transport http --json > .llm-eval.json && \
+	    --env pd,status,change --difficulty 0 --episodes 1 --concurrency 1 --transport http --json > .llm-eval.json && \
 	$(BIN)/python -c 'import json; rows = json.load(open(".llm-eval.json"))["rows"]; \
 	    alls = [r for r in rows if r["difficulty"] == "all"]; print(json.dumps(alls, indent=1)); \
-	    assert sum(r["scored"] for r in alls) == 2, "both episodes must be played and scored"'
+	    assert sum(r["scored"] for r in alls) == 3, "every episode must be played and scored"'
 
 bench: $(STAMP)  ## long runs: catalog build up to 2M products, a 1M-row feed import, search latency, episode creation and generation, episodes/s, server CPU per call, small shops against the peer, loop stall under heavy searches
 	$(BIN)/python bench/catalog_build.py --sizes 10000,100000,1000000,2000000
