@@ -141,7 +141,7 @@ def _wrong_write(goal: OrderChangeGoal, writes: list[OrderWrite]) -> str | None:
     """What is wrong with the changes made, in the customer's words (None when nothing is)."""
     for w in writes:
         if w.order_id != goal.order_id:
-            return f"You changed order {w.order_id}, but that's not the order I meant! I meant {goal.description}."
+            return f"You changed another order, but that's not the one I meant! I meant {goal.description}."
         if w.tool not in _wanted_tools(goal):
             return "That's not the change I asked for!"
         if w.tool == CANCEL_ORDER and w.detail.get("reason") != goal.cancel_reason:

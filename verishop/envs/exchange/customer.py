@@ -87,7 +87,8 @@ def _proposal(state: CustomerState, goal: ExchangeGoal, message: str, sub: Submi
     """The reply to a turn naming the right order: agreement when it names everything wanted, an
     objection to another variant, a request for what is missing; None when it proposes nothing."""
     chosen = [c for c in _acceptable(goal) if names(message, sub, c.product_id) or says(message, c.value)]
-    offered = [pid for pid in sub.recommended_product_ids if pid.strip() not in {c.product_id for c in _acceptable(goal)}]
+    acceptable = {c.product_id for c in _acceptable(goal)}
+    offered = [pid for pid in sub.recommended_product_ids if pid.strip() not in acceptable]
     if not chosen:
         if offered:
             state.revealed.add("variant")

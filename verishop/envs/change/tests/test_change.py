@@ -272,3 +272,12 @@ def test_greedy_takes_a_change_request_and_no_other(reader):
     assert not matches("Please help me start a return for the wireless keyboard (switch Blue Switch) that I "
                        "ordered on March 7.")
     assert matches("Please cancel my order of March 3 with the yoga mat.")
+
+
+def test_the_customer_never_says_an_id_even_when_the_agent_changed_the_wrong_order(reader):
+    scenario = find(reader, 8, lambda s: s.goal.refusal is None and len(s.orders) > 1)
+    other = next(o for o in scenario.orders if o.order_id != scenario.goal.order_id)
+    customer = SimulatedCustomer(scenario, reader.product)
+    wrong = WorldView(order_writes=(OrderWrite(CANCEL_ORDER, other.order_id, {"reason": "other"}),))
+    turn = customer.reply("Done.", Submission(), wrong)
+    assert turn.tag == "correct" and not ID_IN_TEXT.search(turn.text)
