@@ -385,6 +385,9 @@ class LineChange(Frozen):
     attribute: str = Field(description="The option that differs, e.g. 'size'.")
     value: str = Field(description="The option's new value, as the customer says it.")
     stated: bool = True
+    # The line's other variants' values (neither its own nor the new one): a proposal naming one
+    # of them beside the new one names no single change, and the customer does not agree to it.
+    others: tuple[str, ...] = Field((), exclude_if=lambda v: not v)
 
 
 CancelReason = Literal["no longer needed", "ordered by mistake", "found a better price", "delivery too slow",

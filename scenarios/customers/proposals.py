@@ -5,7 +5,10 @@ before it changes an order, so the customer agrees only once the agent has named
 What a turn names is read from its words and its structured answer alike: an ID in the text or in
 a field, a variant's value or an address's street as whole words in any case, an amount as the
 typed number (`answer_number`, in the shop's currency: what the customer pays, negative when
-refunded).
+refunded). A proposal must name one change: one that names the wanted variant beside others
+(every ID the agent saw, every size), or two payment methods or addresses, names none, and the
+customer says which it meant instead of agreeing (a goal-blind list of everything never wins
+its agreement).
 """
 
 from __future__ import annotations
@@ -27,9 +30,10 @@ def _normal(text: str) -> str:
 
 
 def says(message: str, words: str) -> bool:
-    """Whether `message` holds `words` as whole words, in any case and spacing."""
+    """Whether `message` holds `words` as whole words, in any case and spacing (an apostrophe
+    joins a word: the "m" of "I'm" is not size M)."""
     words = _normal(words)
-    return bool(words) and re.search(rf"(?<![\w]){re.escape(words)}(?![\w])", _normal(message)) is not None
+    return bool(words) and re.search(rf"(?<![\w']){re.escape(words)}(?![\w'])", _normal(message)) is not None
 
 
 def names(message: str, sub: Submission, value: str) -> bool:
@@ -45,6 +49,14 @@ def named_order(message: str, sub: Submission, order_ids: list[str]) -> str | No
         return sub.order_id.strip()  # type: ignore[union-attr]
     named = [o for o in order_ids if says(message, o)]
     return named[0] if len(named) == 1 else None
+
+
+_PRODUCT_ID = re.compile(r"\bP\d{8}\b")
+
+
+def named_products(message: str, sub: Submission) -> set[str]:
+    """Every product ID the turn names, in its words or its recommendations."""
+    return set(_PRODUCT_ID.findall(message)) | {pid.strip() for pid in sub.recommended_product_ids}
 
 
 def names_amount(sub: Submission, cents: int) -> bool:

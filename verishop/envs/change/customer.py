@@ -15,7 +15,7 @@ import re
 
 from verishop.envs.change.answers import REASON_WORDS, address_matches
 from verishop.scenarios.customers.base import CustomerState, CustomerTurn, OrderWrite, WorldView
-from verishop.scenarios.customers.proposals import ADDRESS_TOPIC, named_order, names, says
+from verishop.scenarios.customers.proposals import ADDRESS_TOPIC, named_order, named_products, names, says
 from verishop.scenarios.customers.topics import Detail, answer, attribute_topics
 from verishop.scenarios.models import OrderChangeGoal, Submission
 from verishop.scenarios.tool_names import CANCEL_ORDER, CHANGE_ORDER_ADDRESS, MODIFY_ORDER_ITEMS
@@ -68,7 +68,7 @@ def _before_writes(state: CustomerState, goal: OrderChangeGoal, message: str, su
             return CustomerTurn("Yes, that's right. Please go ahead.", "approve")
     if sub.done:
         return CustomerTurn("You haven't changed anything yet... Never mind, bye.", "quit")
-    nudge = "Could you tell me exactly what you'll change, and go ahead?"
+    nudge = "Could you tell me exactly what you'll change?"
     turn = answer(state, message, details(goal), nudge, extra=EXTRA_TOPICS,
                   nothing_left=f"That's all: {_request(goal)}")
     if turn is not None:
@@ -97,22 +97,34 @@ def _names_address(goal: OrderChangeGoal, message: str) -> bool:
 
 
 def _wrong_proposal(state: CustomerState, goal: OrderChangeGoal, message: str, sub: Submission) -> str | None:
-    """What is wrong with a proposal on the right order: a variant the customer did not ask for."""
+    """What is wrong with a proposal on the right order, in the customer's words: a variant it did
+    not ask for, or several where it wants one (a list of every ID or size names no change), a
+    cancellation it did not ask for, another address or several. The correction says what it meant
+    (a person would), so it reveals that detail."""
     lines = {line.line_id: line for o in state.scenario.orders if o.order_id == goal.order_id for line in o.lines}
+    allowed = {c.product_id for c in goal.line_changes} | {line.product_id for line in lines.values()}
+    stray = named_products(message, sub) - allowed
+    # Values a right proposal may say besides the new ones: each line's current one ("from M to L").
+    said_anyway = {c.value for c in goal.line_changes} | {
+        p.attrs.get(c.attribute, "") for c in goal.line_changes
+        if c.line_id in lines and (p := state.lookup(lines[c.line_id].product_id)) is not None}
     for change in goal.line_changes:
-        named_ids = [pid for pid in sub.recommended_product_ids if pid.strip() != change.product_id]
-        if named_ids and not names(message, sub, change.product_id) and not says(message, change.value):
+        wanted = names(message, sub, change.product_id) or says(message, change.value)
+        others = any(says(message, value) for value in change.others if value not in said_anyway)
+        if stray or others or (sub.recommended_product_ids and not wanted):
             state.revealed.add(("variant", change.line_id))
             title = lines[change.line_id].title if change.line_id in lines else "item"
-            return f"That's not the one I want: for the {title}, I'd like {change.value}."
+            return f"That's not the one I want: for the {title}, I'd like {change.value}, just that."
+    if stray and not goal.line_changes:
+        return "I didn't ask for any other product."
     if goal.cancel_reason is None and _CANCEL.search(message) and not re.search(r"\bnot cancel", message, re.I):
         return "I don't want to cancel it! I just want it changed."
-    if goal.address is not None and not _names_address(goal, message):
+    if goal.address is not None:
         account = state.scenario.account
         others = [a for a in account.addresses if a.street != goal.address.street] if account else []
         if any(says(message, a.street) or says(message, a.zip) or says(message, a.address_id) for a in others):
             state.revealed.add("address")  # a person says where they meant
-            return f"Not that address: please ship it to {goal.address.words()}."
+            return f"Not that address: please ship it to {goal.address.words()}, just there."
     return None
 
 

@@ -23,18 +23,16 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 
 from verishop.envs.change.answers import REASON_WORDS
-from verishop.scenarios.accounts import (MAX_REDRAWS, Redraw, siblings_by_value, variant_attribute_of, with_account,
-                                         with_change_rules)
+from verishop.scenarios.accounts import (Redraw, siblings_by_value, variant_attribute_of, with_account)
 from verishop.scenarios.catalog.reader import CatalogError, CatalogReader, Product
-from verishop.scenarios.difficulty import axes_for
 from verishop.scenarios.household import (faker, make_browsing_history, make_order, make_order_with_status, noun,
                                           say_date)
 from verishop.scenarios.models import (Account, Address, Axes, Customer, LineChange, NewAddress, Order,
                                        OrderChangeGoal, Scenario, StorePolicy)
 from verishop.scenarios.noise import add_typos
 from verishop.scenarios.prompts import account_system_prompt
-from verishop.scenarios.rng import make_rng
-from verishop.scenarios.shared_world import SharedWorld, pick_account, pick_customer, pick_policy, pick_today
+from verishop.scenarios.account_world import generate_on_account
+from verishop.scenarios.shared_world import SharedWorld
 
 ENV_ID = "change-v1"
 PLANS = ("cancel", "modify", "address")
@@ -118,22 +116,7 @@ def _address_change(rng: random.Random, account: Account, current: str) -> tuple
 
 
 def generate(difficulty: int, seed: int, catalog: CatalogReader, shared: SharedWorld | None = None) -> Scenario:
-    rng = make_rng("scenario", ENV_ID, difficulty, seed)
-    axes = axes_for(difficulty)
-    today = pick_today(rng, shared)
-    customer = pick_customer(rng, today, shared)
-    policy = with_change_rules(pick_policy(rng, shared, catalog))
-    account = pick_account(rng, customer, shared)
-    # A draw whose words would fit another order, or whose orders share an ID (rare; on a small
-    # imported shop, two categories named alike), is drawn again from the same generator: every
-    # seed whose first draw holds keeps its bytes.
-    for _ in range(MAX_REDRAWS):
-        try:
-            return _draw(rng, difficulty, seed, catalog, axes, today, customer, policy, account)
-        except Redraw:
-            continue
-    raise CatalogError(f"{ENV_ID} needs orders a customer can tell apart by their items and days; this catalog "
-                       f"gave none in {MAX_REDRAWS} draws")
+    return generate_on_account(ENV_ID, difficulty, seed, catalog, shared, _draw)
 
 
 def _draw(rng: random.Random, difficulty: int, seed: int, catalog: CatalogReader, axes: Axes, today: date,
@@ -203,7 +186,10 @@ def _draw(rng: random.Random, difficulty: int, seed: int, catalog: CatalogReader
             line = next(line for line in target.lines if line.product_id == s.product.product_id)
             stated = rng.random() >= axes.p_missing
             value = s.new.attrs[s.attribute]
+            others = tuple(o.attrs[s.attribute] for o in siblings_by_value(catalog, s.product, s.attribute)
+                           if o.product_id != s.new.product_id)
             line_changes.append(LineChange(line_id=line.line_id, product_id=s.new.product_id, attribute=s.attribute,
+                                           others=others,
                                            value=value, stated=stated))
             what = noun(s.product)
             said_attribute = s.attribute.replace("_", " ")

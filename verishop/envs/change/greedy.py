@@ -79,7 +79,7 @@ async def play(shop: ShopSession, text: str) -> None:
                                 f"{' and '.join(plan.parts)}. Shall I go ahead?", order_id=order["order_id"])
         if reply.get("status") != "open":
             return
-        if "go ahead" in reply["customer_message"].lower():
+        if "please go ahead" in reply["customer_message"].lower():
             await _make(shop, order["order_id"], plan)
             await shop.call(RESPOND_TO_CUSTOMER, message="Done: your order is changed.", order_id=order["order_id"])
             return

@@ -15,7 +15,8 @@ from __future__ import annotations
 import re
 
 from verishop.scenarios.customers.base import CustomerState, CustomerTurn, OrderWrite, WorldView
-from verishop.scenarios.customers.proposals import PAYMENT_TOPIC, named_order, names, names_amount, says
+from verishop.scenarios.customers.proposals import (PAYMENT_TOPIC, named_order, named_products, names, names_amount,
+                                                     says)
 from verishop.scenarios.customers.topics import Detail, answer, attribute_topics
 from verishop.scenarios.models import ExchangeGoal, LineChange, Submission
 from verishop.scenarios.tool_names import EXCHANGE_ITEMS
@@ -84,22 +85,31 @@ def _acceptable(goal: ExchangeGoal) -> list[LineChange]:
 
 
 def _proposal(state: CustomerState, goal: ExchangeGoal, message: str, sub: Submission) -> CustomerTurn | None:
-    """The reply to a turn naming the right order: agreement when it names everything wanted, an
-    objection to another variant, a request for what is missing; None when it proposes nothing."""
-    chosen = [c for c in _acceptable(goal) if names(message, sub, c.product_id) or says(message, c.value)]
-    acceptable = {c.product_id for c in _acceptable(goal)}
-    offered = [pid for pid in sub.recommended_product_ids if pid.strip() not in acceptable]
+    """The reply to a turn naming the right order: agreement when it names one exchange and all it
+    needs (the variant, the payment method, the exact difference), an objection to another variant
+    or method, or to several where it wants one (the objection says what it meant), a request for
+    what is missing; None when it proposes nothing."""
+    acceptable = _acceptable(goal)
+    chosen = [c for c in acceptable if names(message, sub, c.product_id) or says(message, c.value)]
+    line = next((li for o in state.scenario.orders if o.order_id == goal.order_id for li in o.lines
+                 if li.line_id == goal.line_id), None)
+    current = state.lookup(line.product_id) if line is not None else None
+    allowed = {c.product_id for c in acceptable} | ({line.product_id} if line is not None else set())
+    said_anyway = {c.value for c in acceptable} | ({current.attrs.get(goal.wanted.attribute, "")} if current else set())
+    stray = named_products(message, sub) - allowed or any(says(message, v) for v in goal.wanted.others
+                                                         if v not in said_anyway)
+    if stray or len(chosen) > 1 or (not chosen and sub.recommended_product_ids):
+        state.revealed.add("variant")
+        return _objection(f"That's not what I want: I'd like it in {goal.wanted.value}, just that.", sub)
     if not chosen:
-        if offered:
-            state.revealed.add("variant")
-            return _objection(f"That's not what I want: I'd like it in {goal.wanted.value}.", sub)
         return None
+    methods = state.scenario.account.payment_methods if state.scenario.account else ()
+    other_method = any(names(message, sub, m.payment_id) or says(message, m.label) for m in methods
+                       if m.payment_id != goal.payment_id and m.label != goal.payment_label)
+    if other_method:
+        state.revealed.add("payment")  # a person says which one they meant
+        return _objection(f"Not that one: please use my {goal.payment_label}, just that.", sub)
     if not (names(message, sub, goal.payment_id) or says(message, goal.payment_label)):
-        others = [m for m in state.scenario.account.payment_methods if m.payment_id != goal.payment_id] \
-            if state.scenario.account else []
-        if any(names(message, sub, m.payment_id) or says(message, m.label) for m in others):
-            state.revealed.add("payment")  # a person says which one they meant
-            return _objection(f"Not that one: please use my {goal.payment_label}.", sub)
         return CustomerTurn("And which of my payment methods will you use for the difference?", "continue")
     if sub.answer_number is None:
         return CustomerTurn("And how much will the difference be, exactly?", "continue")

@@ -20,18 +20,16 @@ from __future__ import annotations
 import random
 from datetime import date, timedelta
 
-from verishop.scenarios.accounts import (MAX_REDRAWS, Redraw, siblings_by_value, variant_attribute_of, with_account,
-                                         with_change_rules)
+from verishop.scenarios.accounts import (Redraw, siblings_by_value, variant_attribute_of, with_account)
 from verishop.scenarios.catalog.reader import CatalogError, CatalogReader, Product
-from verishop.scenarios.difficulty import axes_for
 from verishop.scenarios.household import make_browsing_history, make_order, make_order_with_status, noun, say_date
 from verishop.scenarios.models import (Account, Axes, Customer, ExchangeGoal, LineChange, PaymentMethod, Scenario,
                                        StockChange, StorePolicy)
 from verishop.scenarios.noise import add_typos
 from verishop.scenarios.policy import return_window_days
 from verishop.scenarios.prompts import account_system_prompt
-from verishop.scenarios.rng import make_rng
-from verishop.scenarios.shared_world import SharedWorld, pick_account, pick_customer, pick_policy, pick_today
+from verishop.scenarios.account_world import generate_on_account
+from verishop.scenarios.shared_world import SharedWorld
 
 ENV_ID = "exchange-v1"
 P_FALLBACK = 0.6
@@ -65,29 +63,15 @@ def _payment(rng: random.Random, account: Account, difference: int) -> PaymentMe
     return rng.choice(usable)
 
 
-def _change(line_id: str, product: Product, attribute: str, stated: bool) -> LineChange:
+def _change(line_id: str, product: Product, attribute: str, stated: bool, siblings: list[Product]) -> LineChange:
+    """The line switched to `product`, with the values of its other siblings (`LineChange.others`)."""
     return LineChange(line_id=line_id, product_id=product.product_id, attribute=attribute,
-                      value=product.attrs[attribute], stated=stated)
+                      value=product.attrs[attribute], stated=stated,
+                      others=tuple(s.attrs[attribute] for s in siblings if s.product_id != product.product_id))
 
 
 def generate(difficulty: int, seed: int, catalog: CatalogReader, shared: SharedWorld | None = None) -> Scenario:
-    rng = make_rng("scenario", ENV_ID, difficulty, seed)
-    axes = axes_for(difficulty)
-    today = pick_today(rng, shared)
-    customer = pick_customer(rng, today, shared)
-    policy = with_change_rules(pick_policy(rng, shared, catalog))
-    account = pick_account(rng, customer, shared)
-
-    # A draw whose words would fit another order, or whose orders share an ID (rare; on a small
-    # imported shop, two categories named alike), is drawn again from the same generator: every
-    # seed whose first draw holds keeps its bytes.
-    for _ in range(MAX_REDRAWS):
-        try:
-            return _draw(rng, difficulty, seed, catalog, axes, today, customer, policy, account)
-        except Redraw:
-            continue
-    raise CatalogError(f"{ENV_ID} needs orders a customer can tell apart by their items and days; this catalog "
-                       f"gave none in {MAX_REDRAWS} draws")
+    return generate_on_account(ENV_ID, difficulty, seed, catalog, shared, _draw)
 
 
 def _draw(rng: random.Random, difficulty: int, seed: int, catalog: CatalogReader, axes: Axes, today: date,
@@ -156,8 +140,9 @@ def _draw(rng: random.Random, difficulty: int, seed: int, catalog: CatalogReader
     if fitting != [(target.order_id, line.line_id)]:
         raise Redraw("the description fits other lines")
 
-    wanted = _change(line.line_id, wanted_product, attribute, rng.random() >= axes.p_missing)
-    fallback = _change(line.line_id, fallback_product, attribute, False) if fallback_product else None
+    siblings = siblings_by_value(catalog, product, attribute)
+    wanted = _change(line.line_id, wanted_product, attribute, rng.random() >= axes.p_missing, siblings)
+    fallback = _change(line.line_id, fallback_product, attribute, False, siblings) if fallback_product else None
     fallback_stated = fallback is not None and rng.random() >= axes.p_missing
     written = fallback if sold_out and fallback else None if sold_out else wanted
     refusal = "not_eligible" if refuse else "out_of_stock" if written is None else None

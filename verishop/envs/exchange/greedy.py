@@ -68,7 +68,7 @@ async def play(shop: ShopSession, text: str) -> None:
             "Shall I go ahead?"), order_id=order["order_id"], answer_number=difference)
         if reply.get("status") != "open":
             return
-        if "go ahead" in reply["customer_message"].lower():
+        if "please go ahead" in reply["customer_message"].lower():
             try:
                 await shop.call(EXCHANGE_ITEMS, order_id=order["order_id"],
                                 changes=[{"line_id": line["line_id"], "product_id": variant["product_id"]}],

@@ -281,3 +281,21 @@ def test_the_customer_never_says_an_id_even_when_the_agent_changed_the_wrong_ord
     wrong = WorldView(order_writes=(OrderWrite(CANCEL_ORDER, other.order_id, {"reason": "other"}),))
     turn = customer.reply("Done.", Submission(), wrong)
     assert turn.tag == "correct" and not ID_IN_TEXT.search(turn.text)
+
+
+def test_a_proposal_naming_every_variant_or_address_wins_no_agreement(reader):
+    """Listing every ID or size the agent saw names no change: the customer says which it meant
+    (a person would), and agrees only to the one (issue 32's name-dropping attack)."""
+    scenario = find(reader, 8, lambda s: s.goal.refusal is None and s.goal.line_changes
+                    and s.goal.line_changes[0].others)
+    goal = scenario.goal
+    change = goal.line_changes[0]
+    listing = ", ".join((change.value, *change.others))
+    customer = SimulatedCustomer(scenario, reader.product)
+    turn = customer.reply(f"For order {goal.order_id}, I will {proposal(goal)}; or maybe {listing}.", Submission())
+    assert turn.tag == "correct" and change.value in turn.text
+    sprayed = customer.reply(f"For order {goal.order_id}, I will {proposal(goal)}.",
+                             Submission(recommended_product_ids=(change.product_id, "P00000001", "P00000002")))
+    assert sprayed.tag == "correct"
+    agreed = customer.reply(f"For order {goal.order_id}, I will {proposal(goal)}.", Submission())
+    assert agreed.tag == "approve"

@@ -182,3 +182,20 @@ async def test_the_difference_on_another_payment_method_fails(hub, verifier, rea
 
     reward = await play_scored(hub, verifier, scenario, wrong_method)
     assert _failed(reward) == {"exchange"} and not reward.is_correct
+
+
+def test_a_proposal_naming_every_variant_or_payment_method_wins_no_agreement(reader):
+    scenario = find(reader, 4, lambda s: eligible(s) and s.goal.wanted.others and len(s.account.payment_methods) > 2)
+    goal = scenario.goal
+    change = goal.line_changes[0]
+    every_method = ", ".join(m.label for m in scenario.account.payment_methods)
+    customer = SimulatedCustomer(scenario, reader.product)
+    base = f"For order {goal.order_id}, I'll exchange it for {change.product_id} ({change.value})"
+    amount = goal.difference_cents / 100
+    turn = customer.reply(f"{base} or {', '.join(change.others)}, with your {goal.payment_label}.",
+                          Submission(answer_number=amount))
+    assert turn.tag == "correct"
+    turn = customer.reply(f"{base}, with any of: {every_method}.", Submission(answer_number=amount))
+    assert turn.tag == "correct" and goal.payment_label in turn.text
+    agreed = customer.reply(f"{base}, with your {goal.payment_label}.", Submission(answer_number=amount))
+    assert agreed.tag == "approve"
