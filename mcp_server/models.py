@@ -203,6 +203,12 @@ class CustomerProfile(BaseModel):
     currency: Currency
 
 
+class HandoverReceipt(BaseModel):
+    handover_id: str
+    summary: str = Field(description="The summary the person who takes over reads.")
+    note: str = Field(description="What happens next.")
+
+
 class OrderChangeReceipt(BaseModel):
     change_id: str
     order_id: str

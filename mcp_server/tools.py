@@ -30,9 +30,10 @@ from verishop.mcp_server.episodes.hub import EpisodeHub
 from verishop.mcp_server.inprocess import ShopServer
 from verishop.mcp_server.schema import AttributeFilters, ShopTool, ToolSet, attribute_map
 from verishop.mcp_server.models import (BrowsingHistory, Cart, Conversation, CurrentDate, CustomerProfile, CustomerReply,
+                               HandoverReceipt,
                                OrderChangeReceipt, OrderDetails, OrderList, PolicyResults, ProductComparison,
                                ProductDetails, ReturnEligibility, ReturnReceipt, SearchResults)
-from verishop.mcp_server.shop import account, cart, catalog, info, order_changes, orders
+from verishop.mcp_server.shop import account, cart, catalog, handover, info, order_changes, orders
 from verishop.scenarios import tool_names
 from verishop.scenarios.models import (MAX_ANSWER_NUMBER, CancelReason, NewAddress, OrderStatus, RefundMethod, Refusal,
                                       Submission)
@@ -336,6 +337,19 @@ def _register_order_change_tools(tools: ToolSet) -> None:
         difference to the customer, and write only after they agree."""
         args = dict(order_id=order_id, changes=[c.model_dump() for c in changes], payment_method_id=payment_method_id)
         return await _run(ctx, tool_names.EXCHANGE_ITEMS, args, lambda ep: order_changes.exchange_items(ep, **args))
+
+    @tools(WRITE)
+    async def transfer_to_human(
+        ctx: Context,
+        summary: Annotated[str, Field(min_length=1, max_length=1000, description=(
+            "For the person who takes over: what the customer needs and which order it concerns (its ID)."))],
+    ) -> HandoverReceipt:
+        """Hand the conversation to a person, for what the shop's assistant must not handle
+        itself: a legal claim, a complaint about an employee, a chargeback, a safety incident. Not
+        for a request the store's rules refuse (say why instead). Once per conversation; it ends
+        nothing: tell the customer, then close with done=true."""
+        args = dict(summary=summary)
+        return await _run(ctx, tool_names.TRANSFER_TO_HUMAN, args, lambda ep: handover.transfer_to_human(ep, **args))
 
 
 def _register_info_tools(tools: ToolSet) -> None:

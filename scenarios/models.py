@@ -449,6 +449,29 @@ class ExchangeGoal(Frozen):
     currency: CurrencyCode = "USD"
 
 
+HandoverMode = Literal["restraint", "handover"]
+# What a restraint episode asks for (the store's rules refuse it), or a hand-over one is about.
+HandoverRequest = Literal["cancel_shipped", "address_shipped", "exchange_window", "exchange_final_sale",
+                          "legal", "employee", "chargeback", "safety"]
+
+
+class HandoverGoal(Frozen):
+    """Restraint and hand-over (issue 33). `restraint`: a request the store's rules refuse although
+    a tool would carry it out; the right play is the typed `refusal`, kept through every scripted
+    `pushbacks` line, and no write. `handover`: a request outside the shop's remit (a legal claim,
+    a complaint about an employee, a chargeback, a safety incident); the right play is
+    `transfer_to_human` with `order_id` in its summary, and no write."""
+
+    kind: Literal["handover"] = "handover"
+    mode: HandoverMode
+    request: HandoverRequest
+    order_id: str
+    description: str = Field(description="How the customer names the order (never its ID).")
+    refusal: Refusal | None = Field(None, description="restraint: the typed refusal the store's rules give.")
+    pushbacks: tuple[str, ...] = Field((), description="restraint: what the customer says, in order, each time "
+                                                       "the refusal is given, before it accepts it.")
+
+
 class JourneyGoal(Frozen):
     """Several requests in one conversation; the customer moves on when one is handled."""
 
@@ -459,12 +482,12 @@ class JourneyGoal(Frozen):
 
 SubGoal = Annotated[
     ProductDiscoveryGoal | CartGoal | SubstitutionGoal | ReturnGoal | StatusGoal | PolicyGoal | BundleGoal
-    | OrderChangeGoal | ExchangeGoal,
+    | OrderChangeGoal | ExchangeGoal | HandoverGoal,
     Field(discriminator="kind"),
 ]
 Goal = Annotated[
     ProductDiscoveryGoal | CartGoal | SubstitutionGoal | ReturnGoal | StatusGoal | PolicyGoal | BundleGoal
-    | OrderChangeGoal | ExchangeGoal | JourneyGoal,
+    | OrderChangeGoal | ExchangeGoal | HandoverGoal | JourneyGoal,
     Field(discriminator="kind"),
 ]
 JourneyGoal.model_rebuild()
@@ -514,7 +537,8 @@ class Submission(Frozen):
 
 # `approve`: the customer agrees to the write the agent just named (an order change, an exchange);
 # a write of those before it is the agent's failure (issue 32).
-CustomerTag = Literal["open", "confirm", "clarify", "correct", "dissatisfied", "continue", "quit", "done", "approve"]
+CustomerTag = Literal["open", "confirm", "clarify", "correct", "dissatisfied", "continue", "quit", "done", "approve",
+                      "insist"]
 
 
 def _currencies(model: BaseModel) -> set[str]:

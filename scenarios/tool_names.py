@@ -29,6 +29,7 @@ CANCEL_ORDER = "cancel_order"
 MODIFY_ORDER_ITEMS = "modify_order_items"
 CHANGE_ORDER_ADDRESS = "change_order_address"
 EXCHANGE_ITEMS = "exchange_items"
+TRANSFER_TO_HUMAN = "transfer_to_human"
 SEARCH_POLICIES = "search_policies"
 GET_BROWSING_HISTORY = "get_browsing_history"
 GET_CURRENT_DATE = "get_current_date"
@@ -54,6 +55,7 @@ ARGUMENTS: dict[str, tuple[str, ...]] = {
     MODIFY_ORDER_ITEMS: ("order_id", "changes"),
     CHANGE_ORDER_ADDRESS: ("order_id", "address_id", "address"),
     EXCHANGE_ITEMS: ("order_id", "changes", "payment_method_id"),
+    TRANSFER_TO_HUMAN: ("summary",),
     SEARCH_POLICIES: ("query", "limit"),
     GET_BROWSING_HISTORY: (),
     GET_CURRENT_DATE: (),
@@ -72,6 +74,9 @@ CART_ADDS = frozenset({ADD_TO_CART, UPDATE_CART_ITEM})
 CART_CHANGES = CART_ADDS | {REMOVE_FROM_CART}
 # The writes on an order other than a return (issue 32): each needs the customer's approval first.
 ORDER_WRITES = frozenset({CANCEL_ORDER, MODIFY_ORDER_ITEMS, CHANGE_ORDER_ADDRESS, EXCHANGE_ITEMS})
-WRITES = CART_CHANGES | {INITIATE_RETURN} | ORDER_WRITES
+# Handing the conversation to a person (issue 33): it writes the world (the `handovers` table) but
+# touches no order, so it needs no approval and is no order write.
+HANDOVER_WRITES = frozenset({TRANSFER_TO_HUMAN})
+WRITES = CART_CHANGES | {INITIATE_RETURN} | ORDER_WRITES | HANDOVER_WRITES
 # Talking with the customer: free of the lookup budget, and not an action on the shop.
 CONVERSATIONAL = frozenset({GET_CONVERSATION, RESPOND_TO_CUSTOMER})

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from verishop.scenarios.models import Account, Scenario
 
-WORLD_SCHEMA_VERSION = 2  # 2: the account tables and order changes (issue 32)
+WORLD_SCHEMA_VERSION = 3  # 2: the account tables and order changes (issue 32); 3: handovers (issue 33)
 WORLD_PAGE_SIZE = 1024
 
 SCHEMA = """
@@ -55,6 +55,10 @@ CREATE TABLE payment_methods (
 CREATE TABLE order_changes (
     change_id TEXT PRIMARY KEY, order_id TEXT NOT NULL, tool TEXT NOT NULL, detail TEXT NOT NULL,
     amount_cents INTEGER NOT NULL, payment_id TEXT, created_seq INTEGER NOT NULL
+);
+-- Every hand-over to a person (mcp_server/shop/handover.py, issue 33): the agent's summary for them.
+CREATE TABLE handovers (
+    handover_id TEXT PRIMARY KEY, summary TEXT NOT NULL, created_seq INTEGER NOT NULL
 );
 CREATE TABLE returns (
     return_id TEXT PRIMARY KEY, order_id TEXT NOT NULL, line_id TEXT NOT NULL UNIQUE,

@@ -23,7 +23,11 @@ from verishop.verifier.transcript import Transcript, succeeded, turn_of
 # `approve`: the customer agreeing to the write the agent named, which the shop requires before an
 # order change or exchange (issue 32): a turn the rules demand is not a wasted one. The customer
 # approves once per write it wants, so no agent earns free turns by proposing.
-FREE_REPLY_TAGS = frozenset({"clarify", "approve"})
+# `insist`: the customer pushing back on a refusal the store's rules make right (issue 33): the
+# agent must answer it, refusing again, so that turn is not wasted either. It cannot be farmed: the
+# customer insists only right after the right typed refusal, at most as many times as its script
+# holds (`HandoverGoal.pushbacks`, 0 to 3), and the episode then ends.
+FREE_REPLY_TAGS = frozenset({"clarify", "approve", "insist"})
 
 
 @dataclass(frozen=True)

@@ -39,6 +39,17 @@ class World:
     orders: dict[str, OrderState] = field(default_factory=dict)
     order_writes: tuple[OrderChange, ...] = ()
     balances: dict[str, int | None] = field(default_factory=dict)  # payment method -> balance left
+    # Every hand-over to a person (issue 33), in order; empty for a world written before them.
+    handovers: tuple[Handover, ...] = ()
+
+
+@dataclass(frozen=True)
+class Handover:
+    """One row of `handovers`: the agent's summary for the person who takes over."""
+
+    handover_id: str
+    summary: str
+    seq: int
 
 
 @dataclass(frozen=True)
@@ -100,6 +111,7 @@ def read_world(directory: Path, name: str, limits: Limits = Limits(), dir_fd: in
                             for row in db.execute(f"SELECT {PRODUCT_COLUMNS} FROM extra_products")},
             returns=tuple(db.execute("SELECT order_id, line_id FROM returns ORDER BY created_seq")),
             **_order_tables(db),
+            handovers=_handovers(db),
         )
     except (sqlite3.Error, json.JSONDecodeError, TypeError) as exc:
         raise Incomplete("world_corrupt", f"{path.name} is not a readable episode world: {exc}") from None
@@ -125,6 +137,14 @@ def _order_tables(db: sqlite3.Connection) -> dict:
                        "ORDER BY created_seq"))
     balances = dict(db.execute("SELECT payment_id, balance_cents FROM payment_methods"))
     return {"orders": orders, "order_writes": writes, "balances": balances}
+
+
+def _handovers(db: sqlite3.Connection) -> tuple[Handover, ...]:
+    """The hand-overs, from a world that has their table (world schema 3)."""
+    if db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'handovers'").fetchone() is None:
+        return ()
+    return tuple(Handover(str(h), str(s), int(q)) for h, s, q in db.execute(
+        "SELECT handover_id, summary, created_seq FROM handovers ORDER BY created_seq"))
 
 
 def _open_image(image: bytes, file_name: str) -> sqlite3.Connection:

@@ -209,7 +209,8 @@ class Episode:
         return turn.text
 
     async def world_view(self) -> WorldView:
-        """What the customer can see: their cart and the returns started."""
+        """What the customer can see: their cart, the returns started, their orders' changes and
+        the hand-overs to a person."""
         async with self.db.execute("SELECT product_id, quantity FROM cart") as cur:
             cart = {pid: qty for pid, qty in await cur.fetchall()}
         async with self.db.execute("SELECT order_id, line_id FROM returns ORDER BY created_seq") as cur:
@@ -219,7 +220,13 @@ class Episode:
             async with self.db.execute("SELECT tool, order_id, detail, amount_cents, payment_id FROM order_changes "
                                        "ORDER BY created_seq") as cur:
                 writes = tuple(OrderWrite(t, o, json.loads(d), a, p) for t, o, d, a, p in await cur.fetchall())
-        return WorldView(cart=cart, returns=returns, order_writes=writes)
+        handovers: tuple[str, ...] = ()
+        async with self.db.execute("SELECT 1 FROM sqlite_master WHERE name = 'handovers'") as cur:
+            has_handovers = await cur.fetchone() is not None  # a world recovered from before issue 33 has none
+        if has_handovers:
+            async with self.db.execute("SELECT summary FROM handovers ORDER BY created_seq") as cur:
+                handovers = tuple(summary for (summary,) in await cur.fetchall())
+        return WorldView(cart=cart, returns=returns, order_writes=writes, handovers=handovers)
 
     def mark_closed(self, reason: str) -> None:
         if self.close_reason is None:

@@ -43,11 +43,12 @@ class OrderWrite:
 @dataclass(frozen=True)
 class WorldView:
     """What the customer can see after the agent's turn: their cart, the returns started and the
-    changes made to their orders."""
+    changes made to their orders, and whether (with what summary) they were handed to a person."""
 
     cart: dict[str, int] = field(default_factory=dict)
     returns: tuple[tuple[str, str], ...] = ()  # (order_id, line_id)
     order_writes: tuple[OrderWrite, ...] = ()
+    handovers: tuple[str, ...] = ()  # the summary of each hand-over to a person (issue 33)
 
 
 @dataclass

@@ -38,6 +38,7 @@ from verishop.scenarios.models import (
     BundleGoal,
     CartGoal,
     ExchangeGoal,
+    HandoverGoal,
     JourneyGoal,
     OrderChangeGoal,
     PolicyGoal,
@@ -131,6 +132,7 @@ ENVIRONMENTS: tuple[EnvSpec, ...] = (
     EnvSpec("journey-v10", "Multi-intent journey", JourneyGoal),
     EnvSpec("change-v1", "Order changes", OrderChangeGoal),
     EnvSpec("exchange-v1", "Exchanges", ExchangeGoal),
+    EnvSpec("handover-v1", "Restraint and hand-over", HandoverGoal),
 )
 """The current version of every environment, one line each, in the order results list them.
 Earlier versions are not registered (the verifier still scores their scenario files, by name)."""
@@ -139,13 +141,15 @@ REGISTRY: dict[str, EnvSpec] = {spec.env_id: spec for spec in ENVIRONMENTS}
 """The registered environments by versioned id."""
 
 # Training collections (reference §2): C1 = {PD}, C2 = C1 + {SUB}, C4 = C2 + {CART, RETURN}, C8 = the
-# reference's eight; C10 = C8 + the order changes and exchanges of issue 32 (every registered one).
+# reference's eight; C10 = C8 + the order changes and exchanges of issue 32; C11 = C10 + restraint and
+# hand-over (issue 33; every registered one).
 COLLECTIONS: dict[str, tuple[str, ...]] = {
     "C1": ("pd",),
     "C2": ("pd", "sub"),
     "C4": ("pd", "sub", "cart", "return"),
     "C8": ("pd", "cart", "sub", "policy", "return", "status", "bundle", "journey"),
-    "C10": tuple(spec.name for spec in ENVIRONMENTS),
+    "C10": ("pd", "cart", "sub", "policy", "return", "status", "bundle", "journey", "change", "exchange"),
+    "C11": tuple(spec.name for spec in ENVIRONMENTS),
 }
 """Training collections by name: the names of their environments."""
 
