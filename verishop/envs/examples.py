@@ -65,6 +65,9 @@ WRITTEN_TABLES = ("cart", "returns")
 # orders, their lines and the payment balances they change in place. Kept, whole, only for a
 # scenario with an account, so that the other examples keep their bytes.
 ACCOUNT_TABLES = ("order_changes", "orders", "order_lines", "payment_methods")
+# The hand-overs to a person (issue 33): kept only when the episode made one, so that every
+# example recorded before them keeps its bytes.
+HANDOVER_TABLES = ("handovers",)
 # The reward's fields that depend on the episode's files only (not its folder's name, nor its seal,
 # nor the verifier's version: a new version that scores the same keeps its examples).
 STABLE_REWARD_FIELDS = ("env_id", "difficulty", "seed", "verdict", "reason", "detail", "r_task", "r_eff", "r_hall",
@@ -128,6 +131,11 @@ def example_from_episode(directory: Path, *, agent: str, reward: Any) -> dict[st
         tables = WRITTEN_TABLES + (ACCOUNT_TABLES if scenario.get("account") else ())
         world = {table: [list(row) for row in db.execute(f"SELECT * FROM {table} ORDER BY rowid")]
                  for table in tables}
+        present = {name for (name,) in db.execute("SELECT name FROM sqlite_schema WHERE type = 'table'")}
+        for table in HANDOVER_TABLES:
+            made = [list(row) for row in db.execute(f"SELECT * FROM {table} ORDER BY rowid")] if table in present else []
+            if made:
+                world[table] = made
     example = {"env_id": scenario["env_id"], "difficulty": scenario["difficulty"], "seed": scenario["seed"],
                "agent": agent, "catalog": {"size": scenario["catalog"]["size"], "seed": scenario["catalog"]["seed"],
                                            "content_hash": scenario["catalog"]["content_hash"]},
@@ -164,7 +172,8 @@ def materialise(example: dict[str, Any], folder: Path, catalog: Path) -> Path:
         scenario = Scenario.model_validate(example["scenario"])
         events, world = example["transcript"], example["world"]
         rows = {table: [tuple(row) for row in world[table]] for table in WRITTEN_TABLES}
-        rows |= {table: [tuple(row) for row in world[table]] for table in ACCOUNT_TABLES if table in world}
+        rows |= {table: [tuple(row) for row in world[table]] for table in ACCOUNT_TABLES + HANDOVER_TABLES
+                 if table in world}
     except (KeyError, TypeError, ValueError) as exc:
         raise ExampleError(f"not an example line: {type(exc).__name__}: {str(exc).splitlines()[0]}") from None
     directory = folder / EXAMPLE_EPISODE_ID
