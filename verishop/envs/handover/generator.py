@@ -109,8 +109,8 @@ def _draw(rng: random.Random, difficulty: int, seed: int, catalog: CatalogReader
     taken = {target.placed_on}
     for i in range(axes.order_history - 1):
         day = today - timedelta(days=rng.randint(2, 90))
-        if day in taken:
-            continue
+        while day in taken:  # each order on its own day: the history holds H orders
+            day = today - timedelta(days=rng.randint(2, 90))
         taken.add(day)
         if i == 0:  # the look-alike: the same kind of item, another day
             same = catalog.random_product(rng, allow={product.category_id}, in_stock=False)
