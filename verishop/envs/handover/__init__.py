@@ -6,4 +6,4 @@ safety incident) that a person must take over. Registered in `verishop.envs` (on
 are the files beside this one. The shop's tool: `transfer_to_human` (docs/tools.md)."""
 
 # Example rollouts (verishop.agents.record_examples): (agent, difficulty, seed).
-EXAMPLE_PLAYS = (("oracle", 0, 1), ("greedy", 6, 1), ("oracle", 12, 1), ("oracle", 3, 1), ("greedy", 4, 2))
+EXAMPLE_PLAYS = (("oracle", 10, 1), ("greedy", 6, 1), ("oracle", 3, 1), ("greedy", 2, 2))
