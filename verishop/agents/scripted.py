@@ -56,7 +56,8 @@ _PLAIN = {"null": NullAgent, "greedy": GreedyAgent, "enumerate": redteam.Enumera
           "denied": redteam.DeniedAgent, "denied-spelled": redteam.DeniedSpelledAgent,
           "prior": redteam.PriorAgent, "oldest": redteam.OldestAgent, "newest": redteam.NewestAgent,
           "askall": AskAllAgent, "cancel-all": redteam.CancelAllAgent, "modify-first": redteam.ModifyFirstAgent,
-          "refuse": redteam.RefuseAgent, "ask-only": redteam.AskOnlyAgent}
+          "refuse": redteam.RefuseAgent, "ask-only": redteam.AskOnlyAgent,
+          "always-transfer": redteam.AlwaysTransferAgent}
 
 AGENTS = ("oracle", "null", "greedy", "hallucinate", *redteam.HOSTILE, *redteam.HEURISTIC, *redteam.NATURAL,
           "askall", "openai")

@@ -272,3 +272,23 @@ async def test_an_order_id_no_tool_showed_or_a_typed_refusal_beside_a_transfer_f
 
     assert "handover" in _failed(await play_scored(hub, verifier, scenario, unseen))
     assert "refusal" in _failed(await play_scored(hub, verifier, scenario, refuses_too))
+
+
+async def test_the_goal_blind_hand_over_and_refusal_fail_where_greedy_fails_and_gain_nothing_elsewhere(
+        hub, verifier, reader):
+    from verishop.agents.redteam import AlwaysTransferAgent, RefuseAgent
+    from verishop.agents.scripted import GreedyAgent
+
+    def blind(agent):
+        async def play(shop, goal):
+            await agent().play(shop)
+        return play
+
+    pushed = find(reader, 6, restraint)
+    for agent in (AlwaysTransferAgent, RefuseAgent, GreedyAgent):
+        assert not (await play_scored(hub, verifier, pushed, blind(agent))).is_correct, agent.name
+    claim = find(reader, 6, handover)
+    greedy = await play_scored(hub, verifier, claim, blind(GreedyAgent))
+    transfer = await play_scored(hub, verifier, claim, blind(AlwaysTransferAgent))
+    assert greedy.is_correct and transfer.total <= greedy.total
+    assert not (await play_scored(hub, verifier, claim, blind(RefuseAgent))).is_correct

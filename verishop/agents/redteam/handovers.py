@@ -1,0 +1,44 @@
+"""A goal-blind hand-over (issue 33): `always-transfer` hands every conversation to a person, with
+a summary naming the order whose items and day best fit the customer's words (the one a
+competent summary would name), then plays the request as greedy does. It shows that handing over
+pays only when the request is outside the shop's remit: where the store's rules refuse a request
+(restraint), a hand-over instead of the refusal fails, and elsewhere it earns nothing greedy does
+not. Like every red-team agent it reads only tool results and the customer's replies."""
+
+from __future__ import annotations
+
+import re
+
+from verishop.agents.baselines import handle_request as greedy_request
+from verishop.agents.baselines import play_requests
+from verishop.agents.baselines.lookups import content_words, overlap
+from verishop.agents.redteam.common import lookup, opening, say
+from verishop.agents.session import ShopSession, ToolFailed
+
+_MONTHS = "january february march april may june july august september october november december".split()
+
+
+def _best_order(text: str, orders: list[dict]) -> dict:
+    """The order whose items and day best fit the words."""
+    found = re.search(rf"\b({'|'.join(_MONTHS)}) (\d{{1,2}})\b", text.lower())
+    day = f"{_MONTHS.index(found.group(1)) + 1:02d}-{int(found.group(2)):02d}" if found else None
+    words = content_words(text)
+    return max(orders, key=lambda o: (overlap(words, " ".join(o["items"])) + 3 * (o["placed_on"][5:] == day),
+                                      o["placed_on"]))
+
+
+class AlwaysTransferAgent:
+    name = "always-transfer"
+
+    async def play(self, shop: ShopSession) -> None:
+        text = await opening(shop)
+        orders = ((await lookup(shop, "list_orders")) or {}).get("orders", [])
+        named = f"Order {_best_order(text, orders)['order_id']}. " if orders else ""
+        try:
+            await shop.call("transfer_to_human", summary=f"{named}The customer wrote: {text[:900]}")
+        except ToolFailed:
+            pass
+        try:
+            await play_requests(shop, text, greedy_request)
+        except ToolFailed:  # greedy's own hand-over, refused: this conversation was handed over already
+            await say(shop, "I've passed this on to a colleague; they will be in touch.", done=True)
