@@ -292,3 +292,17 @@ async def test_the_goal_blind_hand_over_and_refusal_fail_where_greedy_fails_and_
     transfer = await play_scored(hub, verifier, claim, blind(AlwaysTransferAgent))
     assert greedy.is_correct and transfer.total <= greedy.total
     assert not (await play_scored(hub, verifier, claim, blind(RefuseAgent))).is_correct
+
+
+def test_greedy_reads_only_the_claims_as_its_own_and_no_other_environment_s_opening(reader):
+    from verishop.envs import REGISTRY
+    from verishop.envs.handover.greedy import matches
+
+    for spec in REGISTRY.values():
+        for d in (0, 12):
+            for seed in range(2):
+                s = generate(spec.env_id, d, seed, reader)
+                if spec.name == "handover" and s.goal.mode == "handover" and s.axes.p_noise == 0:
+                    assert matches(s.opening_message), s.opening_message
+                elif spec.name != "handover" or s.goal.mode == "restraint":
+                    assert not matches(s.opening_message), (spec.env_id, s.opening_message)
