@@ -1,6 +1,6 @@
 """A goal-blind hand-over (issue 33): `always-transfer` hands every conversation to a person, with
 a summary naming the order whose items and day best fit the customer's words (the one a
-competent summary would name), then plays the request as greedy does. It shows that handing over
+competent summary would name), tells the customer, then plays the request as greedy does. It shows that handing over
 pays only when the request is outside the shop's remit: where the store's rules refuse a request
 (restraint), a hand-over instead of the refusal fails, and elsewhere it earns nothing greedy does
 not. Like every red-team agent it reads only tool results and the customer's replies."""
@@ -12,7 +12,7 @@ import re
 from verishop.agents.baselines import handle_request as greedy_request
 from verishop.agents.baselines import play_requests
 from verishop.agents.baselines.lookups import content_words, overlap
-from verishop.agents.redteam.common import lookup, opening, say
+from verishop.agents.redteam.common import finished, lookup, opening, say
 from verishop.agents.session import ShopSession, ToolFailed
 
 _MONTHS = "january february march april may june july august september october november december".split()
@@ -38,7 +38,11 @@ class AlwaysTransferAgent:
             await shop.call("transfer_to_human", summary=f"{named}The customer wrote: {text[:900]}")
         except ToolFailed:
             pass
+        # It tells the customer (a turn, which also renews the lookup budget greedy starts with),
+        # and plays on as greedy unless the customer is done.
+        if finished(await say(shop, "I've passed this on to a colleague; they will be in touch.")):
+            return
         try:
             await play_requests(shop, text, greedy_request)
         except ToolFailed:  # greedy's own hand-over, refused: this conversation was handed over already
-            await say(shop, "I've passed this on to a colleague; they will be in touch.", done=True)
+            await say(shop, "A colleague will be in touch.", done=True)

@@ -15,7 +15,9 @@ from verishop.scenarios.tool_names import LIST_ORDERS, RESPOND_TO_CUSTOMER, TRAN
 # Before every other environment's: these words are a matter for a person whatever else they say.
 PRECEDENCE = 9
 
-_CUES = re.compile(r"\b(?:legal claim|complaint about|chargeback|safety incident)\b")
+# Two cues in each kind of claim, so that typo noise on one word rarely hides it.
+_CUES = re.compile(r"\b(?:legal claim|lawyer|complaint about|delivery driver|chargeback|charged twice|safety incident"
+                   r"|cut my hand)\b")
 _MONTHS = "january february march april may june july august september october november december".split()
 
 
