@@ -13,6 +13,7 @@ from datetime import timedelta
 import pytest
 from mutants import charged, play_scored
 
+from verishop.agents.session import ToolFailed
 from verishop.envs.handover.generator import pushback_count
 from verishop.envs.handover.oracle import play as oracle_play
 from verishop.scenarios.envs import generate
@@ -20,7 +21,6 @@ from verishop.scenarios.models import HandoverGoal, Scenario
 from verishop.scenarios.policy import return_window_days
 from verishop.scenarios.tool_names import (CANCEL_ORDER, CHANGE_ORDER_ADDRESS, CHECK_ORDER, LIST_ORDERS,
                                            RESPOND_TO_CUSTOMER, TRANSFER_TO_HUMAN)
-from verishop.agents.session import ToolFailed
 from verishop.scenarios.world_db import create_world
 from verishop.verifier.world import read_world
 
