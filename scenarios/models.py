@@ -423,6 +423,10 @@ class OrderChangeGoal(Frozen):
     address_stated: bool = True
     # The order cannot be changed (it has shipped): the right answer is this refusal, with no write.
     refusal: Refusal | None = None
+    # What switching the lines costs the customer (negative: refunded), in hundredths of the
+    # currency: named before the customer agrees, when not zero. Left out of the JSON when zero.
+    difference_cents: int = Field(0, exclude_if=lambda v: v == 0)
+    currency: CurrencyCode = "USD"
 
 
 class ExchangeGoal(Frozen):

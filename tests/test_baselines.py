@@ -56,6 +56,9 @@ def test_greedy_finds_the_next_request_through_the_customer_s_typos():
     assert next_request("Thanks! Helo there. I need a charger.") == "Helo there. I need a charger."
     assert next_request("Thanks! Good mornign. I need a charger.") == "Good mornign. I need a charger."
     assert next_request("Thanks. Goodbye now.") == ""
+    assert next_request("Okay, thannks for checking. That answers my question! Hi there! Where is my order?") == \
+        "Hi there! Where is my order?"
+    assert next_request("I think that is the one, but is it blue? Hello?") == ""  # "think" is a word
 
 
 def test_an_agent_told_everything_can_rank_pd_by_the_stated_priority(reader):

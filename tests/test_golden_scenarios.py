@@ -18,10 +18,10 @@ CATALOG_CONTENT_HASH = "364570ecc02892684b2b68afd0c3e22eeaf103615ede5f7a54088d2e
 DIGESTS = {
     "bundle-v5": "a209ee121dcc23d4ddfc26b6baab8d321cbe478c5efa557b1f29257892d8b8c3",
     "cart-v5": "08db95bc828b1a97180ccdc3c38407aa4866fff0d53587c6497951d93cef3f1a",
-    "change-v1": "9b0001cfda978b130ba39c3034d9cf24b2253f83442ced3b4adaf82ce8c98d1e",
+    "change-v1": "5cfa599bfef7dbd91fb2652c7b4fd949f19fcf547edc96ad008fedbef265ffee",
     "exchange-v1": "8ae87fc015ccca1a0f1abf105215d5adba079d5e7efe206b0610a39224c25ae7",
     "handover-v1": "a6a8876d5cb94a8a8ab13cd48a9f5881f1db06fe8122ace4e8a3ac7f8515ddf7",
-    "journey-v10": "15d30bcd76d018a586757c36ca911aea3065f7ea1858c25ae013004739808de3",
+    "journey-v10": "054660301bfb3254ae5be65dbed8fcf92d598150fe7cd9a348ffbcb55970496a",
     "pd-v8": "80269314777f32c9b844352b6af0f81a18ad8dbe53f10f1570f8a32f9cf03237",
     "policy-v6": "3cb51789f6ef197de06d7b7bd0cfc57a405fd0d7ff2e0a12e6dd92ec7954a918",
     "return-v7": "2db25f1a6e3f3081cfa60ee3f4e5d1957b50c9e615c07b33ef8f9c0e5f835570",

@@ -8,7 +8,9 @@ transcript: the noise is deterministic code seeded from the scenario alone
 (`verishop.scenarios.customers`: one generator per episode, drawn only by `add_typos`, reply
 after reply), so replaying it on the clean words must reproduce every recorded `text` exactly.
 The agent never writes a customer event; a `said` edited into the file that the noise does not
-turn back into the recorded text is ignored, from that reply on.
+turn back into the recorded text is ignored, from that reply on. A reply's `then` (a journey's
+next request, noised when it was generated) ends both its words and its text and is not noised
+again.
 """
 
 from __future__ import annotations
@@ -40,7 +42,15 @@ def clean_words(ep: Episode) -> dict[int, str]:
         text = str(event.get("text", ""))
         said = event.get("said")
         clean = said if isinstance(said, str) else text
-        confirmed = confirmed and add_typos(rng, clean, scenario.axes.p_noise) == text
+        # `then`: words appended as they are, noised when they were generated (a journey's next
+        # request); the noise was drawn on the words before them only.
+        then = event.get("then")
+        suffix = f" {then}" if isinstance(then, str) else ""
+        if suffix and clean.endswith(suffix) and text.endswith(suffix):
+            noised = add_typos(rng, clean[:-len(suffix)], scenario.axes.p_noise) + suffix
+        else:
+            noised = add_typos(rng, clean, scenario.axes.p_noise)
+        confirmed = confirmed and noised == text
         words[event["seq"]] = clean if confirmed else text
     ep.transcript.derived[_KEY] = words
     return words

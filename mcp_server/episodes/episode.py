@@ -199,7 +199,8 @@ class Episode:
         # `said`: the customer's words before its typo noise, which the verifier checks by replaying
         # that noise (verishop.verifier.speech) before it compares requirements with them.
         self.say("customer", turn.text, tag=turn.tag, **({"task": turn.task} if turn.task is not None else {}),
-                 **({"said": turn.said} if turn.said is not None else {}))
+                 **({"said": turn.said} if turn.said is not None else {}),
+                 **({"then": turn.then} if turn.then is not None else {}))
         if submission.done:
             self.mark_closed("agent_done")
         elif turn.tag == "done":

@@ -90,6 +90,9 @@ class SimulatedCustomer:
         if not turn.ends_episode and self.state.turns_taken >= self.scenario.axes.max_turns:
             turn = CustomerTurn("I've run out of time for this, thanks anyway. Bye.", "quit", turn.task)
         noisy = add_typos(self.state.rng, turn.text, self.scenario.axes.p_noise)
+        if turn.then is not None:  # already noised: appended as it is (`then`, recorded beside the reply)
+            said = f"{turn.text} {turn.then}" if noisy != turn.text else None
+            return CustomerTurn(f"{noisy} {turn.then}", turn.tag, turn.task, said=said, then=turn.then)
         return CustomerTurn(noisy, turn.tag, turn.task, said=turn.text if noisy != turn.text else None)
 
 

@@ -21,6 +21,10 @@ class CustomerTurn:
     task: int | None = None
     # The words before typo noise, when the noise changed them (`text` is what the agent reads).
     said: str | None = None
+    # Words said after the reply that carry their own noise (a journey's next request, noised when
+    # it was generated): never noised again, so what the next request says does not depend on how
+    # many turns the agent took before it.
+    then: str | None = None
 
     @property
     def ends_episode(self) -> bool:

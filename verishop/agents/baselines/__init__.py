@@ -82,7 +82,7 @@ def next_request(reply: str) -> str:
     with a greeting ("Thank you! Hi, I'd also like ..."); "" when the reply carries none (a
     follow-up such as "Thanks, the return is started. What about a replacement?" is not one)."""
     sentences = re.split(r"(?<=[.!?])\s+", reply.strip())
-    thanked = next((i for i, s in enumerate(sentences) if re.search(r"\bthanks?\b|\bthank you\b", s, re.I)), None)
+    thanked = next((i for i, s in enumerate(sentences) if _thanks(s)), None)
     if thanked is None:
         return ""
     rest = sentences[thanked + 1:]
@@ -93,6 +93,18 @@ def next_request(reply: str) -> str:
 _GREETING = re.compile(r"^(?:hi|hello|hey|good (?:morning|afternoon|evening)|greetings)\b", re.IGNORECASE)
 _GREETING_WORDS = ("hello", "hey", "greetings")
 _DAYTIMES = ("morning", "afternoon", "evening")
+
+
+def _thanks(sentence: str) -> bool:
+    """Whether a sentence thanks the agent, read through typos ("thannks", "tahnk you")."""
+    if re.search(r"\bthanks?\b|\bthank you\b", sentence, re.I):
+        return True
+    return any((_one_typo(word, "thanks") or _one_typo(word, "thank")) and word not in _NOT_THANKS
+               for word in re.findall(r"[a-z]+", sentence.lower()))
+
+
+# Real words one letter from "thank(s)": not a typo of it.
+_NOT_THANKS = frozenset({"think", "thinks", "thing", "things", "than", "tank", "tanks", "shank", "shanks", "thane"})
 
 
 def _greets(sentence: str) -> bool:

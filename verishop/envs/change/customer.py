@@ -1,6 +1,7 @@
 """The order-change customer: asks for its change, tells what it held back when asked (the
 reason, the size or colour, the address), agrees once the agent has named the order and every
-change it wants, then waits for the change to be made before it says goodbye (never between
+change it wants (and, when switching lines costs or refunds money, the exact difference as
+`answer_number`), then waits for the change to be made before it says goodbye (never between
 agreeing and the write). It objects to a proposal or a write on another order, or of another
 change, and to a refusal of a change it can have.
 
@@ -15,7 +16,8 @@ import re
 
 from verishop.envs.change.answers import REASON_WORDS, address_matches
 from verishop.scenarios.customers.base import CustomerState, CustomerTurn, OrderWrite, WorldView
-from verishop.scenarios.customers.proposals import ADDRESS_TOPIC, named_order, named_products, names, says
+from verishop.scenarios.customers.proposals import (ADDRESS_TOPIC, named_order, named_products, names, names_amount,
+                                                     says)
 from verishop.scenarios.customers.topics import Detail, answer, attribute_topics
 from verishop.scenarios.models import OrderChangeGoal, Submission
 from verishop.scenarios.tool_names import CANCEL_ORDER, CHANGE_ORDER_ADDRESS, MODIFY_ORDER_ITEMS
@@ -64,6 +66,10 @@ def _before_writes(state: CustomerState, goal: OrderChangeGoal, message: str, su
         if problem is not None:
             return _objection(problem, sub)
         if _complete(state, goal, message, sub):
+            if goal.refusal is None and goal.difference_cents and sub.answer_number is None:
+                return CustomerTurn("And how much will the difference in price be, exactly?", "continue")
+            if goal.refusal is None and goal.difference_cents and not names_amount(sub, goal.difference_cents):
+                return CustomerTurn("Are you sure about that amount? Could you check the difference again?", "continue")
             state.memory[_APPROVED] = True
             return CustomerTurn("Yes, that's right. Please go ahead.", "approve")
     if sub.done:

@@ -203,10 +203,14 @@ def _draw(rng: random.Random, difficulty: int, seed: int, catalog: CatalogReader
         asks.append(f"Please ship {description} to {where} instead." if plan == "address"
                     else f"And please ship it to {where} instead.")
     text = f"{rng.choice(_GREETINGS)} {' '.join(asks)}"
+    prices = {line.line_id: line for line in target.lines}
+    difference = sum((catalog.product(c.product_id).price_cents - prices[c.line_id].unit_price_cents)
+                     * prices[c.line_id].quantity for c in line_changes)
     goal = OrderChangeGoal(order_id=target.order_id, description=description, cancel_reason=cancel_reason,
                            reason_stated=reason_stated, line_changes=tuple(line_changes), address=address,
                            address_id=address_id, address_stated=address_stated,
-                           refusal="return_instead" if refuse else None)
+                           refusal="return_instead" if refuse else None, difference_cents=difference,
+                           currency=catalog.currency)
     return Scenario(
         env_id=ENV_ID, difficulty=difficulty, seed=seed, today=today, catalog=catalog.ref(), axes=axes,
         customer=customer, orders=tuple(orders), browsing_history=make_browsing_history(rng, catalog, None),

@@ -75,8 +75,9 @@ async def play(shop: ShopSession, text: str) -> None:
             await shop.call(RESPOND_TO_CUSTOMER, message="I couldn't work out what to change.",
                             order_id=order["order_id"])
             return
+        amount = {"answer_number": round(plan.difference, 2)} if plan.switches else {}
         reply = await shop.call(RESPOND_TO_CUSTOMER, message=f"For order {order['order_id']}, I will "
-                                f"{' and '.join(plan.parts)}. Shall I go ahead?", order_id=order["order_id"])
+                                f"{' and '.join(plan.parts)}. Shall I go ahead?", order_id=order["order_id"], **amount)
         if reply.get("status") != "open":
             return
         if "please go ahead" in reply["customer_message"].lower():
@@ -93,6 +94,7 @@ class _Plan:
         self.switches: list[dict] = []
         self.address: dict | None = None
         self.address_id: str | None = None
+        self.difference = 0.0  # what switching the lines costs, from the variants' prices
 
 
 def _plan(text: str, heard: str, order: dict, profile: dict | None) -> _Plan | None:
@@ -108,6 +110,8 @@ def _plan(text: str, heard: str, order: dict, profile: dict | None) -> _Plan | N
             if overlap(words, line["title"]) and (product_id := _variant(heard, line)):
                 plan.switches.append({"line_id": line["line_id"], "product_id": product_id})
                 plan.parts.append(f"switch line {line['line_id']} to {product_id}")
+                price = next(v["price"] for v in line["variants"] if v["product_id"] == product_id)
+                plan.difference += (price - line["unit_price"]) * line["quantity"]
     if "ship" in lowered and "cancel" not in lowered:
         written = _ADDRESS.findall(heard)
         if written:

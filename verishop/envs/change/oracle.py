@@ -17,8 +17,9 @@ async def play(shop: ShopSession, goal: OrderChangeGoal) -> None:
                         "longer be changed: you can return it once it arrives.", order_id=goal.order_id,
                         answer_refusal=goal.refusal, done=True)
         return
+    amount = {"answer_number": goal.difference_cents / 100} if goal.difference_cents else {}
     await shop.call(RESPOND_TO_CUSTOMER, message=f"For order {goal.order_id}, I will {proposal(goal)}. Shall I go "
-                    "ahead?", order_id=goal.order_id)
+                    "ahead?", order_id=goal.order_id, **amount)
     if goal.cancel_reason is not None:
         await shop.call(CANCEL_ORDER, order_id=goal.order_id, reason=goal.cancel_reason)
     if goal.line_changes:

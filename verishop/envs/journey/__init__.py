@@ -3,4 +3,4 @@
 played and scored by its own environment's roles."""
 
 # Example rollouts (verishop.agents.record_examples): a journey at d12 is 62 KB, so none.
-EXAMPLE_PLAYS = (("oracle", 0, 1), ("greedy", 6, 1))
+EXAMPLE_PLAYS = (("oracle", 0, 1), ("greedy", 6, 3))

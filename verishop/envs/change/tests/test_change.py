@@ -71,8 +71,9 @@ def test_every_scenario_names_one_order_that_can_or_cannot_change_as_its_goal_sa
 async def _propose(shop, goal: OrderChangeGoal) -> dict:
     await shop.call(LIST_ORDERS)
     await shop.call(CHECK_ORDER, order_id=goal.order_id)
+    amount = {"answer_number": goal.difference_cents / 100} if goal.difference_cents else {}
     return await shop.call(RESPOND_TO_CUSTOMER, message=f"For order {goal.order_id}, I will {proposal(goal)}. "
-                           "Shall I go ahead?", order_id=goal.order_id)
+                           "Shall I go ahead?", order_id=goal.order_id, **amount)
 
 
 async def _write(shop, goal: OrderChangeGoal, order_id: str | None = None) -> None:
@@ -227,7 +228,8 @@ def test_the_customer_agrees_only_to_a_proposal_naming_every_change_and_waits_fo
     other = next(o for o in scenario.orders if o.order_id != goal.order_id)
     wrong = customer.reply(f"For order {other.order_id}, I will {proposal(goal)}.", Submission())
     assert wrong.tag == "correct"
-    agreed = customer.reply(f"For order {goal.order_id}, I will {proposal(goal)}.", Submission())
+    agreed = customer.reply(f"For order {goal.order_id}, I will {proposal(goal)}.",
+                            Submission(answer_number=goal.difference_cents / 100))
     assert agreed.tag == "approve"
     # Agreed, nothing written yet: it asks for the change, it does not say goodbye.
     waiting = customer.reply("Great, thanks!", Submission())
@@ -297,5 +299,17 @@ def test_a_proposal_naming_every_variant_or_address_wins_no_agreement(reader):
     sprayed = customer.reply(f"For order {goal.order_id}, I will {proposal(goal)}.",
                              Submission(recommended_product_ids=(change.product_id, "P00000001", "P00000002")))
     assert sprayed.tag == "correct"
-    agreed = customer.reply(f"For order {goal.order_id}, I will {proposal(goal)}.", Submission())
+    agreed = customer.reply(f"For order {goal.order_id}, I will {proposal(goal)}.",
+                            Submission(answer_number=goal.difference_cents / 100))
     assert agreed.tag == "approve"
+
+
+def test_a_switch_that_costs_or_refunds_money_is_agreed_only_with_its_exact_difference(reader):
+    scenario = find(reader, 6, lambda s: s.goal.refusal is None and s.goal.difference_cents != 0)
+    goal = scenario.goal
+    exact = goal.difference_cents / 100
+    customer = SimulatedCustomer(scenario, reader.product)
+    said = f"For order {goal.order_id}, I will {proposal(goal)}."
+    assert customer.reply(said, Submission()).tag == "continue"  # it asks how much
+    assert customer.reply(said, Submission(answer_number=-exact)).tag == "continue"  # the wrong sign
+    assert customer.reply(said, Submission(answer_number=exact)).tag == "approve"
