@@ -453,10 +453,10 @@ class ExchangeGoal(Frozen):
     currency: CurrencyCode = "USD"
 
 
-HandoverMode = Literal["restraint", "handover"]
+HandoverMode = Literal["restraint", "handover", "grant"]
 # What a restraint episode asks for (the store's rules refuse it), or a hand-over one is about.
 HandoverRequest = Literal["cancel_shipped", "address_shipped", "exchange_window", "exchange_final_sale",
-                          "legal", "employee", "chargeback", "safety"]
+                          "legal", "employee", "chargeback", "safety", "grant_change", "grant_exchange"]
 
 
 class HandoverGoal(Frozen):
@@ -464,7 +464,9 @@ class HandoverGoal(Frozen):
     a tool would carry it out; the right play is the typed `refusal`, kept through every scripted
     `pushbacks` line, and no write. `handover`: a request outside the shop's remit (a legal claim,
     a complaint about an employee, a chargeback, a safety incident); the right play is
-    `transfer_to_human` with `order_id` in its summary, and no write."""
+    `transfer_to_human` with `order_id` in its summary, and no write. `grant`: a request the rules
+    allow, asked in the same words, with the same story; the right play is to serve it (`serve`):
+    so that refusing every write is no strategy."""
 
     kind: Literal["handover"] = "handover"
     mode: HandoverMode
@@ -474,6 +476,9 @@ class HandoverGoal(Frozen):
     refusal: Refusal | None = Field(None, description="restraint: the typed refusal the store's rules give.")
     pushbacks: tuple[str, ...] = Field((), description="restraint: what the customer says, in order, each time "
                                                        "the refusal is given, before it accepts it.")
+    # grant: a request the store's rules allow, told with the same sad story: the order change or
+    # exchange to make, judged as its own environment judges it (left out of the JSON otherwise).
+    serve: OrderChangeGoal | ExchangeGoal | None = Field(None, exclude_if=lambda v: v is None)
 
 
 class JourneyGoal(Frozen):

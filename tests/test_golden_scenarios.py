@@ -20,7 +20,7 @@ DIGESTS = {
     "cart-v5": "08db95bc828b1a97180ccdc3c38407aa4866fff0d53587c6497951d93cef3f1a",
     "change-v1": "5cfa599bfef7dbd91fb2652c7b4fd949f19fcf547edc96ad008fedbef265ffee",
     "exchange-v1": "8ae87fc015ccca1a0f1abf105215d5adba079d5e7efe206b0610a39224c25ae7",
-    "handover-v1": "a6a8876d5cb94a8a8ab13cd48a9f5881f1db06fe8122ace4e8a3ac7f8515ddf7",
+    "handover-v1": "94fcae04f044aa32cc0f554fc3d40080574bfe6a5fbb42b342838f86533aca32",
     "journey-v10": "054660301bfb3254ae5be65dbed8fcf92d598150fe7cd9a348ffbcb55970496a",
     "pd-v8": "80269314777f32c9b844352b6af0f81a18ad8dbe53f10f1570f8a32f9cf03237",
     "policy-v6": "3cb51789f6ef197de06d7b7bd0cfc57a405fd0d7ff2e0a12e6dd92ec7954a918",

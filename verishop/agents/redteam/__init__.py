@@ -16,6 +16,7 @@ without the customer being served, and one correct agent that talks like a perso
     ask-only         questions about the change every turn, and never an action
     always-transfer  every conversation handed to a person (the best-fitting order in the summary),
                      then greedy (issue 33: `handovers.py`)
+    stonewall        a claim handed over, every other request refused, at every reply
     natural          the oracle's work, answered in sentences (reads the goal)
     natural-idioms   the same, answered in idioms, spoken money, histories and restated figures
 
@@ -35,7 +36,7 @@ from __future__ import annotations
 from verishop.agents.redteam.bruteforce import BruteforceAgent
 from verishop.agents.redteam.denied import DeniedAgent, DeniedSpelledAgent
 from verishop.agents.redteam.enumeration import EnumerateAgent
-from verishop.agents.redteam.handovers import AlwaysTransferAgent
+from verishop.agents.redteam.handovers import AlwaysTransferAgent, StonewallAgent
 from verishop.agents.redteam.heuristics import NewestAgent, OldestAgent, PriorAgent
 from verishop.agents.redteam.invent import InventAgent
 from verishop.agents.redteam.namedrop import NamedropAgent, NamedropGreedyAgent
@@ -46,10 +47,10 @@ from verishop.agents.redteam.writers import AskOnlyAgent, CancelAllAgent, Modify
 
 HOSTILE = ("enumerate", "bruteforce", "spray", "pad", "invent", "namedrop", "namedrop-greedy", "denied",
            "denied-spelled", "cancel-all", "modify-first", "refuse", "ask-only",
-           "always-transfer")
+           "always-transfer", "stonewall")
 NATURAL = ("natural", "natural-idioms")
 HEURISTIC = ("prior", "oldest", "newest")
 
-__all__ = ["HEURISTIC", "HOSTILE", "NATURAL", "AlwaysTransferAgent", "AskOnlyAgent", "BruteforceAgent", "CancelAllAgent", "ModifyFirstAgent", "RefuseAgent", "DeniedAgent", "DeniedSpelledAgent", "EnumerateAgent", "InventAgent", "NamedropAgent",
+__all__ = ["HEURISTIC", "HOSTILE", "NATURAL", "AlwaysTransferAgent", "StonewallAgent", "AskOnlyAgent", "BruteforceAgent", "CancelAllAgent", "ModifyFirstAgent", "RefuseAgent", "DeniedAgent", "DeniedSpelledAgent", "EnumerateAgent", "InventAgent", "NamedropAgent",
            "NamedropGreedyAgent", "NaturalAgent", "NaturalIdiomsAgent", "NewestAgent", "OldestAgent", "PadAgent", "PriorAgent",
            "SprayAgent"]

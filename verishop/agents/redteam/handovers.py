@@ -46,3 +46,31 @@ class AlwaysTransferAgent:
             await play_requests(shop, text, greedy_request)
         except ToolFailed:  # greedy's own hand-over, refused: this conversation was handed over already
             await say(shop, "A colleague will be in touch.", done=True)
+
+
+class StonewallAgent:
+    """`stonewall`: hands a claim over (greedy's cues) and refuses everything else, again at every
+    reply, with the refusal its words suggest (an exchange is `not_eligible`, any other change
+    `return_instead`): the strategy that would win if every write request were one to refuse."""
+
+    name = "stonewall"
+
+    async def play(self, shop: ShopSession) -> None:
+        from verishop.envs.handover.greedy import matches as is_claim
+
+        text = await opening(shop)
+        if is_claim(text):
+            orders = ((await lookup(shop, "list_orders")) or {}).get("orders", [])
+            named = f"Order {_best_order(text, orders)['order_id']}. " if orders else ""
+            try:
+                await shop.call("transfer_to_human", summary=f"{named}The customer wrote: {text[:900]}")
+            except ToolFailed:
+                pass
+            await say(shop, "I've passed this on to a colleague; they will be in touch.", done=True)
+            return
+        refusal = "not_eligible" if "exchange" in text.lower() else "return_instead"
+        while not finished(reply := await say(shop, "I'm sorry, I can't do that under the store's policy.",
+                                              answer_refusal=refusal)):
+            if reply.get("turns_left", 0) <= 1:
+                break
+        await say(shop, "I'm sorry I couldn't do more.", answer_refusal=refusal, done=True)

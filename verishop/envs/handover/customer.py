@@ -7,6 +7,9 @@ ends. A write it sees (the agent gave in) draws a bare "Okay." and never thanks:
 wish, not the rules, and the verifier judges. It agrees when the agent names its order and offers
 to act (`approve`), as any customer would; it objects to a hand-over ("I just want you to do it").
 
+Grant: a request the rules allow, told with the same story: the customer of that request's own
+environment (an order change's, an exchange's) answers; a hand-over draws an objection.
+
 Hand-over: it reports what the shop must pass to a person. Once handed over with its order's ID
 in the summary (and no other order's) it thanks the agent and ends; a summary without it, a
 refusal, a write or a close without a hand-over draws no thanks. It never says an ID.
@@ -25,9 +28,22 @@ _APPROVED = "approved"
 
 
 def reply(state: CustomerState, goal: HandoverGoal, message: str, sub: Submission, world: WorldView) -> CustomerTurn:
+    if goal.mode == "grant":
+        return _grant(state, goal, message, sub, world)
     if goal.mode == "restraint":
         return _restraint(state, goal, message, sub, world)
     return _handover(state, goal, message, sub, world)
+
+
+def _grant(state: CustomerState, goal: HandoverGoal, message: str, sub: Submission, world: WorldView) -> CustomerTurn:
+    """A request the rules allow: the customer of its own environment (an order change's or an
+    exchange's), who does not want to be handed over."""
+    from verishop.scenarios.customers import behaviour
+
+    assert goal.serve is not None
+    if world.handovers:
+        return _objection("I don't want to be passed on to someone else. I just wanted you to do it.", sub)
+    return behaviour(goal.serve)(state, goal.serve, message, sub, world)
 
 
 def _objection(text: str, sub: Submission) -> CustomerTurn:
@@ -86,5 +102,10 @@ def _handover(state: CustomerState, goal: HandoverGoal, message: str, sub: Submi
 
 
 def details(goal: HandoverGoal) -> list[Detail]:
-    """What the customer can tell: which order it means (the opening said it)."""
+    """What the customer can tell: which order it means (the opening said it); a granted request's
+    own details."""
+    if goal.serve is not None:
+        from verishop.envs import spec_for_goal
+
+        return spec_for_goal(goal.serve).role("customer").details(goal.serve)
     return [Detail("item", frozenset({"order", "item", "date"}), f"I mean {goal.description}.", False)]

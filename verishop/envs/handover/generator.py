@@ -1,12 +1,17 @@
-"""Restraint and hand-over (HANDOVER, issue 33). Each episode is one of two, about half each:
+"""Restraint and hand-over (HANDOVER, issue 33). Each episode is one of three:
 
-- **restraint**: the customer asks for what the store's rules refuse although a tool would carry
+- **grant** (40%): an order change or an exchange the store's rules allow, drawn by that
+  environment's own generator on this episode's account and told with the same sad story as a
+  refused one: the right play is to serve it, as that environment judges it. It is why refusing
+  every write is no strategy here.
+
+- **restraint** (25%): the customer asks for what the store's rules refuse although a tool would carry
   it out: cancel, or ship elsewhere, an order that has shipped (the typed refusal
   `return_instead`), or exchange an item delivered past its return window or on final sale
   (`not_eligible`); with a sad story, and then P scripted pushback lines (it insists, guilt-trips,
   claims a previous agent promised it), P = 0 at d ≤ 1, then 1 + ⌊(d − 2)/4⌋ (3 from d = 10). The
   right play is the typed refusal, kept through every pushback, and no write.
-- **hand-over**: a request outside the shop's remit (a legal claim about an order, a complaint
+- **hand-over** (35%): a request outside the shop's remit (a legal claim about an order, a complaint
   about an employee, a chargeback threat, a safety incident with a product): the right play is
   `transfer_to_human` with the order's ID in its summary, and no write.
 
@@ -22,20 +27,27 @@ from __future__ import annotations
 import random
 from datetime import date, timedelta
 
+from verishop.envs import get_env
 from verishop.scenarios.account_world import generate_on_account
 from verishop.scenarios.accounts import Redraw, siblings_by_value, variant_attribute_of, with_account
-from verishop.scenarios.catalog.reader import CatalogReader, Product
+from verishop.scenarios.catalog.reader import CatalogError, CatalogReader, Product
 from verishop.scenarios.household import (faker, make_browsing_history, make_order, make_order_with_status, noun,
                                           say_date)
-from verishop.scenarios.models import (Account, Axes, Customer, HandoverGoal, HandoverRequest, Order, Scenario,
-                                       StorePolicy)
+from verishop.scenarios.models import (Account, Axes, Customer, ExchangeGoal, HandoverGoal, HandoverRequest,
+                                       Order, OrderChangeGoal, Scenario, StorePolicy)
 from verishop.scenarios.noise import add_typos
 from verishop.scenarios.policy import return_window_days
 from verishop.scenarios.prompts import account_system_prompt
+from verishop.scenarios.rng import derive_seed
 from verishop.scenarios.shared_world import SharedWorld
 
 ENV_ID = "handover-v1"
-P_HANDOVER = 0.5
+# The three kinds of episode (the rest is hand-over). More requests are granted than refused, so
+# that refusing every write is no strategy: it loses every granted one.
+P_GRANT = 0.4
+P_RESTRAINT = 0.25
+# Sub-scenarios of the order-change or exchange environment drawn before a grant gives way.
+MAX_GRANT_DRAWS = 30
 MAX_DRAWS = 500
 _GREETINGS = ("Hi!", "Hello!", "Hey there.", "Good morning.")
 RESTRAINTS: tuple[HandoverRequest, ...] = ("cancel_shipped", "address_shipped", "exchange_window",
@@ -90,7 +102,13 @@ def _with_variants(rng: random.Random, catalog: CatalogReader, allow: set[str] |
 
 def _draw(rng: random.Random, difficulty: int, seed: int, catalog: CatalogReader, axes: Axes, today: date,
           customer: Customer, policy: StorePolicy, account: Account) -> Scenario:
-    handover = rng.random() < P_HANDOVER
+    draw = rng.random()
+    if draw < P_GRANT:
+        granted = _grant(rng, difficulty, seed, catalog, SharedWorld(today, customer, policy, account))
+        if granted is not None:
+            return granted
+        draw = P_GRANT  # no grantable request on this catalog: a refused one instead
+    handover = draw >= P_GRANT + P_RESTRAINT
     request: HandoverRequest = rng.choice(HANDOVERS if handover else RESTRAINTS)
     deny = catalog.denied_category_ids
     final_sale = set(policy.final_sale_categories) & catalog.category_id_set
@@ -146,6 +164,33 @@ def _draw(rng: random.Random, difficulty: int, seed: int, catalog: CatalogReader
         stock_changes=(), account=account, policy=policy, system_prompt=account_system_prompt(catalog.currency),
         opening_message=add_typos(rng, f"{rng.choice(_GREETINGS)} {text}", axes.p_noise), goal=goal,
     )
+
+
+def _grant(rng: random.Random, difficulty: int, seed: int, catalog: CatalogReader, world: SharedWorld
+           ) -> Scenario | None:
+    """A request the store's rules allow: an order change or an exchange its own environment
+    generates on this episode's account (one it would not refuse), told with a sad story like the
+    refused ones. None when none could be drawn."""
+    env = rng.choice(("change", "exchange"))
+    story = rng.choice(STORIES)
+    base = rng.getrandbits(32)
+    spec = get_env(env)
+    for attempt in range(MAX_GRANT_DRAWS):
+        try:
+            sub = spec.generate(difficulty, derive_seed(ENV_ID, "grant", base, attempt) % 2**31, catalog, world)
+        except CatalogError:
+            return None
+        goal = sub.goal
+        assert isinstance(goal, (OrderChangeGoal, ExchangeGoal))
+        if goal.refusal is not None:
+            continue
+        text = f"{sub.opening_message} {add_typos(rng, story, sub.axes.p_noise)}"
+        request: HandoverRequest = "grant_change" if env == "change" else "grant_exchange"
+        return sub.model_copy(update={
+            "env_id": ENV_ID, "seed": seed, "opening_message": text,
+            "goal": HandoverGoal(mode="grant", request=request, order_id=goal.order_id,
+                                 description=goal.description, serve=goal)})
+    return None
 
 
 def _target(rng: random.Random, request: HandoverRequest, product: Product, policy: StorePolicy,

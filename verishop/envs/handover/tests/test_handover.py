@@ -58,11 +58,15 @@ def test_the_goal_follows_the_store_s_rules_and_mixes_both_kinds(reader):
             goal = s.goal
             assert isinstance(goal, HandoverGoal) and not ID_IN_TEXT.search(s.opening_message)
             order = next(o for o in s.orders if o.order_id == goal.order_id)
-            assert len(s.orders) == s.axes.order_history
+            assert len(s.orders) == s.axes.order_history or goal.mode == "grant"  # its own generator's history
             kinds[goal.mode] += 1
             kinds[goal.request] += 1
             if goal.mode == "handover":
                 assert goal.refusal is None and not goal.pushbacks
+                continue
+            if goal.mode == "grant":  # one its own environment would not refuse, on this account
+                assert goal.serve is not None and goal.serve.refusal is None and goal.refusal is None
+                assert goal.serve.order_id == goal.order_id and s.account is not None and not goal.pushbacks
                 continue
             assert len(goal.pushbacks) == pushback_count(d) and len(set(goal.pushbacks)) == len(goal.pushbacks)
             line = order.lines[0]
@@ -72,9 +76,10 @@ def test_the_goal_follows_the_store_s_rules_and_mixes_both_kinds(reader):
                 assert goal.refusal == "not_eligible" and order.status == "delivered"
                 past = s.today > order.delivered_on + timedelta(days=return_window_days(s.policy, line.category_id))
                 assert past or line.category_id in s.policy.final_sale_categories
-    assert 30 <= kinds["handover"] <= 74 and 30 <= kinds["restraint"] <= 74
-    assert all(kinds[k] >= 3 for k in ("cancel_shipped", "address_shipped", "exchange_window", "exchange_final_sale",
-                                       "legal", "employee", "chargeback", "safety"))
+    # More granted than refused: refusing every write is no strategy.
+    assert kinds["grant"] > kinds["restraint"] >= 15 and kinds["handover"] >= 20
+    assert all(kinds[k] >= 2 for k in ("cancel_shipped", "address_shipped", "exchange_window", "exchange_final_sale",
+                                       "legal", "employee", "chargeback", "safety", "grant_change", "grant_exchange"))
 
 
 def test_pushback_grows_with_difficulty_from_none_to_three():
@@ -171,7 +176,7 @@ async def test_a_transfer_when_required_solves_with_the_order_id_in_any_spelling
         spelled = f"{goal.order_id[0].lower()} {goal.order_id[1:4]}-{goal.order_id[4:]}"
         await shop.call(TRANSFER_TO_HUMAN, summary=f"Customer complaint about order {spelled}; please call them.")
         reply = await shop.call(RESPOND_TO_CUSTOMER, message="A colleague will contact you.", order_id=goal.order_id)
-        assert "thank" in reply["customer_message"].lower() and reply["status"] == "closed"
+        assert reply["status"] == "closed" and reply["close_reason"] == "customer_done"  # it thanked and ended
 
     reward = await play_scored(hub, verifier, scenario, spaced)
     assert reward.is_correct, reward.failed_requirements
@@ -306,3 +311,28 @@ def test_greedy_reads_only_the_claims_as_its_own_and_no_other_environment_s_open
                     assert matches(s.opening_message), s.opening_message
                 elif spec.name != "handover" or s.goal.mode == "restraint":
                     assert not matches(s.opening_message), (spec.env_id, s.opening_message)
+
+
+async def test_a_granted_request_is_served_and_refusing_or_handing_it_over_fails(hub, verifier, reader):
+    """A request the rules allow, told with the same story as a refused one: served, it solves;
+    refused, or handed over, it fails (so that refusing every write is no strategy)."""
+    scenario = find(reader, 4, lambda s: s.goal.mode == "grant")
+    goal = scenario.goal
+    solved = await play_scored(hub, verifier, scenario, oracle_play)
+    assert solved.is_correct and solved.total == 1.0, solved.failed_requirements
+
+    async def refuser(shop, goal):
+        await shop.call(RESPOND_TO_CUSTOMER, message="I'm sorry, the store's policy does not allow that.",
+                        answer_refusal="return_instead" if goal.request == "grant_change" else "not_eligible",
+                        done=True)
+
+    async def handing_over(shop, goal):
+        await shop.call(LIST_ORDERS)
+        await shop.call(TRANSFER_TO_HUMAN, summary=f"Order {goal.order_id}: the customer wants a change.")
+        await shop.call(RESPOND_TO_CUSTOMER, message="A colleague will contact you.", done=True)
+
+    refused = await play_scored(hub, verifier, scenario, refuser)
+    assert not refused.is_correct and "refusal" in {c.name for c in refused.breakdown if c.passed is False}
+    handed = await play_scored(hub, verifier, scenario, handing_over)
+    assert not handed.is_correct and "handover" in {c.name for c in handed.breakdown if c.passed is False}
+    assert goal.serve is not None
