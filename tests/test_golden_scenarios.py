@@ -19,7 +19,7 @@ DIGESTS = {
     "bundle-v5": "a209ee121dcc23d4ddfc26b6baab8d321cbe478c5efa557b1f29257892d8b8c3",
     "cart-v5": "08db95bc828b1a97180ccdc3c38407aa4866fff0d53587c6497951d93cef3f1a",
     "change-v1": "5cfa599bfef7dbd91fb2652c7b4fd949f19fcf547edc96ad008fedbef265ffee",
-    "exchange-v1": "8ae87fc015ccca1a0f1abf105215d5adba079d5e7efe206b0610a39224c25ae7",
+    "exchange-v1": "420f403796d8b88069fa06fc0d2efa62393dde4717bb92af99358c34fdc4c6d1",
     "handover-v1": "94fcae04f044aa32cc0f554fc3d40080574bfe6a5fbb42b342838f86533aca32",
     "journey-v10": "054660301bfb3254ae5be65dbed8fcf92d598150fe7cd9a348ffbcb55970496a",
     "pd-v8": "80269314777f32c9b844352b6af0f81a18ad8dbe53f10f1570f8a32f9cf03237",

@@ -206,6 +206,15 @@ def _draw(rng: random.Random, difficulty: int, seed: int, catalog: CatalogReader
     prices = {line.line_id: line for line in target.lines}
     difference = sum((catalog.product(c.product_id).price_cents - prices[c.line_id].unit_price_cents)
                      * prices[c.line_id].quantity for c in line_changes)
+    paid_by = account.payment(target.payment_id or "")
+    if paid_by is not None and paid_by.balance_cents is not None and difference > 0:
+        # A charge to a gift card or store credit could outrun its balance (in a journey, another
+        # request may spend it first) and modify_order_items would refuse it: such an order was
+        # paid by card. No draw: every other seed keeps its bytes.
+        card = next(m for m in account.payment_methods if m.kind == "card")
+        paid = target.model_copy(update={"payment_id": card.payment_id})
+        orders = [paid if o.order_id == target.order_id else o for o in orders]
+        target = paid
     goal = OrderChangeGoal(order_id=target.order_id, description=description, cancel_reason=cancel_reason,
                            reason_stated=reason_stated, line_changes=tuple(line_changes), address=address,
                            address_id=address_id, address_stated=address_stated,

@@ -57,9 +57,9 @@ def _exchangeable(rng: random.Random, catalog: CatalogReader, allow: set[str] | 
 
 
 def _payment(rng: random.Random, account: Account, difference: int) -> PaymentMethod:
-    """The method the customer names: a card, or a gift card or store credit that covers a charge."""
-    usable = [m for m in account.payment_methods
-              if m.kind == "card" or difference <= 0 or (m.balance_cents or 0) >= difference]
+    """The method the customer names: a card, or a gift card or store credit for a refund (a charge
+    to a balance could outrun it: in a journey another request may spend it first)."""
+    usable = [m for m in account.payment_methods if m.kind == "card" or difference <= 0]
     return rng.choice(usable)
 
 

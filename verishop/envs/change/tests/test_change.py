@@ -313,3 +313,15 @@ def test_a_switch_that_costs_or_refunds_money_is_agreed_only_with_its_exact_diff
     assert customer.reply(said, Submission()).tag == "continue"  # it asks how much
     assert customer.reply(said, Submission(answer_number=-exact)).tag == "continue"  # the wrong sign
     assert customer.reply(said, Submission(answer_number=exact)).tag == "approve"
+
+
+def test_a_switch_that_costs_money_is_paid_by_a_card_that_takes_it(reader):
+    """modify_order_items charges the order's payment method: a gift card's balance could not
+    always take it (in a journey another request may spend it first), so such an order was paid by
+    card, and the oracle's change always goes through."""
+    for d in range(13):
+        for seed in range(12):
+            s = generate("change", d, seed, reader)
+            order = next(o for o in s.orders if o.order_id == s.goal.order_id)
+            if s.goal.difference_cents > 0:
+                assert s.account.payment(order.payment_id).kind == "card", (d, seed)

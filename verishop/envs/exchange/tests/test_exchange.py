@@ -199,3 +199,11 @@ def test_a_proposal_naming_every_variant_or_payment_method_wins_no_agreement(rea
     assert turn.tag == "correct" and goal.payment_label in turn.text
     agreed = customer.reply(f"{base}, with your {goal.payment_label}.", Submission(answer_number=amount))
     assert agreed.tag == "approve"
+
+
+def test_a_charge_goes_to_a_card_and_a_refund_anywhere(reader):
+    for d in range(13):
+        for seed in range(12):
+            s = generate("exchange", d, seed, reader)
+            if s.goal.difference_cents > 0:
+                assert s.account.payment(s.goal.payment_id).kind == "card", (d, seed)
