@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 
 from verishop.scenarios.catalog.reader import CatalogReader, Product
-from verishop.scenarios.household import faker
+from verishop.scenarios.household import faker, noun, say_date
 from verishop.scenarios.models import Account, Address, Customer, Order, PaymentMethod, PolicyClause, StorePolicy
 from verishop.scenarios.taxonomy import category
 
@@ -126,3 +126,23 @@ MAX_REDRAWS = 20
 
 class Redraw(Exception):
     """A draw that cannot stand (the customer's words would fit another order): draw again."""
+
+
+def settle_history(rng: random.Random, orders: list[Order], account: Account) -> tuple[Order, list[Order]]:
+    """The history drawn with its target first, on the account (each order shipped and paid
+    through it) and sorted by day: (the target, every order). `Redraw` when two orders share an ID."""
+    if len({o.order_id for o in orders}) < len(orders):
+        raise Redraw("order IDs collided")
+    settled = list(with_account(rng, orders, account))
+    target = settled[0]
+    settled.sort(key=lambda o: (o.placed_on, o.order_id))
+    return target, settled
+
+
+def order_description(orders: list[Order], target: Order, item: str) -> str:
+    """How the customer names the target: "my order of March 3 with the yoga mat". `Redraw` when
+    those words fit another order too."""
+    fitting = [o for o in orders if o.placed_on == target.placed_on and any(noun(line) == item for line in o.lines)]
+    if fitting != [target]:
+        raise Redraw("the description fits other orders")
+    return f"my order of {say_date(target.placed_on)} with the {item}"

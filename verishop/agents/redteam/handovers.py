@@ -27,17 +27,22 @@ def _best_order(text: str, orders: list[dict]) -> dict:
                                       o["placed_on"]))
 
 
+async def _hand_over(shop: ShopSession, text: str) -> None:
+    """Hand the conversation to a person, naming the order that best fits the customer's words."""
+    orders = ((await lookup(shop, "list_orders")) or {}).get("orders", [])
+    named = f"Order {_best_order(text, orders)['order_id']}. " if orders else ""
+    try:
+        await shop.call("transfer_to_human", summary=f"{named}The customer wrote: {text[:900]}")
+    except ToolFailed:
+        pass
+
+
 class AlwaysTransferAgent:
     name = "always-transfer"
 
     async def play(self, shop: ShopSession) -> None:
         text = await opening(shop)
-        orders = ((await lookup(shop, "list_orders")) or {}).get("orders", [])
-        named = f"Order {_best_order(text, orders)['order_id']}. " if orders else ""
-        try:
-            await shop.call("transfer_to_human", summary=f"{named}The customer wrote: {text[:900]}")
-        except ToolFailed:
-            pass
+        await _hand_over(shop, text)
         # It tells the customer (a turn, which also renews the lookup budget greedy starts with),
         # and plays on as greedy unless the customer is done.
         if finished(await say(shop, "I've passed this on to a colleague; they will be in touch.")):
@@ -60,12 +65,7 @@ class StonewallAgent:
 
         text = await opening(shop)
         if is_claim(text):
-            orders = ((await lookup(shop, "list_orders")) or {}).get("orders", [])
-            named = f"Order {_best_order(text, orders)['order_id']}. " if orders else ""
-            try:
-                await shop.call("transfer_to_human", summary=f"{named}The customer wrote: {text[:900]}")
-            except ToolFailed:
-                pass
+            await _hand_over(shop, text)
             await say(shop, "I've passed this on to a colleague; they will be in touch.", done=True)
             return
         refusal = "not_eligible" if "exchange" in text.lower() else "return_instead"

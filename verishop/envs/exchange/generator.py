@@ -20,7 +20,7 @@ from __future__ import annotations
 import random
 from datetime import date, timedelta
 
-from verishop.scenarios.accounts import (Redraw, siblings_by_value, variant_attribute_of, with_account)
+from verishop.scenarios.accounts import Redraw, settle_history, siblings_by_value, variant_attribute_of
 from verishop.scenarios.catalog.reader import CatalogError, CatalogReader, Product
 from verishop.scenarios.household import make_browsing_history, make_order, make_order_with_status, noun, say_date
 from verishop.scenarios.models import (Account, Axes, Customer, ExchangeGoal, LineChange, PaymentMethod, Scenario,
@@ -125,11 +125,7 @@ def _draw(rng: random.Random, difficulty: int, seed: int, catalog: CatalogReader
                                                  min(today - timedelta(days=1), day + timedelta(days=3))))
         else:
             orders.append(make_order(rng, catalog, today, (today - day).days))
-    if len({o.order_id for o in orders}) < len(orders):
-        raise Redraw("order IDs collided")
-    orders = list(with_account(rng, orders, account))
-    target = orders[0]
-    orders.sort(key=lambda o: (o.placed_on, o.order_id))
+    target, orders = settle_history(rng, orders, account)
     line = next(li for li in target.lines if li.product_id == product.product_id)
 
     item = noun(product)

@@ -29,7 +29,7 @@ from datetime import date, timedelta
 
 from verishop.envs import get_env
 from verishop.scenarios.account_world import generate_on_account
-from verishop.scenarios.accounts import Redraw, siblings_by_value, variant_attribute_of, with_account
+from verishop.scenarios.accounts import order_description, settle_history, siblings_by_value, variant_attribute_of
 from verishop.scenarios.catalog.reader import CatalogError, CatalogReader, Product
 from verishop.scenarios.household import (faker, make_browsing_history, make_order, make_order_with_status, noun,
                                           say_date)
@@ -136,17 +136,10 @@ def _draw(rng: random.Random, difficulty: int, seed: int, catalog: CatalogReader
                                                  min(today, day + timedelta(days=3)) if target.delivered_on else None))
         else:
             orders.append(make_order(rng, catalog, today, (today - day).days))
-    if len({o.order_id for o in orders}) < len(orders):
-        raise Redraw("order IDs collided")
-    orders = list(with_account(rng, orders, account))
-    target = orders[0]
-    orders.sort(key=lambda o: (o.placed_on, o.order_id))
+    target, orders = settle_history(rng, orders, account)
 
     item = noun(product)
-    description = f"my order of {say_date(target.placed_on)} with the {item}"
-    fitting = [o for o in orders if o.placed_on == target.placed_on and any(noun(line) == item for line in o.lines)]
-    if fitting != [target]:
-        raise Redraw("the description fits other orders")
+    description = order_description(orders, target, item)
 
     if handover:
         text = CLAIMS[request].format(order=description, item=item, order_short=f"my order of "
