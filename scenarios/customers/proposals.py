@@ -14,6 +14,7 @@ its agreement).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 from verishop.scenarios.models import Submission
 
@@ -34,6 +35,19 @@ def says(message: str, words: str) -> bool:
     joins a word: the "m" of "I'm" is not size M)."""
     words = _normal(words)
     return bool(words) and re.search(rf"(?<![\w']){re.escape(words)}(?![\w'])", _normal(message)) is not None
+
+
+def values_said(message: str, values: Iterable[str]) -> set[str]:
+    """Which of `values` the message says, each as whole words, the longest read first and taken
+    out: "Light Pink" is not also "Pink", nor "Rose red" "red"."""
+    text = _normal(message)
+    found = set()
+    for value in sorted({v for v in values if v.strip()}, key=lambda v: len(_normal(v)), reverse=True):
+        pattern = rf"(?<![\w']){re.escape(_normal(value))}(?![\w'])"
+        if re.search(pattern, text):
+            found.add(value)
+            text = re.sub(pattern, " ", text)
+    return found
 
 
 def names(message: str, sub: Submission, value: str) -> bool:

@@ -17,7 +17,7 @@ import re
 from verishop.envs.change.answers import REASON_WORDS, address_matches
 from verishop.scenarios.customers.base import CustomerState, CustomerTurn, OrderWrite, WorldView
 from verishop.scenarios.customers.proposals import (ADDRESS_TOPIC, named_order, named_products, names, names_amount,
-                                                     says)
+                                                     says, values_said)
 from verishop.scenarios.customers.topics import Detail, answer, attribute_topics
 from verishop.scenarios.models import OrderChangeGoal, Submission
 from verishop.scenarios.tool_names import CANCEL_ORDER, CHANGE_ORDER_ADDRESS, MODIFY_ORDER_ITEMS
@@ -88,8 +88,9 @@ def _complete(state: CustomerState, goal: OrderChangeGoal, message: str, sub: Su
     """Whether the proposal names every change the customer wants."""
     if goal.cancel_reason is not None and not _CANCEL.search(message):
         return False
+    found = values_said(message, {v for c in goal.line_changes for v in (c.value, *c.others)})
     for change in goal.line_changes:
-        if not (names(message, sub, change.product_id) or says(message, change.value)):
+        if not (names(message, sub, change.product_id) or change.value in found):
             return False
     if goal.address is not None:
         return _names_address(goal, message)
@@ -114,9 +115,10 @@ def _wrong_proposal(state: CustomerState, goal: OrderChangeGoal, message: str, s
     said_anyway = {c.value for c in goal.line_changes} | {
         p.attrs.get(c.attribute, "") for c in goal.line_changes
         if c.line_id in lines and (p := state.lookup(lines[c.line_id].product_id)) is not None}
+    found = values_said(message, said_anyway | {v for c in goal.line_changes for v in c.others})
     for change in goal.line_changes:
-        wanted = names(message, sub, change.product_id) or says(message, change.value)
-        others = any(says(message, value) for value in change.others if value not in said_anyway)
+        wanted = names(message, sub, change.product_id) or change.value in found
+        others = any(v in found for v in change.others if v not in said_anyway)
         if stray or others or (sub.recommended_product_ids and not wanted):
             state.revealed.add(("variant", change.line_id))
             title = lines[change.line_id].title if change.line_id in lines else "item"

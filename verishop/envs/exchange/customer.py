@@ -16,7 +16,7 @@ import re
 
 from verishop.scenarios.customers.base import CustomerState, CustomerTurn, OrderWrite, WorldView
 from verishop.scenarios.customers.proposals import (PAYMENT_TOPIC, named_order, named_products, names, names_amount,
-                                                     says)
+                                                     says, values_said)
 from verishop.scenarios.customers.topics import Detail, answer, attribute_topics
 from verishop.scenarios.models import ExchangeGoal, LineChange, Submission
 from verishop.scenarios.tool_names import EXCHANGE_ITEMS
@@ -90,13 +90,14 @@ def _proposal(state: CustomerState, goal: ExchangeGoal, message: str, sub: Submi
     or method, or to several where it wants one (the objection says what it meant), a request for
     what is missing; None when it proposes nothing."""
     acceptable = _acceptable(goal)
-    chosen = [c for c in acceptable if names(message, sub, c.product_id) or says(message, c.value)]
     line = next((li for o in state.scenario.orders if o.order_id == goal.order_id for li in o.lines
                  if li.line_id == goal.line_id), None)
     current = state.lookup(line.product_id) if line is not None else None
     allowed = {c.product_id for c in acceptable} | ({line.product_id} if line is not None else set())
     said_anyway = {c.value for c in acceptable} | ({current.attrs.get(goal.wanted.attribute, "")} if current else set())
-    stray = named_products(message, sub) - allowed or any(says(message, v) for v in goal.wanted.others
+    found = values_said(message, said_anyway | set(goal.wanted.others))
+    chosen = [c for c in acceptable if names(message, sub, c.product_id) or c.value in found]
+    stray = named_products(message, sub) - allowed or any(v in found for v in goal.wanted.others
                                                          if v not in said_anyway)
     if stray or len(chosen) > 1 or (not chosen and sub.recommended_product_ids):
         state.revealed.add("variant")

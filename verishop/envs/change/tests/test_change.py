@@ -325,3 +325,15 @@ def test_a_switch_that_costs_money_is_paid_by_a_card_that_takes_it(reader):
             order = next(o for o in s.orders if o.order_id == s.goal.order_id)
             if s.goal.difference_cents > 0:
                 assert s.account.payment(order.payment_id).kind == "card", (d, seed)
+
+
+def test_a_value_inside_another_is_read_as_the_longer_one():
+    """"Light Pink" is not also "Pink", nor "Rose red" "red": a proposal of two lines whose new
+    colours share a word is agreed to, and one naming a longer other value is not taken for the
+    shorter one (found on a real shop's feed, whose colours read this way)."""
+    from verishop.scenarios.customers.proposals import values_said
+
+    values = ["Rose red", "Green", "Pink", "Red", "Light Pink"]
+    assert values_said("switch the bouquet to Red and the hydrangea to Light Pink", values) == {"Red", "Light Pink"}
+    assert values_said("exchange it for Rose red", values) == {"Rose red"}
+    assert values_said("I'm switching it to Green", values) == {"Green"}
