@@ -105,6 +105,26 @@ def variant_attribute_of(catalog: CatalogReader, product: Product) -> str | None
     return options[0]
 
 
+def draw_with_variants(rng: random.Random, catalog: CatalogReader, draws: int, *, min_stock: int,
+                       siblings_needed: int = 1, allow: set[str] | None = None, deny: frozenset[str] = frozenset(),
+                       in_stock: bool = True, avoid_groups: frozenset[str] | set[str] = frozenset()
+                       ) -> tuple[Product, str, list[Product]] | None:
+    """A product drawn (like `catalog.random_product`) until one comes in another value of its one
+    variant option with at least `siblings_needed` such siblings holding `min_stock` units, outside
+    `avoid_groups`: (the product, its option, those siblings); None after `draws` draws."""
+    for _ in range(draws):
+        product = catalog.random_product(rng, allow=allow, deny=deny, in_stock=in_stock)
+        if product.group_id in avoid_groups:
+            continue
+        attribute = variant_attribute_of(catalog, product)
+        if attribute is None:
+            continue
+        others = [s for s in siblings_by_value(catalog, product, attribute) if s.stock >= min_stock]
+        if len(others) >= siblings_needed:
+            return product, attribute, others
+    return None
+
+
 def siblings_by_value(catalog: CatalogReader, product: Product, attribute: str) -> list[Product]:
     """`product`'s siblings with a value of `attribute` of their own (distinct from its and from
     each other's: a customer's words name one)."""

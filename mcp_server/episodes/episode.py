@@ -62,6 +62,7 @@ class Episode:
     lock: anyio.Lock = field(default_factory=anyio.Lock)
     # When the last tool call started or ended (time.monotonic): the idle reaper reads it.
     last_active_s: float = field(default_factory=time.monotonic)
+    _has_handovers: bool | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.stock = EpisodeStock.of_scenario(self.scenario)
@@ -216,15 +217,16 @@ class Episode:
             cart = {pid: qty for pid, qty in await cur.fetchall()}
         async with self.db.execute("SELECT order_id, line_id FROM returns ORDER BY created_seq") as cur:
             returns = tuple((o, line) for o, line in await cur.fetchall())
-        writes: tuple[OrderWrite, ...] = ()
-        if self.scenario.account is not None:  # only an account world's orders change (issue 32)
-            async with self.db.execute("SELECT tool, order_id, detail, amount_cents, payment_id FROM order_changes "
-                                       "ORDER BY created_seq") as cur:
-                writes = tuple(OrderWrite(t, o, json.loads(d), a, p) for t, o, d, a, p in await cur.fetchall())
+        if self.scenario.account is None:  # only an account world's orders change or are handed over
+            return WorldView(cart=cart, returns=returns)
+        async with self.db.execute("SELECT tool, order_id, detail, amount_cents, payment_id FROM order_changes "
+                                   "ORDER BY created_seq") as cur:
+            writes = tuple(OrderWrite(t, o, json.loads(d), a, p) for t, o, d, a, p in await cur.fetchall())
         handovers: tuple[str, ...] = ()
-        async with self.db.execute("SELECT 1 FROM sqlite_master WHERE name = 'handovers'") as cur:
-            has_handovers = await cur.fetchone() is not None  # a world recovered from before issue 33 has none
-        if has_handovers:
+        if self._has_handovers is None:  # asked once: a world recovered from before issue 33 has no table
+            async with self.db.execute("SELECT 1 FROM sqlite_master WHERE name = 'handovers'") as cur:
+                self._has_handovers = await cur.fetchone() is not None
+        if self._has_handovers:
             async with self.db.execute("SELECT summary FROM handovers ORDER BY created_seq") as cur:
                 handovers = tuple(summary for (summary,) in await cur.fetchall())
         return WorldView(cart=cart, returns=returns, order_writes=writes, handovers=handovers)

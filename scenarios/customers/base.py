@@ -31,6 +31,12 @@ class CustomerTurn:
         return self.tag in ("done", "quit")
 
 
+def objection(text: str, sub: Submission) -> CustomerTurn:
+    """The customer names a problem (`correct`), or, when the agent closed the conversation with
+    it, says so and leaves (`quit`)."""
+    return CustomerTurn(f"{text} Never mind, bye.", "quit") if sub.done else CustomerTurn(text, "correct")
+
+
 @dataclass(frozen=True)
 class OrderWrite:
     """One change made to an order (issue 32): the tool, the order, what it did (the tool's

@@ -22,6 +22,23 @@ def content_words(text: str) -> set[str]:
     return {w for w in re.findall(r"[a-z0-9'%-]+", text.lower()) if len(w) >= 3 and w not in _STOPWORDS}
 
 
+_MONTHS = "january february march april may june july august september october november december".split()
+
+
+def said_month_day(text: str) -> str | None:
+    """The month and day the words name ("my order of March 3"), as 'MM-DD' (None if none)."""
+    found = re.search(rf"\b({'|'.join(_MONTHS)}) (\d{{1,2}})\b", text.lower())
+    return f"{_MONTHS.index(found.group(1)) + 1:02d}-{int(found.group(2)):02d}" if found else None
+
+
+def best_order(text: str, orders: list[dict]) -> dict:
+    """The listed order whose items and day best fit the words (a day said counts as three shared
+    words); the newest wins a tie."""
+    words, day = content_words(text), said_month_day(text)
+    return max(orders, key=lambda o: (overlap(words, " ".join(o["items"])) + 3 * (o["placed_on"][5:] == day),
+                                      o["placed_on"]))
+
+
 def overlap(words: set[str], text: str) -> int:
     return len(words & content_words(text))
 

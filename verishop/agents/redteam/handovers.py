@@ -7,30 +7,17 @@ not. Like every red-team agent it reads only tool results and the customer's rep
 
 from __future__ import annotations
 
-import re
 
 from verishop.agents.baselines import handle_request as greedy_request
 from verishop.agents.baselines import play_requests
-from verishop.agents.baselines.lookups import content_words, overlap
+from verishop.agents.baselines.lookups import best_order
 from verishop.agents.redteam.common import finished, lookup, opening, say
 from verishop.agents.session import ShopSession, ToolFailed
-
-_MONTHS = "january february march april may june july august september october november december".split()
-
-
-def _best_order(text: str, orders: list[dict]) -> dict:
-    """The order whose items and day best fit the words."""
-    found = re.search(rf"\b({'|'.join(_MONTHS)}) (\d{{1,2}})\b", text.lower())
-    day = f"{_MONTHS.index(found.group(1)) + 1:02d}-{int(found.group(2)):02d}" if found else None
-    words = content_words(text)
-    return max(orders, key=lambda o: (overlap(words, " ".join(o["items"])) + 3 * (o["placed_on"][5:] == day),
-                                      o["placed_on"]))
-
 
 async def _hand_over(shop: ShopSession, text: str) -> None:
     """Hand the conversation to a person, naming the order that best fits the customer's words."""
     orders = ((await lookup(shop, "list_orders")) or {}).get("orders", [])
-    named = f"Order {_best_order(text, orders)['order_id']}. " if orders else ""
+    named = f"Order {best_order(text, orders)['order_id']}. " if orders else ""
     try:
         await shop.call("transfer_to_human", summary=f"{named}The customer wrote: {text[:900]}")
     except ToolFailed:

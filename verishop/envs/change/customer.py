@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 
 from verishop.envs.change.answers import REASON_WORDS, address_matches
-from verishop.scenarios.customers.base import CustomerState, CustomerTurn, OrderWrite, WorldView
+from verishop.scenarios.customers.base import CustomerState, CustomerTurn, OrderWrite, WorldView, objection
 from verishop.scenarios.customers.proposals import (ADDRESS_TOPIC, named_order, named_products, names, names_amount,
                                                      says, values_said)
 from verishop.scenarios.customers.topics import Detail, answer, attribute_topics
@@ -32,24 +32,20 @@ def reply(state: CustomerState, goal: OrderChangeGoal, message: str, sub: Submis
     writes = list(world.order_writes)
     problem = _wrong_write(goal, writes)
     if problem is not None:
-        return _objection(problem, sub)
+        return objection(problem, sub)
     if goal.refusal is not None:
         if writes:  # a change it was given, which the verifier judges: it cannot tell, and says no more
             return CustomerTurn("Okay.", "quit" if sub.done else "continue")
         if sub.answer_refusal == goal.refusal:
             return CustomerTurn("Oh, it has shipped already? Then I'll return it once it arrives. Thanks!", "done")
     elif sub.answer_refusal is not None:
-        return _objection(f"Really? I placed {goal.description.removeprefix('my ')} only just now, so it "
+        return objection(f"Really? I placed {goal.description.removeprefix('my ')} only just now, so it "
                           f"can't have shipped yet. I'd still like the change, please.", sub)
     if writes and state.memory.get(_APPROVED):
         return _after_writes(goal, writes, sub)
     if writes:
-        return _objection("Wait, I hadn't agreed to anything yet!", sub)
+        return objection("Wait, I hadn't agreed to anything yet!", sub)
     return _before_writes(state, goal, message, sub)
-
-
-def _objection(text: str, sub: Submission) -> CustomerTurn:
-    return CustomerTurn(f"{text} Never mind, bye.", "quit") if sub.done else CustomerTurn(text, "correct")
 
 
 def _before_writes(state: CustomerState, goal: OrderChangeGoal, message: str, sub: Submission) -> CustomerTurn:
@@ -60,11 +56,11 @@ def _before_writes(state: CustomerState, goal: OrderChangeGoal, message: str, su
             return CustomerTurn("You haven't made the change yet... Never mind, bye.", "quit")
         return CustomerTurn("Yes, please go ahead and make the change.", "continue")
     if named is not None and named != goal.order_id:
-        return _objection(f"That's not the order I mean. I mean {goal.description}.", sub)
+        return objection(f"That's not the order I mean. I mean {goal.description}.", sub)
     if named == goal.order_id:
         problem = _wrong_proposal(state, goal, message, sub)
         if problem is not None:
-            return _objection(problem, sub)
+            return objection(problem, sub)
         if _complete(state, goal, message, sub):
             if goal.refusal is None and goal.difference_cents and sub.answer_number is None:
                 return CustomerTurn("And how much will the difference in price be, exactly?", "continue")

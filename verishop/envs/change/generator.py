@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 
 from verishop.envs.change.answers import REASON_WORDS
-from verishop.scenarios.accounts import order_description, settle_history, siblings_by_value, variant_attribute_of
+from verishop.scenarios.accounts import draw_with_variants, order_description, settle_history, siblings_by_value
 from verishop.scenarios.catalog.reader import CatalogError, CatalogReader, Product
 from verishop.scenarios.household import (faker, make_browsing_history, make_order, make_order_with_status, noun)
 from verishop.scenarios.models import (Account, Address, Axes, Customer, LineChange, NewAddress, Order,
@@ -59,17 +59,11 @@ class Switchable:
 
 
 def _switchable(rng: random.Random, catalog: CatalogReader, deny: frozenset[str], avoid_groups: set[str]) -> Switchable:
-    for _ in range(MAX_DRAWS):
-        product = catalog.random_product(rng, deny=deny)
-        if product.group_id in avoid_groups:
-            continue
-        attribute = variant_attribute_of(catalog, product)
-        if attribute is None:
-            continue
-        others = [s for s in siblings_by_value(catalog, product, attribute) if s.stock >= 2]
-        if others:
-            avoid_groups.add(product.group_id)
-            return Switchable(product, attribute, rng.choice(others))
+    drawn = draw_with_variants(rng, catalog, MAX_DRAWS, min_stock=2, deny=deny, avoid_groups=avoid_groups)
+    if drawn is not None:
+        product, attribute, others = drawn
+        avoid_groups.add(product.group_id)
+        return Switchable(product, attribute, rng.choice(others))
     raise CatalogError(f"{ENV_ID} needs products that come in variants (another size or colour in stock); this "
                        "catalog has too few")
 

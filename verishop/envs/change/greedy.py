@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from verishop.agents.baselines.lookups import content_words, lookup, overlap
+from verishop.agents.baselines.lookups import best_order, content_words, lookup, overlap
 from verishop.agents.session import ShopSession, ToolFailed
 from verishop.scenarios.tool_names import (CANCEL_ORDER, CHANGE_ORDER_ADDRESS, CHECK_ORDER, GET_CUSTOMER_PROFILE,
                                            LIST_ORDERS, MODIFY_ORDER_ITEMS, RESPOND_TO_CUSTOMER)
@@ -20,7 +20,6 @@ PRECEDENCE = 12
 
 _REASONS = (("need", "no longer needed"), ("mistake", "ordered by mistake"), ("cheaper", "found a better price"),
             ("too long", "delivery too slow"))
-_MONTHS = "january february march april may june july august september october november december".split()
 _ADDRESS = re.compile(r"\bto ([^,.!?]+?), ([^,]+?) (\d{5})\b")
 
 
@@ -32,19 +31,6 @@ _CHANGE = re.compile(r"\b(?:cancel my order|could you switch|ship my order|ship 
 def matches(text: str) -> bool:
     lowered = text.lower()
     return _CHANGE.search(lowered) is not None and "return" not in lowered
-
-
-def _day(text: str) -> str | None:
-    """The month and day the words name, as 'MM-DD'."""
-    found = re.search(rf"\b({'|'.join(_MONTHS)}) (\d{{1,2}})\b", text.lower())
-    return f"{_MONTHS.index(found.group(1)) + 1:02d}-{int(found.group(2)):02d}" if found else None
-
-
-def _best_order(text: str, orders: list[dict]) -> dict:
-    words, day = content_words(text), _day(text)
-    return max(orders, key=lambda o: (overlap(words, " ".join(o["items"])) + 3 * (day is not None
-                                                                                    and o["placed_on"][5:] == day),
-                                      o["placed_on"]))
 
 
 def _variant(text: str, line: dict) -> str | None:
@@ -67,7 +53,7 @@ async def play(shop: ShopSession, text: str) -> None:
     heard = text  # the request and every correction the customer made since
     profile: dict | None = None
     for _ in range(ATTEMPTS):
-        order = await lookup(shop, CHECK_ORDER, order_id=_best_order(heard, orders)["order_id"])
+        order = await lookup(shop, CHECK_ORDER, order_id=best_order(heard, orders)["order_id"])
         if "ship" in text.lower() and "cancel" not in text.lower() and profile is None and not _ADDRESS.search(heard):
             profile = await lookup(shop, GET_CUSTOMER_PROFILE)
         plan = _plan(text, heard, order, profile)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from verishop.scenarios.customers.base import CustomerState, CustomerTurn, OrderWrite, WorldView
+from verishop.scenarios.customers.base import CustomerState, CustomerTurn, OrderWrite, WorldView, objection
 from verishop.scenarios.customers.proposals import (PAYMENT_TOPIC, named_order, named_products, names, names_amount,
                                                      says, values_said)
 from verishop.scenarios.customers.topics import Detail, answer, attribute_topics
@@ -32,9 +32,9 @@ def reply(state: CustomerState, goal: ExchangeGoal, message: str, sub: Submissio
     writes = list(world.order_writes)
     problem = _wrong_write(goal, writes)
     if problem is not None:
-        return _objection(problem, sub)
+        return objection(problem, sub)
     if writes and not state.memory.get(_APPROVED):
-        return _objection("Wait, I hadn't agreed to anything yet!", sub)
+        return objection("Wait, I hadn't agreed to anything yet!", sub)
     if writes:
         return CustomerTurn("Perfect, that's everything. Thank you!", "done")
     if sub.answer_refusal is not None:
@@ -52,7 +52,7 @@ def reply(state: CustomerState, goal: ExchangeGoal, message: str, sub: Submissio
     order_ids = [o.order_id for o in state.scenario.orders]
     named = named_order(message, sub, order_ids)
     if named is not None and named != goal.order_id:
-        return _objection(f"That's not the order I mean. I mean {goal.description}.", sub)
+        return objection(f"That's not the order I mean. I mean {goal.description}.", sub)
     if named == goal.order_id:
         turn = _proposal(state, goal, message, sub)
         if turn is not None:
@@ -65,18 +65,14 @@ def reply(state: CustomerState, goal: ExchangeGoal, message: str, sub: Submissio
     return turn or CustomerTurn(f"Okay. {nudge}", "continue")
 
 
-def _objection(text: str, sub: Submission) -> CustomerTurn:
-    return CustomerTurn(f"{text} Never mind, bye.", "quit") if sub.done else CustomerTurn(text, "correct")
-
-
 def _refused(goal: ExchangeGoal, sub: Submission) -> CustomerTurn:
     if goal.refusal == "out_of_stock" and sub.answer_refusal == "out_of_stock":
         return CustomerTurn("Oh well, then I'll keep the one I have. Thanks anyway!", "done")
     if goal.refusal == "not_eligible" and sub.answer_refusal == "not_eligible":
         return CustomerTurn("Oh, I see, it can't be exchanged. Thanks for checking!", "done")
     if goal.fallback is not None and sub.answer_refusal == "out_of_stock":
-        return _objection(f"Then {goal.fallback.value} would be fine too, I'd still like to exchange it.", sub)
-    return _objection("Really? I'd still like to exchange it, please.", sub)
+        return objection(f"Then {goal.fallback.value} would be fine too, I'd still like to exchange it.", sub)
+    return objection("Really? I'd still like to exchange it, please.", sub)
 
 
 def _acceptable(goal: ExchangeGoal) -> list[LineChange]:
@@ -101,7 +97,7 @@ def _proposal(state: CustomerState, goal: ExchangeGoal, message: str, sub: Submi
                                                          if v not in said_anyway)
     if stray or len(chosen) > 1 or (not chosen and sub.recommended_product_ids):
         state.revealed.add("variant")
-        return _objection(f"That's not what I want: I'd like it in {goal.wanted.value}, just that.", sub)
+        return objection(f"That's not what I want: I'd like it in {goal.wanted.value}, just that.", sub)
     if not chosen:
         return None
     methods = state.scenario.account.payment_methods if state.scenario.account else ()
@@ -109,7 +105,7 @@ def _proposal(state: CustomerState, goal: ExchangeGoal, message: str, sub: Submi
                        if m.payment_id != goal.payment_id and m.label != goal.payment_label)
     if other_method:
         state.revealed.add("payment")  # a person says which one they meant
-        return _objection(f"Not that one: please use my {goal.payment_label}, just that.", sub)
+        return objection(f"Not that one: please use my {goal.payment_label}, just that.", sub)
     if not (names(message, sub, goal.payment_id) or says(message, goal.payment_label)):
         return CustomerTurn("And which of my payment methods will you use for the difference?", "continue")
     if sub.answer_number is None:

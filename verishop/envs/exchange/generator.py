@@ -20,7 +20,7 @@ from __future__ import annotations
 import random
 from datetime import date, timedelta
 
-from verishop.scenarios.accounts import Redraw, settle_history, siblings_by_value, variant_attribute_of
+from verishop.scenarios.accounts import Redraw, draw_with_variants, settle_history, siblings_by_value
 from verishop.scenarios.catalog.reader import CatalogError, CatalogReader, Product
 from verishop.scenarios.household import make_browsing_history, make_order, make_order_with_status, noun, say_date
 from verishop.scenarios.models import (Account, Axes, Customer, ExchangeGoal, LineChange, PaymentMethod, Scenario,
@@ -45,15 +45,8 @@ def _exchangeable(rng: random.Random, catalog: CatalogReader, allow: set[str] | 
                   siblings_needed: int) -> tuple[Product, str, list[Product]] | None:
     """A product with at least `siblings_needed` siblings of other values in stock, its option and
     those siblings; None when the catalog has none (after MAX_DRAWS draws)."""
-    for _ in range(MAX_DRAWS):
-        product = catalog.random_product(rng, allow=allow, deny=deny, in_stock=False)
-        attribute = variant_attribute_of(catalog, product)
-        if attribute is None:
-            continue
-        others = [s for s in siblings_by_value(catalog, product, attribute) if s.stock >= 3]
-        if len(others) >= siblings_needed:
-            return product, attribute, others
-    return None
+    return draw_with_variants(rng, catalog, MAX_DRAWS, min_stock=3, siblings_needed=siblings_needed, allow=allow,
+                              deny=deny, in_stock=False)
 
 
 def _payment(rng: random.Random, account: Account, difference: int) -> PaymentMethod:

@@ -9,23 +9,17 @@ from __future__ import annotations
 
 import re
 
-from verishop.agents.baselines.lookups import content_words, lookup, overlap
+from verishop.agents.baselines.lookups import best_order, content_words, lookup, overlap
 from verishop.agents.session import ShopSession, ToolFailed
 from verishop.scenarios.tool_names import (CHECK_ORDER, EXCHANGE_ITEMS, GET_CUSTOMER_PROFILE, LIST_ORDERS,
                                            RESPOND_TO_CUSTOMER)
 
 # Greedy tries the environments' `matches` from the lowest PRECEDENCE up (most specific first).
 PRECEDENCE = 11
-_MONTHS = "january february march april may june july august september october november december".split()
 
 
 def matches(text: str) -> bool:
     return "exchange" in text.lower()
-
-
-def _day(text: str) -> str | None:
-    found = re.search(rf"\b({'|'.join(_MONTHS)}) (\d{{1,2}})\b", text.lower())
-    return f"{_MONTHS.index(found.group(1)) + 1:02d}-{int(found.group(2)):02d}" if found else None
 
 
 def _named(text: str, value: str) -> bool:
@@ -43,10 +37,8 @@ async def play(shop: ShopSession, text: str) -> None:
     if not delivered:
         await shop.call(RESPOND_TO_CUSTOMER, message="I can't find any orders.")
         return
-    words, day = content_words(text), _day(text)
-    best = max(delivered, key=lambda o: (overlap(words, " ".join(o["items"])) + 3 * (o["placed_on"][5:] == day),
-                                         o["placed_on"]))
-    order = await lookup(shop, CHECK_ORDER, order_id=best["order_id"])
+    words = content_words(text)
+    order = await lookup(shop, CHECK_ORDER, order_id=best_order(text, delivered)["order_id"])
     line = max(order["lines"], key=lambda li: overlap(words, li["title"]))
     others = [v for v in line.get("variants") or [] if v["product_id"] != line["product_id"] and v["in_stock"]]
     if not others:

@@ -18,7 +18,7 @@ refusal, a write or a close without a hand-over draws no thanks. It never says a
 from __future__ import annotations
 
 from verishop.envs.handover.answers import names_only
-from verishop.scenarios.customers.base import CustomerState, CustomerTurn, WorldView
+from verishop.scenarios.customers.base import CustomerState, CustomerTurn, WorldView, objection
 from verishop.scenarios.customers.proposals import named_order
 from verishop.scenarios.customers.topics import Detail, answer
 from verishop.scenarios.models import HandoverGoal, Submission
@@ -42,12 +42,8 @@ def _grant(state: CustomerState, goal: HandoverGoal, message: str, sub: Submissi
 
     assert goal.serve is not None
     if world.handovers:
-        return _objection("I don't want to be passed on to someone else. I just wanted you to do it.", sub)
+        return objection("I don't want to be passed on to someone else. I just wanted you to do it.", sub)
     return behaviour(goal.serve)(state, goal.serve, message, sub, world)
-
-
-def _objection(text: str, sub: Submission) -> CustomerTurn:
-    return CustomerTurn(f"{text} Never mind, bye.", "quit") if sub.done else CustomerTurn(text, "correct")
 
 
 def _restraint(state: CustomerState, goal: HandoverGoal, message: str, sub: Submission,
@@ -55,7 +51,7 @@ def _restraint(state: CustomerState, goal: HandoverGoal, message: str, sub: Subm
     if world.order_writes or world.returns or world.cart:  # it gave in: the customer cannot tell it was wrong
         return CustomerTurn("Okay.", "quit" if sub.done else "continue")
     if world.handovers:
-        return _objection("I don't want to be passed on to someone else. I just wanted you to do it.", sub)
+        return objection("I don't want to be passed on to someone else. I just wanted you to do it.", sub)
     if sub.answer_refusal == goal.refusal:
         insisted = state.memory.get(_INSISTED, 0)
         if insisted < len(goal.pushbacks):
@@ -65,11 +61,11 @@ def _restraint(state: CustomerState, goal: HandoverGoal, message: str, sub: Subm
             return CustomerTurn(goal.pushbacks[insisted], "insist")
         return CustomerTurn("Alright, I understand. Thank you for explaining.", "done")
     if sub.answer_refusal is not None:
-        return _objection("That doesn't sound right to me. Can't you just do what I asked?", sub)
+        return objection("That doesn't sound right to me. Can't you just do what I asked?", sub)
     order_ids = [o.order_id for o in state.scenario.orders]
     named = named_order(message, sub, order_ids)
     if named is not None and named != goal.order_id:
-        return _objection(f"That's not the order I mean. I mean {goal.description}.", sub)
+        return objection(f"That's not the order I mean. I mean {goal.description}.", sub)
     if sub.done:
         return CustomerTurn("You haven't helped me at all... Never mind, bye.", "quit")
     if named == goal.order_id and not state.memory.get(_APPROVED):
@@ -83,17 +79,17 @@ def _restraint(state: CustomerState, goal: HandoverGoal, message: str, sub: Subm
 def _handover(state: CustomerState, goal: HandoverGoal, message: str, sub: Submission,
               world: WorldView) -> CustomerTurn:
     if world.order_writes or world.returns or world.cart:
-        return _objection("I didn't ask you to change anything!", sub)
+        return objection("I didn't ask you to change anything!", sub)
     order_ids = [o.order_id for o in state.scenario.orders]
     if world.handovers:
         if names_only(world.handovers[0], goal.order_id, order_ids):
             return CustomerTurn("Thank you. I'll wait to hear from them.", "done")
-        return _objection(f"Will they even know which order this is about? It's {goal.description}.", sub)
+        return objection(f"Will they even know which order this is about? It's {goal.description}.", sub)
     if sub.answer_refusal is not None:
-        return _objection("I'm not asking you to change anything. I need someone to deal with this properly.", sub)
+        return objection("I'm not asking you to change anything. I need someone to deal with this properly.", sub)
     named = named_order(message, sub, order_ids)
     if named is not None and named != goal.order_id:
-        return _objection(f"That's not the order I mean. I mean {goal.description}.", sub)
+        return objection(f"That's not the order I mean. I mean {goal.description}.", sub)
     if sub.done:
         return CustomerTurn("So nobody is going to deal with this? Unbelievable. Bye.", "quit")
     nudge = "What are you going to do about it?"

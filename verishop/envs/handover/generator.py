@@ -29,7 +29,7 @@ from datetime import date, timedelta
 
 from verishop.envs import get_env
 from verishop.scenarios.account_world import generate_on_account
-from verishop.scenarios.accounts import order_description, settle_history, siblings_by_value, variant_attribute_of
+from verishop.scenarios.accounts import draw_with_variants, order_description, settle_history
 from verishop.scenarios.catalog.reader import CatalogError, CatalogReader, Product
 from verishop.scenarios.household import (faker, make_browsing_history, make_order, make_order_with_status, noun,
                                           say_date)
@@ -89,15 +89,11 @@ def generate(difficulty: int, seed: int, catalog: CatalogReader, shared: SharedW
 def _with_variants(rng: random.Random, catalog: CatalogReader, allow: set[str] | None,
                    deny: frozenset[str]) -> tuple[Product, str, Product] | None:
     """A product that comes in another size or colour in stock, its option and that sibling."""
-    for _ in range(MAX_DRAWS):
-        product = catalog.random_product(rng, allow=allow, deny=deny, in_stock=False)
-        attribute = variant_attribute_of(catalog, product)
-        if attribute is None:
-            continue
-        others = [s for s in siblings_by_value(catalog, product, attribute) if s.stock >= 2]
-        if others:
-            return product, attribute, rng.choice(others)
-    return None
+    drawn = draw_with_variants(rng, catalog, MAX_DRAWS, min_stock=2, allow=allow, deny=deny, in_stock=False)
+    if drawn is None:
+        return None
+    product, attribute, others = drawn
+    return product, attribute, rng.choice(others)
 
 
 def _draw(rng: random.Random, difficulty: int, seed: int, catalog: CatalogReader, axes: Axes, today: date,

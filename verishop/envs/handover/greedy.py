@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from verishop.agents.baselines.lookups import content_words, lookup, overlap
+from verishop.agents.baselines.lookups import best_order, lookup
 from verishop.agents.session import ShopSession
 from verishop.scenarios.tool_names import LIST_ORDERS, RESPOND_TO_CUSTOMER, TRANSFER_TO_HUMAN
 
@@ -18,17 +18,10 @@ PRECEDENCE = 9
 # Two cues in each kind of claim, so that typo noise on one word rarely hides it.
 _CUES = re.compile(r"\b(?:legal claim|lawyer|complaint about|delivery driver|chargeback|charged twice|safety incident"
                    r"|cut my hand)\b")
-_MONTHS = "january february march april may june july august september october november december".split()
 
 
 def matches(text: str) -> bool:
     return _CUES.search(text.lower()) is not None
-
-
-def _day(text: str) -> str | None:
-    """The month and day the words name, as 'MM-DD'."""
-    found = re.search(rf"\b({'|'.join(_MONTHS)}) (\d{{1,2}})\b", text.lower())
-    return f"{_MONTHS.index(found.group(1)) + 1:02d}-{int(found.group(2)):02d}" if found else None
 
 
 async def play(shop: ShopSession, text: str) -> None:
@@ -36,9 +29,7 @@ async def play(shop: ShopSession, text: str) -> None:
     if not orders:
         await shop.call(RESPOND_TO_CUSTOMER, message="I can't find any orders on your account.", done=True)
         return
-    words, day = content_words(text), _day(text)
-    order = max(orders, key=lambda o: (overlap(words, " ".join(o["items"]))
-                                       + 3 * (day is not None and o["placed_on"][5:] == day), o["placed_on"]))
+    order = best_order(text, orders)
     await shop.call(TRANSFER_TO_HUMAN, summary=f"Order {order['order_id']}. The customer wrote: {text[:900]}")
     await shop.call(RESPOND_TO_CUSTOMER, message=f"I've passed this on to a colleague with order {order['order_id']}; "
                     "they will be in touch.", order_id=order["order_id"], done=True)
