@@ -337,3 +337,16 @@ def test_a_value_inside_another_is_read_as_the_longer_one():
     assert values_said("switch the bouquet to Red and the hydrangea to Light Pink", values) == {"Red", "Light Pink"}
     assert values_said("exchange it for Rose red", values) == {"Rose red"}
     assert values_said("I'm switching it to Green", values) == {"Green"}
+
+
+def test_a_proposal_worded_as_a_person_would_is_agreed_to(reader):
+    """The agreement does not depend on the oracle's wording: a proposal in a person's words (the
+    order named in the text, the new colour or size as a word, the amount typed) is agreed to."""
+    scenario = find(reader, 4, lambda s: s.goal.refusal is None and len(s.goal.line_changes) == 1
+                    and s.goal.address is None and s.goal.cancel_reason is None)
+    goal = scenario.goal
+    change = goal.line_changes[0]
+    said = (f"Sure thing! I can swap that over to the {change.value} one on your order {goal.order_id} "
+            f"straight away. Does that sound good?")
+    turn = SimulatedCustomer(scenario, reader.product).reply(said, Submission(answer_number=goal.difference_cents / 100))
+    assert turn.tag == "approve", turn.text

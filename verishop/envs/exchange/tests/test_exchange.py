@@ -207,3 +207,13 @@ def test_a_charge_goes_to_a_card_and_a_refund_anywhere(reader):
             s = generate("exchange", d, seed, reader)
             if s.goal.difference_cents > 0:
                 assert s.account.payment(s.goal.payment_id).kind == "card", (d, seed)
+
+
+def test_a_proposal_worded_as_a_person_would_is_agreed_to(reader):
+    scenario = find(reader, 3, lambda s: eligible(s) and s.goal.line_changes[0].product_id == s.goal.wanted.product_id)
+    goal = scenario.goal
+    change = goal.line_changes[0]
+    said = (f"Happy to help! I'll send you the {change.value} one in place of what you got from order "
+            f"{goal.order_id}, and settle the difference on your {goal.payment_label}. Shall I do that?")
+    turn = SimulatedCustomer(scenario, reader.product).reply(said, Submission(answer_number=goal.difference_cents / 100))
+    assert turn.tag == "approve", turn.text
