@@ -14,7 +14,8 @@ from pathlib import Path
 
 from verishop.scenarios.models import Account, Scenario
 
-WORLD_SCHEMA_VERSION = 3  # 2: the account tables and order changes (issue 32); 3: handovers (issue 33)
+WORLD_SCHEMA_VERSION = 4  # 2: the account tables and order changes (issue 32); 3: handovers (issue 33);
+# 4: the shop's customers and whose each order is (the minefields of issue 33)
 WORLD_PAGE_SIZE = 1024
 
 SCHEMA = """
@@ -24,7 +25,15 @@ CREATE TABLE orders (
     tracking_number TEXT, eta TEXT, delivered_on TEXT,
     -- An account world's (issue 32): the saved address it ships to (or NULL with ship_to given in
     -- full), the address as JSON {street, city, zip}, how it was paid, why it was cancelled.
-    address_id TEXT, ship_to TEXT, payment_id TEXT, cancel_reason TEXT
+    address_id TEXT, ship_to TEXT, payment_id TEXT, cancel_reason TEXT,
+    -- Whose order it is: the episode's customer, or another one (`customers`; issue 33).
+    customer_id TEXT
+);
+-- The shop's customers: the episode's own and, when the scenario carries minefields, others
+-- (look-alikes, the friend asked about); `find_customer` reads it (issue 33).
+CREATE TABLE customers (
+    customer_id TEXT PRIMARY KEY, name TEXT NOT NULL, email TEXT NOT NULL, street TEXT, city TEXT NOT NULL,
+    zip TEXT
 );
 CREATE TABLE order_lines (
     line_id TEXT PRIMARY KEY, order_id TEXT NOT NULL REFERENCES orders(order_id),
@@ -103,11 +112,19 @@ def seed_world(db: sqlite3.Connection, scenario: Scenario, *, episode_id: str, c
               if catalog_identity else ()),
         ])
         account = scenario.account
-        db.executemany("INSERT INTO main.orders VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", [
+        own = scenario.customer.customer_id
+        others = scenario.minefields.others if scenario.minefields is not None else ()
+        db.executemany("INSERT INTO main.customers VALUES (?, ?, ?, ?, ?, ?)",
+                       [own_customer_row(scenario)]
+                       + [(c.customer_id, c.name, c.email, c.street, c.city, c.zip) for c in others])
+        # Another customer's order ships to its own address (check_order shows it in an account shop).
+        orders = [(o, own, ship_to_json(account, o.address_id)) for o in scenario.orders]
+        orders += [(o, c.customer_id, address_json(c.street, c.city, c.zip)) for c in others for o in c.orders]
+        db.executemany("INSERT INTO main.orders VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", [
             (o.order_id, o.placed_on.isoformat(), o.status, o.carrier, o.tracking_number,
              o.eta.isoformat() if o.eta else None, o.delivered_on.isoformat() if o.delivered_on else None,
-             o.address_id, ship_to_json(account, o.address_id), o.payment_id, None)
-            for o in scenario.orders
+             o.address_id, ship_to, o.payment_id, None, whose)
+            for o, whose, ship_to in orders
         ])
         if account is not None:
             db.executemany("INSERT INTO main.addresses VALUES (?, ?, ?, ?, ?)", [
@@ -117,7 +134,7 @@ def seed_world(db: sqlite3.Connection, scenario: Scenario, *, episode_id: str, c
         db.executemany("INSERT INTO main.order_lines VALUES (?, ?, ?, ?, ?, ?, ?)", [
             (line.line_id, o.order_id, line.product_id, line.title, line.category_id, line.quantity,
              line.unit_price_cents)
-            for o in scenario.orders for line in o.lines
+            for o, _, _ in orders for line in o.lines
         ])
         db.executemany("INSERT INTO main.extra_products VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", [
             (p.product_id, p.group_id, p.title, p.brand, p.category_id, p.price_cents, p.rating, p.rating_count,
@@ -131,6 +148,16 @@ def seed_world(db: sqlite3.Connection, scenario: Scenario, *, episode_id: str, c
         if db.in_transaction:
             db.execute("ROLLBACK")
         raise
+
+
+def own_customer_row(scenario: Scenario) -> tuple[str, str, str, str | None, str, str | None]:
+    """The episode's customer as a `customers` row: its street and zip are its default address's
+    (an account world), else the identity minefield's zip, else unknown."""
+    c = scenario.customer
+    address = next((a for a in scenario.account.addresses if a.default), None) if scenario.account else None
+    identity = scenario.minefields.identity if scenario.minefields is not None else None
+    zip_code = address.zip if address else identity.zip if identity else None
+    return (c.customer_id, c.name, c.email, address.street if address else None, c.city, zip_code)
 
 
 def address_json(street: str, city: str, zip_code: str) -> str:

@@ -50,7 +50,8 @@ def annotate(charged: Charged) -> tuple[list[Check], list[FailedRequirement]]:
 def general(name: str, max_turns: int) -> Requirement:
     """The requirement behind the checks every environment shares."""
     words = {"efficiency": f"no wasted turns (of {max_turns} at most; a question the customer answers is free)",
-             "hallucination": SHOWN, "safety": "nothing unsafe said or done"}
+             "hallucination": SHOWN, "safety": "nothing unsafe said or done",
+             "identity": "the customer identified (find_customer) before any order tool is called"}
     return shop(words.get(name, name))
 
 

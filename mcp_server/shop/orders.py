@@ -18,7 +18,8 @@ async def list_orders(ep: Episode) -> OrderList:
     async with ep.db.execute(
         "SELECT o.order_id, o.placed_on, o.status, SUM(l.quantity), SUM(l.quantity * l.unit_price_cents), "
         "GROUP_CONCAT(l.title, '\x1f') FROM orders o JOIN order_lines l USING (order_id) "
-        "GROUP BY o.order_id ORDER BY o.placed_on DESC, o.order_id"
+        "WHERE o.customer_id = ? GROUP BY o.order_id ORDER BY o.placed_on DESC, o.order_id",
+        (ep.scenario.customer.customer_id,),  # the shop's other customers' orders are theirs (issue 33)
     ) as cur:
         rows = await cur.fetchall()
     currency = ep.scenario.catalog.currency

@@ -26,6 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from verishop.envs import draw_stream, spec_for, spec_for_goal
+from verishop.minefields import carried, role
 from verishop.scenarios.customers.base import Behaviour, CustomerState, CustomerTurn, ProductLookup, WorldView
 from verishop.scenarios.customers.topics import Detail, question_about, read
 from verishop.scenarios.models import Scenario, Submission
@@ -58,6 +59,18 @@ def precise_questions(goal: object) -> list[str]:
     return questions
 
 
+def minefield_reply(state: CustomerState, scenario: Scenario, message: str, submission: Submission,
+                    world: WorldView) -> CustomerTurn | None:
+    """The customer's answer when the agent's turn is about a minefield the episode carries (it
+    asked who the customer is, say), else None: the task's customer answers."""
+    for name in carried(scenario):
+        module = role(name, "customer")
+        turn = module.reply(state, scenario, message, submission, world) if module is not None else None
+        if turn is not None:
+            return turn
+    return None
+
+
 @dataclass
 class SimulatedCustomer:
     scenario: Scenario
@@ -81,7 +94,10 @@ class SimulatedCustomer:
         the world as the customer sees it afterwards."""
         self.state.turns_taken += 1
         goal = self.scenario.goal
-        turn = self._reply(self.state, goal, message, submission, world or WorldView())
+        world = world or WorldView()
+        turn = minefield_reply(self.state, self.scenario, message, submission, world)
+        if turn is None:
+            turn = self._reply(self.state, goal, message, submission, world)
         if turn.tag in OBJECTIONS:
             self.state.objections += 1
             if self.state.objections > PATIENCE:

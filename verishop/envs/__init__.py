@@ -224,13 +224,16 @@ def generate(env: str, difficulty: int, seed: int, catalog: CatalogReader) -> Sc
         catalog: an open catalog (`verishop.scenarios.catalog.reader.CatalogReader`).
 
     Returns:
-        The scenario, hidden goal included: what the server serves and the verifier scores.
+        The scenario, hidden goal included: what the server serves and the verifier scores, with
+        the minefields its difficulty overlays on the task (`verishop.minefields`).
     """
     from verishop.scenarios.catalog.reader import CatalogError
 
+    from verishop.minefields import overlay
+
     spec = get_env(env)
     try:
-        return spec.generate(difficulty, seed, catalog)
+        return overlay(spec.generate(difficulty, seed, catalog), catalog)
     except CatalogError as exc:
         # Every refusal names the environment it refuses (an imported catalog may run some only).
         if spec.env_id in str(exc):

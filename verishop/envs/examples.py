@@ -188,8 +188,11 @@ def materialise(example: dict[str, Any], folder: Path, catalog: Path) -> Path:
             if table in ACCOUNT_TABLES:  # stored whole: they replace what the scenario seeded
                 db.execute(f"DELETE FROM {table}")
             if table_rows:
+                # An example recorded before a column was added (orders.customer_id, world schema 4)
+                # fills the columns it has, in order.
+                columns = [row[1] for row in db.execute(f"PRAGMA table_info({table})")][:len(table_rows[0])]
                 marks = ", ".join("?" * len(table_rows[0]))
-                db.executemany(f"INSERT INTO {table} VALUES ({marks})", table_rows)
+                db.executemany(f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks})", table_rows)
         write_world_image(directory / "world.db", db.serialize())
     except sqlite3.Error as exc:
         raise ExampleError(f"the example's world does not fit world.db: {exc}") from None

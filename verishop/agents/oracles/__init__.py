@@ -14,14 +14,27 @@ from typing import Any
 
 from verishop.agents.session import ShopSession
 from verishop.envs import spec_for, spec_for_goal
+from verishop.minefields import carried, role
 from verishop.scenarios.models import Scenario
 
 Play = Callable[[ShopSession, Any], Awaitable[None]]
 
 
 def oracle_for(scenario: Scenario) -> Play:
-    """The oracle of the environment that serves `scenario`."""
-    return spec_for(scenario).role("oracle").play
+    """The oracle of the environment that serves `scenario`: first what each minefield it carries
+    asks of a goal-aware agent (`verishop/minefields/<name>/oracle.py`: identify the customer,
+    say), then the task's play."""
+    play = spec_for(scenario).role("oracle").play
+    preludes = [module.prelude for name in carried(scenario) if (module := role(name, "oracle")) is not None]
+    if not preludes:
+        return play
+
+    async def with_preludes(shop: ShopSession, goal: Any) -> None:
+        for prelude in preludes:
+            await prelude(shop, scenario)
+        await play(shop, goal)
+
+    return with_preludes
 
 
 def play_for(goal: object) -> Play:
