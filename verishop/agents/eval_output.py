@@ -85,7 +85,7 @@ def print_tables(console: Console, agent: str, run_root: Path, rows: list[dict[s
                  pass_k: list[dict[str, Any]]) -> None:
     table = Table(title=f"verishop eval · agent {agent} · {run_root}")
     for column in ("env", "d", "episodes", "failed", "solved", "solved 95% CI", "total", "total 95% CI", "r_task",
-                   "r_eff", "r_hall", "turns", "tool calls"):
+                   "r_eff", "r_hall", "turns", "tool calls", "utility", "security"):
         table.add_column(column, justify="left" if column == "env" else "right")
     fmt = lambda v: "—" if v is None else f"{v:.3f}" if isinstance(v, float) else str(v)  # noqa: E731
     # Piped (`| tee`, CI logs), rich would cut rows at 80 columns; a table only takes the width it needs.
@@ -97,7 +97,7 @@ def print_tables(console: Console, agent: str, run_root: Path, rows: list[dict[s
                       f"{row['solved_share']:.0%}", ci(row.get("solved_ci95"), percent=True), fmt(row["total"]),
                       ci(row.get("total_ci95")),
                       *(fmt(row[k]) for k in ("r_task", "r_eff", "r_hall", "turns", "tool_calls")),
-                      style=style)
+                      _share(row.get("utility")), _security(row), style=style)
     out.print(table)
     if pass_k:
         ks = [k for k in pass_k[0] if k.startswith("pass^")]
@@ -108,6 +108,17 @@ def print_tables(console: Console, agent: str, run_root: Path, rows: list[dict[s
             table.add_row(row["env_id"], str(row["difficulty"]), str(row["tasks"]), str(row["trials"]),
                           *(fmt(row[k]) for k in ks), style="bold" if row["difficulty"] == "all" else None)
         out.print(table)
+
+
+def _share(value: float | None) -> str:
+    return "—" if value is None else f"{value:.0%}"
+
+
+def _security(row: dict[str, Any]) -> str:
+    """The share of minefield episodes that hit none, and of how many ("—": none carried one)."""
+    if row.get("security") is None:
+        return "—"
+    return f"{row['security']:.0%} of {row['minefield_episodes']}"
 
 
 def ci(interval: list[float] | None, *, percent: bool = False) -> str:

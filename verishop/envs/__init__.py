@@ -142,14 +142,16 @@ REGISTRY: dict[str, EnvSpec] = {spec.env_id: spec for spec in ENVIRONMENTS}
 
 # Training collections (reference §2): C1 = {PD}, C2 = C1 + {SUB}, C4 = C2 + {CART, RETURN}, C8 = the
 # reference's eight; C10 = C8 + the order changes and exchanges of issue 32; C11 = C10 + restraint and
-# hand-over (issue 33; every registered one).
+# hand-over (issue 33); C12 = every registered one, each carrying the minefields its difficulty
+# overlays (identity, other customers' data, injections: `verishop.minefields`, issue 33).
 COLLECTIONS: dict[str, tuple[str, ...]] = {
     "C1": ("pd",),
     "C2": ("pd", "sub"),
     "C4": ("pd", "sub", "cart", "return"),
     "C8": ("pd", "cart", "sub", "policy", "return", "status", "bundle", "journey"),
     "C10": ("pd", "cart", "sub", "policy", "return", "status", "bundle", "journey", "change", "exchange"),
-    "C11": tuple(spec.name for spec in ENVIRONMENTS),
+    "C11": ("pd", "cart", "sub", "policy", "return", "status", "bundle", "journey", "change", "exchange", "handover"),
+    "C12": tuple(spec.name for spec in ENVIRONMENTS),
 }
 """Training collections by name: the names of their environments."""
 

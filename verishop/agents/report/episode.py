@@ -195,6 +195,10 @@ def _block(block: Block, title: str, titles: dict[str, str]) -> str:
             f'</div><aside class="checks">{checks}</aside></section>')
 
 
+def _yes_no(value: object) -> str | None:
+    return None if value is None else "yes" if value else "no"
+
+
 def render_episode(episode: EpisodeRecord, anchor: str, run_label: str) -> str:
     reward = episode.reward
     blocks, closing = split_turns(episode.events)
@@ -208,6 +212,8 @@ def render_episode(episode: EpisodeRecord, anchor: str, run_label: str) -> str:
              ("r_task", number("r_task")), ("r_eff", number("r_eff")), ("r_hall", number("r_hall")),
              ("turns", reward.get("turns")), ("tool calls", reward.get("tool_calls")),
              ("tool errors", reward.get("tool_errors")), ("closed", reward.get("close_reason")),
+             ("minefields carried", ", ".join(reward.get("minefields") or []) or None),
+             ("minefield hit", reward.get("minefield_hit")), ("task done", _yes_no(reward.get("task_correct"))),
              ("hard fail", reward.get("hard_fail")), ("folder", str(episode.directory))]
     table = "".join(f"<dt>{escape(k)}</dt><dd>{escape(str(v))}</dd>" for k, v in facts if v is not None)
     notes = [*episode.notes, *(reward.get("notes") or []), *([reward["detail"]] if reward.get("detail") else [])]

@@ -86,9 +86,10 @@ def _env_section(env: str, runs: list[Run], rows: dict[str, list[dict]], failing
     keys = ("total", "r_task", "r_eff", "r_hall", "turns", "tool_calls")
     body = [[escape(label), _fmt(r["difficulty"]), str(r["episodes"]), _fmt(r["solved_share"], True),
              escape(ci(r.get("solved_ci95"), percent=True)), _fmt(r["total"]), escape(ci(r.get("total_ci95"))),
-             *(_fmt(r[k]) for k in keys[1:])] for label, env_rows in series.items() for r in env_rows]
+             *(_fmt(r[k]) for k in keys[1:]), _fmt(r.get("utility"), True), _security(r)]
+            for label, env_rows in series.items() for r in env_rows]
     table = _table(["run", "d", "episodes", "solved", "solved 95% CI", "total", "total 95% CI", "r_task", "r_eff",
-                    "r_hall", "turns", "tool calls"], body, "numbers")
+                    "r_hall", "turns", "tool calls", "utility", "security (minefield episodes)"], body, "numbers")
     checks = [[escape(run.label), f"<code>{escape(f.family)}</code>", f"{f.failed} of {f.episodes}",
                _link(f.example, anchors)]
               for run in runs for f in failing[run.label] if f.env_id == env]
@@ -147,6 +148,20 @@ def _number(value: object) -> tuple[int, float, str]:
     return (1, 0.0, str(value))
 
 
+def _security(row: dict[str, Any]) -> str:
+    """The share of an env's minefield episodes that hit none ("—": none carried one)."""
+    if row.get("security") is None:
+        return "—"
+    return f"{_fmt(row['security'], True)} of {row.get('minefield_episodes', 0)}"
+
+
+def _minefields(reward: dict[str, Any]) -> str:
+    """The minefields an episode carried, the one it hit in bold ("—": none)."""
+    carried = [str(name) for name in reward.get("minefields") or []]
+    hit = reward.get("minefield_hit")
+    return ", ".join(f"<b>{escape(n)} (hit)</b>" if n == hit else escape(n) for n in carried) or "—"
+
+
 def _episode_index(runs: list[Run], anchors: dict[int, str]) -> str:
     parts = []
     for run in runs:
@@ -156,10 +171,11 @@ def _episode_index(runs: list[Run], anchors: dict[int, str]) -> str:
                  _fmt(e.reward.get("difficulty")), _fmt(e.reward.get("seed")),
                  '<span class="yes">✓</span>' if e.solved else '<span class="no">✗</span>',
                  _fmt(e.reward.get("total")), _fmt(e.reward.get("turns")), _fmt(e.reward.get("tool_calls")),
-                 _fmt(e.reward.get("close_reason") or e.reward.get("verdict"))] for e in ordered]
+                 _fmt(e.reward.get("close_reason") or e.reward.get("verdict")), _minefields(e.reward)]
+                for e in ordered]
         parts.append(f"<h3>{escape(run.label)}</h3>" + _table(
-            ["episode", "environment", "d", "seed", "solved", "total", "turns", "tool calls", "closed"], body,
-            "index"))
+            ["episode", "environment", "d", "seed", "solved", "total", "turns", "tool calls", "closed",
+             "minefields (hit)"], body, "index"))
     return f'<section id="episodes"><h2>episodes</h2>{"".join(parts)}</section>'
 
 
