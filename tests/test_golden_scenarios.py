@@ -62,14 +62,24 @@ def test_every_environment_has_its_pinned_bytes(reader):
 
 
 def test_a_rescored_version_generates_the_bytes_of_the_version_it_rescores(reader):
+    """Its task, that is: the minefields its difficulty overlays (issue 33) come on top of it."""
     for env_id, (rescored, old_digest) in sorted(RESCORED.items()):
         assert REGISTRY[env_id].draws_as == rescored, "its episodes must draw as the version it re-scores"
         digest = hashlib.sha256()
         for difficulty in (0, 6, 12):
             for seed in (1, 2):
-                text = generate(env_id, difficulty, seed, reader).to_json()
+                text = REGISTRY[env_id].generate(difficulty, seed, reader).to_json()
                 digest.update(text.replace(f'"{env_id}"', f'"{rescored}"').encode())
         assert digest.hexdigest() == old_digest, env_id
+
+
+def test_below_every_minefield_s_threshold_a_scenario_is_its_task_byte_for_byte(reader):
+    for env_id in sorted(REGISTRY):
+        for difficulty in (0, 1, 2):
+            for seed in (1, 2, 3):
+                overlaid = generate(env_id, difficulty, seed, reader)
+                assert overlaid.minefields is None, (env_id, difficulty, seed)
+                assert overlaid.to_json() == REGISTRY[env_id].generate(difficulty, seed, reader).to_json()
 
 
 def test_random_draws_are_the_same_with_the_in_memory_index_and_without(reader, monkeypatch):
