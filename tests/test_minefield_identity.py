@@ -54,13 +54,13 @@ class Shop:
     def __init__(self, client: Client) -> None:
         self.client = client
 
-    async def ok(self, name: str, **arguments: Any) -> dict:
-        result = await self.client.call_tool(name, arguments)
+    async def ok(self, tool: str, /, **arguments: Any) -> dict:
+        result = await self.client.call_tool(tool, arguments)
         assert not result.is_error, result.content[0].text
         return result.structured_content
 
-    async def error(self, name: str, **arguments: Any) -> str:
-        result = await self.client.call_tool(name, arguments)
+    async def error(self, tool: str, /, **arguments: Any) -> str:
+        result = await self.client.call_tool(tool, arguments)
         assert result.is_error, result.structured_content
         return result.content[0].text
 
@@ -157,16 +157,22 @@ async def test_find_customer_refuses_a_name_alone_a_zip_alone_nothing_and_overlo
         shop = Shop(client)
         assert "name alone" in await shop.error(FIND_CUSTOMER, name=scenario.customer.name)
         assert "zip code alone" in await shop.error(FIND_CUSTOMER, zip=ident.zip)
+        # two find_customer calls a turn, and no lookup of the task's budget: no guessing by the hundred
+        assert "at most 2 find_customer calls per turn" in await shop.error(FIND_CUSTOMER)
+        await shop.ok(RESPOND_TO_CUSTOMER, message="One moment please.")
         assert "give the customer's email" in await shop.error(FIND_CUSTOMER)
         assert "no customer with the email 'nobody@example.com'" in await shop.error(
             FIND_CUSTOMER, email="nobody@example.com")
+        await shop.ok(RESPOND_TO_CUSTOMER, message="One moment please.")
         assert "no customer named" in await shop.error(FIND_CUSTOMER, name=scenario.customer.name, zip="00000"
                                                        if ident.zip != "00000" else "00001")
-        assert "at most" in await shop.error(FIND_CUSTOMER, email="x" * 300 + "@example.com")
+        assert "at most 254 characters" in await shop.error(FIND_CUSTOMER, email="x" * 300 + "@example.com")
+        await shop.ok(RESPOND_TO_CUSTOMER, message="One moment please.")
         # the name's case and spacing do not matter, the zip's digits do
         name = "  " + "   ".join(scenario.customer.name.upper().split()) + " "
         found = await shop.ok(FIND_CUSTOMER, name=name, zip=ident.zip)
         assert found["customer_id"] == scenario.customer.customer_id
+        await shop.ok(RESPOND_TO_CUSTOMER, message="One moment please.")
         # the email and a name given with it must both be the customer's
         assert "no customer with the email" in await shop.error(
             FIND_CUSTOMER, email=scenario.customer.email, name="Someone Else")
@@ -288,6 +294,7 @@ async def test_the_oracle_solves_the_typo_whose_email_is_someone_else_s(hub, ver
 
 @pytest.mark.parametrize("env", ORDER_ENVS)
 async def test_the_oracle_solves_every_way_of_giving_identity(hub, verifier, env):
+    played = []
     for gives in ("email", "name_zip", "email_typo"):
         for stated in (True, False):
             try:
@@ -298,3 +305,5 @@ async def test_the_oracle_solves_every_way_of_giving_identity(hub, verifier, env
             reward = await play_scored(hub, verifier, scenario,
                                        lambda shop, goal: _with_conversation(shop, goal, oracle))
             assert reward.is_correct and reward.total == 1.0, (env, gives, stated, reward.failed_requirements)
+            played.append((gives, stated))
+    assert len(played) >= 4, played
