@@ -1,9 +1,7 @@
 """Greedy's identification step (issue 33), goal-blind: when the shop's prompt says the customer
 must be identified first (the rule the identity minefield adds to the system prompt), read an
-email, or a name and zip code, from the customer's words; ask when they hold none; try again with
-the customer's next words when the shop finds no one. It trusts whatever `find_customer` finds
-for an email, without the name: the naive play a careful agent beats (the owner of a mistyped
-email is someone else at high difficulty).
+email (checked against the name said with it), or a name and zip code, from the customer's words;
+ask when they hold none; try again with the customer's next words when the shop finds no one.
 """
 
 from __future__ import annotations
@@ -36,10 +34,12 @@ async def shop_rules(shop: Any) -> str:
 
 
 def identity_in(text: str) -> dict[str, str] | None:
-    """The `find_customer` arguments the words give: an email, else a name and zip code."""
-    if email := _EMAIL.search(text):
-        return {"email": email.group(0).rstrip(".")}
+    """The `find_customer` arguments the words give: an email (with the name said beside it, so
+    that a mistyped email someone else owns is not taken for the customer's), else a name and zip
+    code."""
     name, zip_code = _NAME.search(text), _ZIP.search(text)
+    if email := _EMAIL.search(text):
+        return {"email": email.group(0).rstrip("."), **({"name": name.group(1)} if name else {})}
     if name and zip_code:
         return {"name": name.group(1), "zip": zip_code.group(1)}
     return None
