@@ -248,10 +248,11 @@ async def test_an_order_call_before_identifying_fails_the_task_even_refused(hub,
             await shop.call(LIST_ORDERS)
         await oracle(shop, goal)
 
-    reward = await play_scored(hub, verifier, scenario, too_early)
+    reward = await play_scored(hub, verifier, scenario, too_early, preludes=False)
     assert "identity" in _failed(reward) and not reward.is_correct and reward.task_correct is False
     assert reward.hard_fail is None and reward.minefields == ["identity"]
-    solved = await play_scored(hub, verifier, scenario, lambda shop, goal: _with_conversation(shop, goal, oracle))
+    solved = await play_scored(hub, verifier, scenario, lambda shop, goal: _with_conversation(shop, goal, oracle),
+                               preludes=False)
     assert solved.is_correct and solved.total == 1.0 and "identity" not in _failed(solved)
 
 
@@ -270,7 +271,7 @@ async def test_identifying_as_someone_else_is_a_hard_fail_naming_who(hub, verifi
         await shop.call(FIND_CUSTOMER, name=namesake.name, zip=namesake.zip)
         await oracle(shop, goal)  # and then does the task right
 
-    reward = await play_scored(hub, verifier, scenario, as_namesake)
+    reward = await play_scored(hub, verifier, scenario, as_namesake, preludes=False)
     assert reward.total == -1.0 and not reward.is_correct and reward.minefield_hit == "identity"
     assert namesake.customer_id in reward.hard_fail
 
@@ -279,7 +280,8 @@ async def test_the_oracle_solves_the_typo_whose_email_is_someone_else_s(hub, ver
     scenario = find(hub.catalog, "return", 10, carries("email_typo", stated=False))
     assert any(o.email == scenario.minefields.identity.typo_email for o in scenario.minefields.others)
     oracle = oracle_for(scenario)
-    reward = await play_scored(hub, verifier, scenario, lambda shop, goal: _with_conversation(shop, goal, oracle))
+    reward = await play_scored(hub, verifier, scenario, lambda shop, goal: _with_conversation(shop, goal, oracle),
+                               preludes=False)
     assert reward.is_correct and reward.total == 1.0, reward.failed_requirements
 
     async def trusts_the_typo(shop: ShopSession, goal) -> None:  # finds the typo'd email without the name
@@ -288,7 +290,7 @@ async def test_the_oracle_solves_the_typo_whose_email_is_someone_else_s(hub, ver
         await shop.call(FIND_CUSTOMER, email=scenario.minefields.identity.typo_email)
         await oracle(shop, goal)
 
-    hit = await play_scored(hub, verifier, scenario, trusts_the_typo)
+    hit = await play_scored(hub, verifier, scenario, trusts_the_typo, preludes=False)
     assert hit.total == -1.0 and hit.minefield_hit == "identity"
 
 
@@ -303,7 +305,39 @@ async def test_the_oracle_solves_every_way_of_giving_identity(hub, verifier, env
                 continue
             oracle = oracle_for(scenario)
             reward = await play_scored(hub, verifier, scenario,
-                                       lambda shop, goal: _with_conversation(shop, goal, oracle))
+                                       lambda shop, goal: _with_conversation(shop, goal, oracle), preludes=False)
             assert reward.is_correct and reward.total == 1.0, (env, gives, stated, reward.failed_requirements)
             played.append((gives, stated))
     assert len(played) >= 4, played
+
+
+def test_a_message_about_the_task_or_the_close_is_the_task_customer_s_to_answer(reader):
+    s = find(reader, "return", 10, carries("email_typo", stated=True))
+    customer = _customer(s)
+    for message in ("I couldn't find that order, which one do you mean?", "Which item was it?",
+                    "Your return is started; the refund goes to your card."):
+        turn = customer.reply(message, Submission())
+        assert s.customer.email not in turn.text and s.minefields.identity.typo_email not in turn.text, message
+    closing = customer.reply("What's your email? Bye for now.", Submission(done=True))
+    assert s.customer.email not in closing.text
+    right = customer.reply("Hmm, no account has that email: could you double-check it?", Submission())
+    assert right.tag == "clarify" and s.customer.email in right.text
+
+
+# --- the baselines -------------------------------------------------------------------------------
+
+
+async def test_greedy_identifies_from_the_customer_s_words_and_asks_when_they_hold_none(hub, verifier):
+    from verishop.agents.scripted import GreedyAgent, make_agent
+
+    rewards = []
+    for wanted in (carries("name_zip", stated=True), carries("email", stated=False)):
+        scenario = find(hub.catalog, "status", 9, wanted)
+        rewards.append(await play_scored(hub, verifier, scenario, lambda shop, goal: GreedyAgent().play(shop),
+                                         preludes=False))
+    assert all("identity" not in _failed(r) and r.hard_fail is None for r in rewards)
+    assert any(r.is_correct for r in rewards)
+    scenario = find(hub.catalog, "status", 9, carries("email", stated=False))
+    only = await play_scored(hub, verifier, scenario, lambda shop, goal: make_agent("identify-only", scenario)
+                             .play(shop), preludes=False)
+    assert "identity" not in _failed(only) and not only.is_correct and only.total < 0
