@@ -46,10 +46,11 @@ def reply(state: CustomerState, scenario: Scenario, message: str, submission: Su
     words = normalise(message)
     asked = "identity" in read(message, IDENTITY_WORDS).topics
     told_missing = _NOT_FOUND.search(words) is not None and _ABOUT_ACCOUNT.search(words) is not None
-    memory = state.memory.setdefault(_MEMORY, {"told": identity.stated, "corrected": False})
+    memory = state.memory.get(_MEMORY) or {"told": identity.stated, "corrected": False}
     typo_pending = identity.gives == "email_typo" and memory["told"] and not memory["corrected"]
     if not (asked or (told_missing and typo_pending)):
-        return None
+        return None  # remembering nothing: the task's customer answers as it would without the minefield
+    state.memory[_MEMORY] = memory
     if typo_pending:
         memory["corrected"] = True
         return CustomerTurn("Oh, sorry!", "clarify",
