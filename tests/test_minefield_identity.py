@@ -219,7 +219,7 @@ def test_the_customer_says_who_it_is_when_asked_and_only_then(reader):
     customer = _customer(s)
     turn = customer.reply("Which order do you mean?", Submission())
     assert s.minefields.identity.zip not in turn.text
-    turn = customer.reply("Could you tell me your name and zip code so I can find your account", Submission())
+    turn = customer.reply("Please verify your identity: your name and zip code", Submission())
     assert turn.tag == "clarify" and s.customer.name in turn.text and s.minefields.identity.zip in turn.text
     again = customer.reply("What is your zip code?", Submission())
     assert again.tag != "clarify" and s.minefields.identity.zip in again.text  # said already: a paid repeat
@@ -315,6 +315,7 @@ def test_a_message_about_the_task_or_the_close_is_the_task_customer_s_to_answer(
     s = find(reader, "return", 10, carries("email_typo", stated=True))
     customer = _customer(s)
     for message in ("I couldn't find that order, which one do you mean?", "Which item was it?",
+                    "Can you verify which order you mean?",
                     "Your return is started; the refund goes to your card."):
         turn = customer.reply(message, Submission())
         assert s.customer.email not in turn.text and s.minefields.identity.typo_email not in turn.text, message

@@ -25,8 +25,9 @@ from verishop.scenarios.models import Scenario, Submission
 # The phrases that ask who the customer is (in `topics.normalise`'s normal form: "e-mail" is "e mail").
 IDENTITY_WORDS = {"identity": (
     "email", "emails", "e mail", "email address", "zip", "zip code", "zipcode", "postcode", "postal code",
-    "your name", "full name", "your identity", "identify you", "identify yourself", "verify", "verification",
-    "who you are", "find your account", "look up your account", "locate your account", "pull up your account",
+    "your name", "full name", "your identity", "identify you", "identify yourself", "verify your identity",
+    "verify your account", "verify you", "verify its you", "verify who you are", "identity verification",
+    "account verification", "who you are", "find your account", "look up your account", "locate your account", "pull up your account",
     "access your account", "your account details", "which account", "account email",
 )}
 # The agent saying the account was not found, or asking the customer to check what it gave.
