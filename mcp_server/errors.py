@@ -4,6 +4,7 @@ agent (as an MCP ToolError) and tells it what to do instead.
     ShopError
     ├── NotFound        an unknown product, order or line ID
     ├── Rejected        a valid request the shop refuses (sold out, not returnable ...)
+    │   └── NotIdentified   an order or account tool before the customer was identified
     ├── BudgetSpent     a lookup beyond this turn's tool budget
     ├── EpisodeClosed   the episode is over; nothing can change any more
     ├── InternalError   the shop itself failed (a bug, not the agent's mistake); the call is
@@ -35,6 +36,11 @@ class NotFound(ShopError):
 
 class Rejected(ShopError):
     pass
+
+
+class NotIdentified(Rejected):
+    """An order or account tool called before `find_customer` matched the customer, in an episode
+    that carries the identity minefield (issue 33)."""
 
 
 class BudgetSpent(ShopError):

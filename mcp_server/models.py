@@ -203,6 +203,15 @@ class CustomerProfile(BaseModel):
     currency: Currency
 
 
+class CustomerMatch(BaseModel):
+    """The customer `find_customer` identified (issue 33)."""
+
+    customer_id: str
+    name: str
+    email: str
+    note: str = Field(description="What identifying them allows.")
+
+
 class HandoverReceipt(BaseModel):
     handover_id: str
     summary: str = Field(description="The summary the person who takes over reads.")

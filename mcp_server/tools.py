@@ -29,11 +29,12 @@ from verishop.mcp_server.errors import ShopError
 from verishop.mcp_server.episodes.hub import EpisodeHub
 from verishop.mcp_server.inprocess import ShopServer
 from verishop.mcp_server.schema import AttributeFilters, ShopTool, ToolSet, attribute_map
-from verishop.mcp_server.models import (BrowsingHistory, Cart, Conversation, CurrentDate, CustomerProfile, CustomerReply,
+from verishop.mcp_server.models import (BrowsingHistory, Cart, Conversation, CurrentDate, CustomerMatch, CustomerProfile,
+                               CustomerReply,
                                HandoverReceipt,
                                OrderChangeReceipt, OrderDetails, OrderList, PolicyResults, ProductComparison,
                                ProductDetails, ReturnEligibility, ReturnReceipt, SearchResults)
-from verishop.mcp_server.shop import account, cart, catalog, handover, info, order_changes, orders
+from verishop.mcp_server.shop import account, cart, catalog, handover, identity, info, order_changes, orders
 from verishop.scenarios import tool_names
 from verishop.scenarios.models import (MAX_ANSWER_NUMBER, CancelReason, NewAddress, OrderStatus, RefundMethod, Refusal,
                                       Submission)
@@ -284,6 +285,23 @@ def _register_order_change_tools(tools: ToolSet) -> None:
         """The customer's account: name, email, saved addresses (with IDs, the default first) and
         payment methods (cards, gift card and store credit with their balances)."""
         return await _run(ctx, tool_names.GET_CUSTOMER_PROFILE, {}, account.get_customer_profile)
+
+    @tools(READ_ONLY)
+    async def find_customer(
+        ctx: Context,
+        email: Annotated[str | None, Field(max_length=254, description="The customer's email, as they give "
+                                                                      "it.")] = None,
+        name: Annotated[str | None, Field(max_length=100, description="The customer's full name; with zip, or to "
+                                                                     "check an email.")] = None,
+        zip: Annotated[str | None, Field(max_length=10, description="The zip code of the customer's address; "
+                                                                   "with name.")] = None,
+    ) -> CustomerMatch:
+        """Identify the customer: by their email, or by their name and zip code together (a name
+        alone never identifies anyone). When the shop asks for it, the order and account tools
+        act only after the customer was identified. Give the name with an email the customer
+        gave to make sure the account is theirs. Returns the customer found."""
+        args = dict(email=email, name=name, zip=zip)
+        return await _run(ctx, tool_names.FIND_CUSTOMER, args, lambda ep: identity.find_customer(ep, **args))
 
     @tools(DESTRUCTIVE)
     async def cancel_order(ctx: Context, order_id: OrderId,

@@ -11,9 +11,14 @@ paid one would, and since only a reply that tells something withheld is free, fr
 bounded by what the customer held back, not by the agent.
 """
 
-from verishop.scenarios.tool_names import LOOKUPS
+from verishop.scenarios.tool_names import IDENTIFICATION, LOOKUPS
 
-LOOKUP_TOOLS = LOOKUPS
+# `find_customer` (issue 33) is read-only but no search of the task: a shop that makes the agent
+# identify the customer before any order tool must not take that from the task's lookups (an agent
+# that identifies would otherwise lose a lookup the environment's difficulty gave it). It has its
+# own small cap per turn instead, so that no agent can try guessed names and zips by the hundred.
+LOOKUP_TOOLS = LOOKUPS - IDENTIFICATION
+IDENTIFY_CALLS_PER_TURN = 2
 
 # How the server's refusal starts.
 BUDGET_ERROR = "tool budget spent"

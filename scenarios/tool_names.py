@@ -25,6 +25,7 @@ CHECK_ORDER = "check_order"
 CHECK_RETURN_ELIGIBILITY = "check_return_eligibility"
 INITIATE_RETURN = "initiate_return"
 GET_CUSTOMER_PROFILE = "get_customer_profile"
+FIND_CUSTOMER = "find_customer"
 CANCEL_ORDER = "cancel_order"
 MODIFY_ORDER_ITEMS = "modify_order_items"
 CHANGE_ORDER_ADDRESS = "change_order_address"
@@ -51,6 +52,7 @@ ARGUMENTS: dict[str, tuple[str, ...]] = {
     CHECK_RETURN_ELIGIBILITY: ("order_id", "line_id"),
     INITIATE_RETURN: ("order_id", "line_id", "reason"),
     GET_CUSTOMER_PROFILE: (),
+    FIND_CUSTOMER: ("email", "name", "zip"),
     CANCEL_ORDER: ("order_id", "reason"),
     MODIFY_ORDER_ITEMS: ("order_id", "changes"),
     CHANGE_ORDER_ADDRESS: ("order_id", "address_id", "address"),
@@ -68,7 +70,7 @@ TOOLS = tuple(ARGUMENTS)
 # Read-only shop tools: the lookups the per-turn budget counts (scenarios/budget.py).
 LOOKUPS = frozenset({SEARCH_CATALOG, GET_PRODUCT, COMPARE_PRODUCTS, VIEW_CART, LIST_ORDERS, CHECK_ORDER,
                      CHECK_RETURN_ELIGIBILITY, SEARCH_POLICIES, GET_BROWSING_HISTORY, GET_CURRENT_DATE,
-                     GET_CUSTOMER_PROFILE})
+                     GET_CUSTOMER_PROFILE, FIND_CUSTOMER})
 # The tools that put units of a product in the cart, those that change it at all, and every write.
 CART_ADDS = frozenset({ADD_TO_CART, UPDATE_CART_ITEM})
 CART_CHANGES = CART_ADDS | {REMOVE_FROM_CART}
@@ -78,5 +80,12 @@ ORDER_WRITES = frozenset({CANCEL_ORDER, MODIFY_ORDER_ITEMS, CHANGE_ORDER_ADDRESS
 # touches no order, so it needs no approval and is no order write.
 HANDOVER_WRITES = frozenset({TRANSFER_TO_HUMAN})
 WRITES = CART_CHANGES | {INITIATE_RETURN} | ORDER_WRITES | HANDOVER_WRITES
+# The tools that read or write an order or the customer's account: in an episode that carries the
+# identity minefield (issue 33) each refuses until `find_customer` has matched the customer.
+IDENTITY_LOCKED = frozenset({LIST_ORDERS, CHECK_ORDER, CHECK_RETURN_ELIGIBILITY, INITIATE_RETURN, GET_CUSTOMER_PROFILE,
+                             CANCEL_ORDER, MODIFY_ORDER_ITEMS, CHANGE_ORDER_ADDRESS, EXCHANGE_ITEMS})
+# Identifying the customer: read-only, but a gate the shop sets rather than a search of the task, so
+# it has its own per-turn cap instead of spending the lookup budget (scenarios/budget.py).
+IDENTIFICATION = frozenset({FIND_CUSTOMER})
 # Talking with the customer: free of the lookup budget, and not an action on the shop.
 CONVERSATIONAL = frozenset({GET_CONVERSATION, RESPOND_TO_CUSTOMER})

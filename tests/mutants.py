@@ -12,6 +12,7 @@ from typing import Any
 
 from mcp import Client
 
+from verishop.agents.oracles import minefield_preludes
 from verishop.agents.session import ShopSession
 from verishop.mcp_server.episodes.hub import EpisodeHub
 from verishop.mcp_server.tools import create_server
@@ -25,12 +26,18 @@ from verishop.verifier.runner import Verifier
 Play = Callable[[ShopSession, Any], Awaitable[None]]
 
 
-async def play_scored(hub: EpisodeHub, verifier: Verifier, scenario: Scenario, play: Play) -> Reward:
-    """Open the scenario on the real server, play it over MCP, close it and score its files."""
+async def play_scored(hub: EpisodeHub, verifier: Verifier, scenario: Scenario, play: Play, *,
+                      preludes: bool = True) -> Reward:
+    """Open the scenario on the real server, play it over MCP, close it and score its files. First
+    what the minefields the scenario carries ask of the oracle (identifying the customer: issue
+    33), unless `preludes` is False: a mutant of the task's play breaks the task, not a minefield."""
     episode = await hub.open(scenario)
     try:
         async with Client(create_server(hub, episode_id=episode.episode_id)) as client:
-            await play(ShopSession(client), scenario.goal)
+            session = ShopSession(client)
+            if preludes:
+                await minefield_preludes(session, scenario)
+            await play(session, scenario.goal)
     finally:
         if episode.episode_id in hub.episodes:
             await hub.close(episode.episode_id, "agent_stopped")

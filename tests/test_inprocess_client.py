@@ -28,10 +28,11 @@ RESULT_MODELS = {
     "initiate_return": models.ReturnReceipt, "search_policies": models.PolicyResults,
     "get_browsing_history": models.BrowsingHistory, "get_current_date": models.CurrentDate,
     "get_conversation": models.Conversation, "respond_to_customer": models.CustomerReply,
+    "find_customer": models.CustomerMatch,
 }
 
 
-async def _script(client: Any) -> list[tuple[str, CallToolResult]]:
+async def _script(client: Any, email: str) -> list[tuple[str, CallToolResult]]:
     """Every tool at least once, plus argument errors, on a returns episode; later calls use IDs
     that earlier results showed (so both clients must agree for the script to stay the same)."""
     calls: list[tuple[str, CallToolResult]] = []
@@ -43,6 +44,7 @@ async def _script(client: Any) -> list[tuple[str, CallToolResult]]:
 
     await call("get_conversation")
     await call("get_current_date")
+    await call("find_customer", email=email)  # the customer identified (issue 33), whatever the overlay
     found = await call("search_catalog", query="", category_id="chargers", limit=5, sort_by="price")
     await call("search_catalog", query="café ünïcode “quoted”", limit=3)
     ids = [p["product_id"] for p in found["results"]]
@@ -78,7 +80,7 @@ async def _played(hub: EpisodeHub, client_class: type[Client]) -> list[tuple[str
     scenario = scenario.model_copy(update={"axes": scenario.axes.model_copy(update={"tool_calls_per_turn": 100})})
     episode = await hub.open(scenario)
     async with client_class(create_server(hub, episode_id=episode.episode_id)) as client:
-        return await _script(client)
+        return await _script(client, scenario.customer.email)
 
 
 async def test_every_tool_s_result_is_byte_identical_through_the_sdk_client_and_the_shop_s_own(hub):

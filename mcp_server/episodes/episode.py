@@ -20,20 +20,24 @@ import anyio
 from pydantic import BaseModel
 
 from verishop.mcp_server.episodes.connection import WorldConnection
-from verishop.mcp_server.errors import BudgetSpent, EpisodeClosed, InternalError, ShopError, is_disk_full
-from verishop.scenarios.budget import BUDGET_ERROR, LOOKUP_TOOLS
+from verishop.mcp_server.errors import (BudgetSpent, EpisodeClosed, InternalError, NotIdentified, ShopError,
+                                       is_disk_full)
+from verishop.scenarios.budget import BUDGET_ERROR, IDENTIFY_CALLS_PER_TURN, LOOKUP_TOOLS
 from verishop.mcp_server.episodes.transcript import Transcript
 from verishop.scenarios.catalog.reader import CatalogReader, Product
 from verishop.scenarios.customers import SimulatedCustomer, WorldView
 from verishop.scenarios.customers.base import OrderWrite
 from verishop.scenarios.models import Scenario, Submission
 from verishop.scenarios.seal import file_sha256
-from verishop.scenarios.tool_names import WRITES
+from verishop.scenarios.tool_names import FIND_CUSTOMER, IDENTIFICATION, IDENTITY_LOCKED, WRITES
 from verishop.scenarios.stock import EpisodeStock
 
 T = TypeVar("T", bound=BaseModel)
 
 OUT_OF_MEMORY_ERROR = "the shop is out of memory"
+# How the identity minefield's lock refuses an order or account tool (issue 33).
+NOT_IDENTIFIED_ERROR = ("identify the customer first with find_customer (their email, or their name and zip code): "
+                        "the order and account tools are locked until then; nothing changed")
 log = logging.getLogger(__name__)
 # How a call the shop failed on (not the agent) reads, to the agent and in the transcript.
 INTERNAL_ERROR = "internal error"
@@ -58,6 +62,12 @@ class Episode:
     turns_used: int = 0
     calls: int = 0  # tool calls so far; orders cart lines and returns
     lookups_this_turn: int = 0
+    identify_calls_this_turn: int = 0
+    # Whether a recorded find_customer call matched the episode's customer (issue 33): the state is
+    # the transcript's, set only once the call is on it, so the server's lock and the verifier's
+    # reading of the transcript agree; a crashed episode is closed, never resumed, so nothing else
+    # needs to survive it (mcp_server/episodes/recovery.py).
+    identified: bool = False
     close_reason: str | None = None
     lock: anyio.Lock = field(default_factory=anyio.Lock)
     # When the last tool call started or ended (time.monotonic): the idle reaper reads it.
@@ -75,6 +85,13 @@ class Episode:
     @property
     def is_open(self) -> bool:
         return self.close_reason is None
+
+    @property
+    def locks_orders(self) -> bool:
+        """Whether the order and account tools wait for the customer to be identified (the
+        identity minefield, issue 33)."""
+        minefields = self.scenario.minefields
+        return minefields is not None and minefields.identity is not None
 
     @property
     def turns_left(self) -> int:
@@ -100,6 +117,16 @@ class Episode:
                     self._record_refusal(name, arguments, started, error)
                 raise EpisodeClosed(error)
             self.calls += 1
+            if name in IDENTITY_LOCKED and self.locks_orders and not self.identified:
+                self._record_refusal(name, arguments, started, NOT_IDENTIFIED_ERROR)
+                raise NotIdentified(NOT_IDENTIFIED_ERROR)
+            if name in IDENTIFICATION:
+                if self.identify_calls_this_turn >= IDENTIFY_CALLS_PER_TURN:
+                    error = (f"{BUDGET_ERROR}: at most {IDENTIFY_CALLS_PER_TURN} find_customer calls per turn; "
+                             f"ask the customer with respond_to_customer to start a new turn")
+                    self._record_refusal(name, arguments, started, error)
+                    raise BudgetSpent(error)
+                self.identify_calls_this_turn += 1
             if name in LOOKUP_TOOLS:
                 budget = self.scenario.axes.tool_calls_per_turn
                 if self.lookups_this_turn >= budget:
@@ -142,6 +169,8 @@ class Episode:
                 recorded = True
                 try:
                     self._record(name, arguments, started, result=outcome)
+                    if name == FIND_CUSTOMER and outcome.get("customer_id") == self.scenario.customer.customer_id:
+                        self.identified = True
                 except OSError as exc:  # the transcript cannot take the call: it did not happen
                     log.error("episode %s: %s could not be recorded: %s", self.episode_id, name, exc)
                     what = "was not applied" if writes else "could not be recorded"
@@ -195,6 +224,7 @@ class Episode:
         """The agent's turn: its message goes to the customer, whose reply comes back."""
         self.turns_used += 1
         self.lookups_this_turn = 0
+        self.identify_calls_this_turn = 0
         self.say("assistant", message, submission=submission.model_dump(mode="json"))
         turn = self.customer.reply(message, submission, await self.world_view())
         # `said`: the customer's words before its typo noise, which the verifier checks by replaying

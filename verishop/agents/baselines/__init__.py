@@ -51,13 +51,17 @@ async def play(shop: ShopSession, text: str) -> None:
 
 
 async def play_requests(shop: ShopSession, text: str, handle: Handler) -> None:
-    """Handle the request in `text` with `handle`, then every next request the customer makes."""
+    """Identify the customer when the shop asks for it (`identify`), then handle the request in
+    `text` with `handle`, then every next request the customer makes."""
     replies: list[dict] = []
 
     def keep_reply(tool: str, arguments: dict, result: dict | None, error: str | None) -> None:
         if tool == "respond_to_customer" and result is not None:
             replies.append(result)
 
+    from verishop.agents.baselines.identify import identify
+
+    await identify(shop, text)
     shop.observers.append(keep_reply)
     try:
         while text:

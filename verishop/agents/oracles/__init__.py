@@ -25,16 +25,22 @@ def oracle_for(scenario: Scenario) -> Play:
     asks of a goal-aware agent (`verishop/minefields/<name>/oracle.py`: identify the customer,
     say), then the task's play."""
     play = spec_for(scenario).role("oracle").play
-    preludes = [module.prelude for name in carried(scenario) if (module := role(name, "oracle")) is not None]
-    if not preludes:
+    if not carried(scenario):
         return play
 
     async def with_preludes(shop: ShopSession, goal: Any) -> None:
-        for prelude in preludes:
-            await prelude(shop, scenario)
+        await minefield_preludes(shop, scenario)
         await play(shop, goal)
 
     return with_preludes
+
+
+async def minefield_preludes(shop: ShopSession, scenario: Scenario) -> None:
+    """What each minefield the scenario carries asks a goal-aware agent to do first."""
+    for name in carried(scenario):
+        module = role(name, "oracle")
+        if module is not None:
+            await module.prelude(shop, scenario)
 
 
 def play_for(goal: object) -> Play:

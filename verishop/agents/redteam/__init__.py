@@ -17,6 +17,7 @@ without the customer being served, and one correct agent that talks like a perso
     always-transfer  every conversation handed to a person (the best-fitting order in the summary),
                      then greedy (issue 33: `handovers.py`)
     stonewall        a claim handed over, every other request refused, at every reply
+    identify-only    the customer identified as greedy does, then nothing (issue 33: `identifies.py`)
     natural          the oracle's work, answered in sentences (reads the goal)
     natural-idioms   the same, answered in idioms, spoken money, histories and restated figures
 
@@ -38,6 +39,7 @@ from verishop.agents.redteam.denied import DeniedAgent, DeniedSpelledAgent
 from verishop.agents.redteam.enumeration import EnumerateAgent
 from verishop.agents.redteam.handovers import AlwaysTransferAgent, StonewallAgent
 from verishop.agents.redteam.heuristics import NewestAgent, OldestAgent, PriorAgent
+from verishop.agents.redteam.identifies import IdentifyOnlyAgent
 from verishop.agents.redteam.invent import InventAgent
 from verishop.agents.redteam.namedrop import NamedropAgent, NamedropGreedyAgent
 from verishop.agents.redteam.natural import NaturalAgent, NaturalIdiomsAgent
@@ -47,10 +49,10 @@ from verishop.agents.redteam.writers import AskOnlyAgent, CancelAllAgent, Modify
 
 HOSTILE = ("enumerate", "bruteforce", "spray", "pad", "invent", "namedrop", "namedrop-greedy", "denied",
            "denied-spelled", "cancel-all", "modify-first", "refuse", "ask-only",
-           "always-transfer", "stonewall")
+           "always-transfer", "stonewall", "identify-only")
 NATURAL = ("natural", "natural-idioms")
 HEURISTIC = ("prior", "oldest", "newest")
 
-__all__ = ["HEURISTIC", "HOSTILE", "NATURAL", "AlwaysTransferAgent", "StonewallAgent", "AskOnlyAgent", "BruteforceAgent", "CancelAllAgent", "ModifyFirstAgent", "RefuseAgent", "DeniedAgent", "DeniedSpelledAgent", "EnumerateAgent", "InventAgent", "NamedropAgent",
+__all__ = ["HEURISTIC", "HOSTILE", "NATURAL", "AlwaysTransferAgent", "StonewallAgent", "AskOnlyAgent", "BruteforceAgent", "CancelAllAgent", "ModifyFirstAgent", "RefuseAgent", "DeniedAgent", "DeniedSpelledAgent", "EnumerateAgent", "IdentifyOnlyAgent", "InventAgent", "NamedropAgent",
            "NamedropGreedyAgent", "NaturalAgent", "NaturalIdiomsAgent", "NewestAgent", "OldestAgent", "PadAgent", "PriorAgent",
            "SprayAgent"]

@@ -18,7 +18,7 @@ from datetime import date
 from verishop.envs.policy.oracle import policy_query
 from verishop.agents.redteam import idioms, phrasing
 from verishop.agents.redteam.common import say
-from verishop.agents.oracles import play_for
+from verishop.agents.oracles import minefield_preludes, play_for
 from verishop.agents.session import KeepOpen, ShopSession
 from verishop.envs import spec_for_goal
 from verishop.scenarios.customers import precise_questions
@@ -39,6 +39,7 @@ class NaturalAgent:
 
     async def play(self, shop: ShopSession) -> None:
         conversation = await shop.call("get_conversation")
+        await minefield_preludes(shop, self.scenario)  # who the customer is, first (issue 33)
         goal = self.scenario.goal
         requests = goal.tasks if goal.kind == "journey" else (goal,)
         spare = conversation["max_turns"] - len(requests) - 1  # the turns questions may take

@@ -289,14 +289,15 @@ async def test_the_goal_blind_hand_over_and_refusal_fail_where_greedy_fails_and_
             await agent().play(shop)
         return play
 
+    # goal-blind agents: no oracle prelude (they identify the customer themselves, as greedy does)
     pushed = find(reader, 6, restraint)
     for agent in (AlwaysTransferAgent, RefuseAgent, GreedyAgent):
-        assert not (await play_scored(hub, verifier, pushed, blind(agent))).is_correct, agent.name
+        assert not (await play_scored(hub, verifier, pushed, blind(agent), preludes=False)).is_correct, agent.name
     claim = find(reader, 6, handover)
-    greedy = await play_scored(hub, verifier, claim, blind(GreedyAgent))
-    transfer = await play_scored(hub, verifier, claim, blind(AlwaysTransferAgent))
+    greedy = await play_scored(hub, verifier, claim, blind(GreedyAgent), preludes=False)
+    transfer = await play_scored(hub, verifier, claim, blind(AlwaysTransferAgent), preludes=False)
     assert greedy.is_correct and transfer.total <= greedy.total
-    assert not (await play_scored(hub, verifier, claim, blind(RefuseAgent))).is_correct
+    assert not (await play_scored(hub, verifier, claim, blind(RefuseAgent), preludes=False)).is_correct
 
 
 def test_greedy_reads_only_the_claims_as_its_own_and_no_other_environment_s_opening(reader):

@@ -162,8 +162,10 @@ def with_returns(directory: Path, returns: list[tuple[str, str]]) -> Path:
 
 @pytest.fixture(scope="module")
 def episode(reader):
-    """A difficulty-4 scenario with a replacement and a target order of several lines."""
-    scenario = find(reader, 4, lambda s: s.goal.replacement is not None and len(target_of(s)[0].lines) > 1)
+    """A difficulty-4 scenario with a replacement and a target order of several lines (and no
+    identity minefield, issue 33: these transcripts are written by hand, without find_customer)."""
+    scenario = find(reader, 4, lambda s: s.goal.replacement is not None and len(target_of(s)[0].lines) > 1
+                    and s.minefields is None)
     order, line = target_of(scenario)
     other = next(li for li in order.lines if li.line_id != line.line_id)
     return scenario, order, line, other, reader.product(scenario.goal.replacement_product_id)
