@@ -5,3 +5,6 @@ adjustment refunded to the original payment method), or that nothing is due (hal
 then the right answer is the typed refusal `not_eligible`, kept through the customer's pushback,
 and no write. Registered in `verishop.envs` (one line); its roles are the files beside this one.
 The shop's tools: `request_price_adjustment`, `issue_store_credit` (docs/tools.md)."""
+
+# Example rollouts (verishop.agents.record_examples): (agent, difficulty, seed).
+EXAMPLE_PLAYS = (("oracle", 0, 1), ("greedy", 4, 3), ("oracle", 12, 1))

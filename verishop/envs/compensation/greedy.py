@@ -19,9 +19,9 @@ from verishop.scenarios.tool_names import (CHECK_ORDER, GET_PRODUCT, ISSUE_STORE
 
 # Before the policy questions' (10): a complaint is no question about the rules.
 PRECEDENCE = 8
-# Two cues for each complaint, so that typo noise on one word rarely hides it.
-_CUES = re.compile(r"\b(?:came \d+ days? late|later than you promised|box was crushed|it's scratched|price dropped"
-                   r"|dropped since)\b")
+# Two or more cues for each complaint, so that typo noise on one word rarely hides it.
+_CUES = re.compile(r"\b(?:came \d+ days? late|came later|than you promised|box was crushed|damaged: the box"
+                   r"|it's scratched|price dropped|dropped since|compensation for that|owed something)\b")
 # Turns greedy keeps its answer through the customer's pushback before it gives up.
 ATTEMPTS = 5
 
