@@ -245,7 +245,8 @@ async def test_the_tools_refuse_bad_input_with_a_specific_error_and_change_nothi
     assert "has no line 'LN00000000'" in errors["unknown_line"]
     assert "nothing to adjust" in errors["no_drop"]
     assert "more than order" in errors["over_total"] and "not in cents" in errors["sub_cent"]
-    assert all(errors[k] for k in ("zero", "negative", "absurd", "bad_reason"))
+    assert "greater than 0" in errors["zero"] and "greater than 0" in errors["negative"]
+    assert "less than or equal to 100000" in errors["absurd"] and "'goodwill'" in errors["bad_reason"]
     # Nothing changed: no write reached the world, and the refusal held (d = 2: one pushback unanswered).
     assert not any(c.name == "compensation" and not c.passed for c in reward.breakdown)
     assert "orders_as_wanted" not in _failed(reward) and "nothing_else_changed" not in _failed(reward)
