@@ -37,8 +37,9 @@ P_NOTHING_DUE = 0.5
 COMPLAINTS: tuple[CompensationComplaint, ...] = ("late", "price_drop", "damaged")
 TIERS = (None, "Plus", "Premier")
 REASONS: dict[str, CreditReason] = {"late": "late_delivery", "damaged": "damaged"}
-# Keys an imported shop's policy file must set for this environment (scenarios/catalog/feeds/shop_policy.py).
-POLICY_KEYS = ("compensation",)
+# The keys an imported shop's policy file sets under `compensation` for this environment
+# (scenarios/catalog/feeds/shop_policy.py), named when they are missing.
+COMPENSATION_KEYS = tuple(CompensationRules.model_fields)
 _GREETINGS = ("Hi!", "Hello!", "Hey there.", "Good morning.")
 _ASKS = ("What can you do for me?", "I'd like some compensation for that.", "What are you going to do about it?",
          "Surely I'm owed something for that?")
@@ -71,10 +72,8 @@ def _rules(rng: random.Random, policy: StorePolicy) -> CompensationRules:
     if policy.compensation is not None:
         return policy.compensation
     if policy.shop is not None:
-        raise CatalogError(f"{ENV_ID} needs the shop's compensation rules: its policy file sets no 'compensation' "
-                           "(late_after_days, late_credit_percent, plus_late_credit_percent, "
-                           "premier_late_credit_percent, late_credit_cap, damage_report_days, damage_credit_percent, "
-                           "damage_credit_cap, price_adjustment_days; docs/bring-your-own-shop.md)")
+        raise CatalogError(f"{ENV_ID} needs the shop's compensation rules: its policy file has no 'compensation' "
+                           f"section ({', '.join(COMPENSATION_KEYS)}; docs/catalog-import.md#the-policy-file)")
     return drawn
 
 
