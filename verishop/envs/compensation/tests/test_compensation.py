@@ -277,3 +277,17 @@ def test_late_orders_are_late_by_their_estimated_date(reader):
     s = find(reader, 8, lambda s: s.goal.complaint == "late")
     order = next(o for o in s.orders if o.order_id == s.goal.order_id)
     assert order.eta is not None and order.delivered_on - order.eta >= timedelta(days=1)
+
+
+async def test_an_invented_line_id_in_a_price_adjustment_counts_as_a_hallucination(hub, verifier, reader):
+    scenario = find(reader, 2, lambda s: due(s) and s.goal.complaint == "price_drop")
+
+    async def invents(shop, goal):
+        await shop.call(CHECK_ORDER, order_id=goal.order_id)
+        with pytest.raises(ToolFailed):
+            await shop.call(REQUEST_PRICE_ADJUSTMENT, order_id=goal.order_id, line_id="LN12345678")
+        await oracle_play(shop, goal)
+
+    reward = await play_scored(hub, verifier, scenario, invents)
+    assert reward.r_hall < 1.0
+    assert "LN12345678" in next(c for c in reward.breakdown if c.name == "hallucination").found
