@@ -154,8 +154,10 @@ def _target(rng: random.Random, complaint: CompensationComplaint, due: bool, edg
     nothing is due when nothing is)."""
     if complaint == "late":
         threshold = rules.late_after_days
+        # Not late enough: a day or more late but under the threshold; on time when the threshold is
+        # one day (an imported shop's), and the customer only thinks it came late.
         late = (threshold if edge else rng.randint(threshold, threshold + 6)) if due else \
-            (threshold - 1 if edge else rng.randint(1, threshold - 1))
+            (threshold - 1 if edge else rng.randint(min(1, threshold - 1), threshold - 1))
         delivered = today - timedelta(days=rng.randint(1, 20))
         eta = delivered - timedelta(days=late)
         order = make_order_with_status(rng, products, eta - timedelta(days=rng.randint(2, 6)), "delivered", delivered)
@@ -195,7 +197,7 @@ def _amount(complaint: CompensationComplaint, rules: CompensationRules, order: O
 def _complaint_text(rng: random.Random, complaint: CompensationComplaint, description: str, item: str, late: int,
                     says_days: bool) -> str:
     if complaint == "late":
-        when = f"{late} day{'s' if late != 1 else ''} late" if says_days else "later than you promised"
+        when = f"{late} day{'s' if late != 1 else ''} late" if says_days and late else "later than you promised"
         return f"{description[0].upper()}{description[1:]} came {when}."
     if complaint == "damaged":
         return f"{description[0].upper()}{description[1:]} arrived damaged: the box was crushed and it's scratched."

@@ -4,6 +4,7 @@ file has none cannot run compensation-v1, and the refusal names what is missing.
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -72,3 +73,15 @@ def test_the_price_drop_window_has_one_number_when_the_shop_also_matches_prices(
     with pytest.raises(PolicyFileError, match=r"price_adjustment_days \(9\) and price_matching.days \(14\)"):
         _import(tmp_path, BASE + "price_matching: {days: 14}\n" + COMPENSATION)
     _import(tmp_path, BASE + "price_matching: {days: 9}\n" + COMPENSATION)
+
+
+def test_a_one_day_lateness_threshold_still_gives_episodes_owing_nothing(tmp_path):
+    _import(tmp_path, BASE + COMPENSATION.replace("late_after_days: 4", "late_after_days: 1"))
+    owed = Counter()
+    with CatalogReader(tmp_path / "shop.db") as catalog:
+        for d in range(13):
+            for seed in range(8):
+                s = generate("compensation", d, seed, catalog)
+                if s.goal.complaint == "late":
+                    owed[s.goal.amount_cents > 0] += 1
+    assert owed[True] and owed[False]  # on time, though the customer thinks it came late
