@@ -30,6 +30,7 @@ from verishop.scenarios.models import (Account, Axes, CompensationComplaint, Com
                                        StorePolicy)
 from verishop.scenarios.noise import add_typos
 from verishop.scenarios.prompts import account_system_prompt
+from verishop.scenarios.shop_policy import compensation_rules
 from verishop.scenarios.shared_world import SharedWorld
 
 ENV_ID = "compensation-v1"
@@ -66,12 +67,15 @@ def generate(difficulty: int, seed: int, catalog: CatalogReader, shared: SharedW
     return generate_on_account(ENV_ID, difficulty, seed, catalog, shared, _draw)
 
 
-def _rules(rng: random.Random, policy: StorePolicy) -> CompensationRules:
+def _rules(rng: random.Random, policy: StorePolicy, catalog: CatalogReader) -> CompensationRules:
     """A generated shop's drawn rules; an imported shop's from its policy file, or a refusal."""
     drawn = draw_rules(rng)
     if policy.compensation is not None:
         return policy.compensation
     if policy.shop is not None:
+        own = compensation_rules(catalog.shop_policy) if catalog.shop_policy else None
+        if own is not None:
+            return own
         raise CatalogError(f"{ENV_ID} needs the shop's compensation rules: its policy file has no 'compensation' "
                            f"section ({', '.join(COMPENSATION_KEYS)}; docs/catalog-import.md#the-policy-file)")
     return drawn
@@ -92,7 +96,7 @@ def _with_store_credit(rng: random.Random, account: Account, tier: str | None) -
 
 def _draw(rng: random.Random, difficulty: int, seed: int, catalog: CatalogReader, axes: Axes, today: date,
           customer: Customer, policy: StorePolicy, account: Account) -> Scenario:
-    rules = _rules(rng, policy)
+    rules = _rules(rng, policy, catalog)
     policy = with_compensation_rules(policy, rules)
     complaint: CompensationComplaint = rng.choice(COMPLAINTS)
     due = rng.random() >= P_NOTHING_DUE

@@ -85,3 +85,16 @@ def test_a_one_day_lateness_threshold_still_gives_episodes_owing_nothing(tmp_pat
                 if s.goal.complaint == "late":
                     owed[s.goal.amount_cents > 0] += 1
     assert owed[True] and owed[False]  # on time, though the customer thinks it came late
+
+
+def test_the_compensation_section_changes_no_other_environment_s_policy(tmp_path):
+    (tmp_path / "with").mkdir()
+    (tmp_path / "without").mkdir()
+    _import(tmp_path / "with", BASE + COMPENSATION)
+    _import(tmp_path / "without", BASE)
+    with CatalogReader(tmp_path / "with" / "shop.db") as with_it, \
+            CatalogReader(tmp_path / "without" / "shop.db") as without:
+        for env in ("policy", "return", "handover"):
+            a, b = generate(env, 6, 1, with_it).policy, generate(env, 6, 1, without).policy
+            assert a == b and a.compensation is None
+            assert all(c.policy_id != "POL-COMPENSATION" for c in a.clauses)
