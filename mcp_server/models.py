@@ -201,6 +201,9 @@ class CustomerProfile(BaseModel):
     addresses: list[SavedAddress]
     payment_methods: list[PaymentMethodView]
     currency: Currency
+    # Shown only when the customer has one (issue 34), so that other results keep their bytes.
+    membership_tier: str | None = Field(None, exclude_if=lambda v: v is None,
+                                        description="The customer's membership tier (Plus, Premier), if any.")
 
 
 class CustomerMatch(BaseModel):

@@ -34,9 +34,10 @@ from verishop.mcp_server.models import (BrowsingHistory, Cart, Conversation, Cur
                                HandoverReceipt,
                                OrderChangeReceipt, OrderDetails, OrderList, PolicyResults, ProductComparison,
                                ProductDetails, ReturnEligibility, ReturnReceipt, SearchResults)
-from verishop.mcp_server.shop import account, cart, catalog, handover, identity, info, order_changes, orders
+from verishop.mcp_server.shop import (account, cart, catalog, compensation, handover, identity, info, order_changes,
+                                   orders)
 from verishop.scenarios import tool_names
-from verishop.scenarios.models import (MAX_ANSWER_NUMBER, CancelReason, NewAddress, OrderStatus, RefundMethod, Refusal,
+from verishop.scenarios.models import (MAX_ANSWER_NUMBER, CancelReason, CreditReason, NewAddress, OrderStatus, RefundMethod, Refusal,
                                       Submission)
 
 T = TypeVar("T", bound=BaseModel)
@@ -142,6 +143,7 @@ def _shop_tools() -> tuple[Tool, ...]:
     _register_cart_tools(tools)
     _register_order_tools(tools)
     _register_order_change_tools(tools)
+    _register_compensation_tools(tools)
     _register_info_tools(tools)
     _register_conversation(tools)
     return tuple(tools.tools)
@@ -368,6 +370,32 @@ def _register_order_change_tools(tools: ToolSet) -> None:
         nothing: tell the customer, then close with done=true."""
         args = dict(summary=summary)
         return await _run(ctx, tool_names.TRANSFER_TO_HUMAN, args, lambda ep: handover.transfer_to_human(ep, **args))
+
+
+def _register_compensation_tools(tools: ToolSet) -> None:
+    @tools(DESTRUCTIVE)
+    async def request_price_adjustment(ctx: Context, order_id: OrderId, line_id: LineId) -> OrderChangeReceipt:
+        """Refund the difference between the price paid for an order line and its product's
+        current price (times the quantity) to the order's original payment method, once per line.
+        The store's policy says when a price adjustment is due (the window after delivery):
+        check it, tell the customer the amount, and write only after they agree."""
+        args = dict(order_id=order_id, line_id=line_id)
+        return await _run(ctx, tool_names.REQUEST_PRICE_ADJUSTMENT, args,
+                          lambda ep: compensation.request_price_adjustment(ep, **args))
+
+    @tools(DESTRUCTIVE)
+    async def issue_store_credit(
+        ctx: Context, order_id: OrderId,
+        amount: Annotated[float, Field(gt=0, le=100_000, allow_inf_nan=False, description=(
+            "The credit, in the shop's currency, to the cent (at most the order's item total)."))],
+        reason: Annotated[CreditReason, Field(description="Why: late_delivery, damaged, price_drop or goodwill.")],
+    ) -> OrderChangeReceipt:
+        """Give the customer store credit on an order (added to their store-credit balance). The
+        store's policy says what is due and how much (late deliveries, damaged items) and when
+        nothing is: compute it from the policy, tell the customer the exact amount, and write only
+        after they agree."""
+        args = dict(order_id=order_id, amount=amount, reason=reason)
+        return await _run(ctx, tool_names.ISSUE_STORE_CREDIT, args, lambda ep: compensation.issue_store_credit(ep, **args))
 
 
 def _register_info_tools(tools: ToolSet) -> None:

@@ -68,12 +68,18 @@ class PaymentMethod(Frozen):
     balance_cents: int | None = Field(None, description="A gift card's or store credit's balance; None for a card.")
 
 
+MembershipTier = Literal["Plus", "Premier"]
+
+
 class Account(Frozen):
     """The customer's account: saved addresses (one default) and payment methods. Only the
     environments about orders' changes have one (left out of the JSON otherwise)."""
 
     addresses: tuple[Address, ...]
     payment_methods: tuple[PaymentMethod, ...]
+    # The customer's membership tier (issue 34: a late delivery's credit depends on it), shown by
+    # get_customer_profile; left out of the JSON when none (every account drawn before it).
+    membership_tier: MembershipTier | None = Field(None, exclude_if=lambda v: v is None)
 
     def address(self, address_id: str) -> Address | None:
         return next((a for a in self.addresses if a.address_id == address_id), None)
@@ -153,6 +159,23 @@ class PolicyRules(Frozen):
     gift_refund_method: Literal["store credit", "original payment method"] = "store credit"
 
 
+class CompensationRules(Frozen):
+    """The store's compensation numbers (issue 34, `verishop.scenarios.compensation`): a late
+    delivery's store credit (a percent of the order's item total by membership tier, capped), a
+    damaged item's (a percent of its line, reported in time, capped) and the price adjustment's
+    window (days of delivery). Amounts in the policy's currency, in hundredths."""
+
+    late_after_days: int = Field(ge=1, le=30)
+    late_credit_percent: int = Field(ge=1, le=100)
+    plus_late_credit_percent: int = Field(ge=1, le=100)
+    premier_late_credit_percent: int = Field(ge=1, le=100)
+    late_credit_cap_cents: int = Field(ge=1)
+    damage_report_days: int = Field(ge=1, le=365)
+    damage_credit_percent: int = Field(ge=1, le=100)
+    damage_credit_cap_cents: int = Field(ge=1)
+    price_adjustment_days: int = Field(ge=1, le=365)
+
+
 class ShopTerms(Frozen):
     """An imported shop's own rules beyond the base numbers (its `--policy` file,
     scenarios/catalog/feeds/shop_policy.py); absent from a generated shop's policy."""
@@ -184,6 +207,8 @@ class StorePolicy(Frozen):
     rules: PolicyRules | None = Field(None, exclude_if=lambda v: v is None)
     # An imported shop's own rules (`verishop.scenarios.shop_policy`); left out of the JSON when absent.
     shop: ShopTerms | None = Field(None, exclude_if=lambda v: v is None)
+    # The compensation rules (issue 34) of a policy that has them; left out of the JSON when absent.
+    compensation: CompensationRules | None = Field(None, exclude_if=lambda v: v is None)
     # The currency of every `*_cents` amount above and of the clauses' figures.
     currency: CurrencyCode = "USD"
 
@@ -453,6 +478,37 @@ class ExchangeGoal(Frozen):
     currency: CurrencyCode = "USD"
 
 
+CompensationComplaint = Literal["late", "price_drop", "damaged"]
+CreditReason = Literal["late_delivery", "damaged", "price_drop", "goodwill"]
+CREDIT_REASONS: tuple[str, ...] = CreditReason.__args__  # type: ignore[attr-defined]
+# Why nothing is due: delivered less late than the threshold; asked after the price-adjustment
+# window; the price did not drop; the damage reported after its window.
+NothingDue = Literal["not_late_enough", "outside_window", "no_price_drop", "reported_late"]
+
+
+class CompensationGoal(Frozen):
+    """Compensation (issue 34): the customer complains about an order (it came late, an item's
+    price dropped, an item arrived damaged) and asks for something back. The store's rules
+    (`StorePolicy.compensation`) decide the exact amount, or that nothing is due (`nothing_due`).
+    Due: one write, after the customer agreed to the amount told as a typed `answer_number`: a
+    price adjustment of `line_id` (the tool refunds the difference), or store credit of exactly
+    `amount_cents` with `reason`. Nothing due: the typed refusal `not_eligible`, kept through
+    every scripted `pushbacks` line, and no write. The customer pushes back on an offer too."""
+
+    kind: Literal["compensation"] = "compensation"
+    complaint: CompensationComplaint
+    order_id: str
+    line_id: str | None = Field(None, description="The line a price drop or damage is about.")
+    description: str = Field(description="How the customer names the order or item (never its ID).")
+    amount_cents: int = Field(0, description="What is due, in hundredths of the currency; 0 when nothing is.")
+    reason: CreditReason | None = Field(None, description="Store credit's reason, when store credit is due.")
+    nothing_due: NothingDue | None = None
+    refusal: Refusal | None = None
+    pushbacks: tuple[str, ...] = Field((), description="What the customer says, in order, each time it is "
+                                                       "refused or offered an amount, before it accepts.")
+    currency: CurrencyCode = "USD"
+
+
 HandoverMode = Literal["restraint", "handover", "grant"]
 # What a restraint episode asks for (the store's rules refuse it), or a hand-over one is about.
 HandoverRequest = Literal["cancel_shipped", "address_shipped", "exchange_window", "exchange_final_sale",
@@ -491,12 +547,12 @@ class JourneyGoal(Frozen):
 
 SubGoal = Annotated[
     ProductDiscoveryGoal | CartGoal | SubstitutionGoal | ReturnGoal | StatusGoal | PolicyGoal | BundleGoal
-    | OrderChangeGoal | ExchangeGoal | HandoverGoal,
+    | OrderChangeGoal | ExchangeGoal | HandoverGoal | CompensationGoal,
     Field(discriminator="kind"),
 ]
 Goal = Annotated[
     ProductDiscoveryGoal | CartGoal | SubstitutionGoal | ReturnGoal | StatusGoal | PolicyGoal | BundleGoal
-    | OrderChangeGoal | ExchangeGoal | HandoverGoal | JourneyGoal,
+    | OrderChangeGoal | ExchangeGoal | HandoverGoal | CompensationGoal | JourneyGoal,
     Field(discriminator="kind"),
 ]
 JourneyGoal.model_rebuild()

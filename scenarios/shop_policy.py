@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from functools import lru_cache
 
-from verishop.scenarios.models import PolicyClause, ShopTerms, StorePolicy
+from verishop.scenarios.models import CompensationRules, PolicyClause, ShopTerms, StorePolicy
 from verishop.scenarios.money import USD, amount
 from verishop.scenarios.taxonomy import category
 
@@ -96,6 +96,15 @@ def store_policy(policy_json: str, currency: str = USD) -> StorePolicy:
         free_shipping_threshold_cents=threshold if threshold is not None else NO_FREE_SHIPPING_CENTS,
         standard_shipping_cents=s["standard_cents"], restocking_fee_percent=fee, clauses=tuple(clauses),
         shop=terms, currency=currency)
+
+
+def compensation_rules(policy_json: str) -> CompensationRules | None:
+    """The compensation rules of a catalog's `policy` meta row (issue 34), None when its file has
+    none. Only the compensation environment reads them and writes their clause
+    (`scenarios.compensation.with_compensation_rules`), so that every other environment's policy
+    on the shop keeps its clauses."""
+    found = json.loads(policy_json).get("compensation")
+    return CompensationRules(**found) if found else None
 
 
 def restocking_fee_applies(policy: StorePolicy, category_id: str) -> bool:

@@ -31,6 +31,8 @@ MODIFY_ORDER_ITEMS = "modify_order_items"
 CHANGE_ORDER_ADDRESS = "change_order_address"
 EXCHANGE_ITEMS = "exchange_items"
 TRANSFER_TO_HUMAN = "transfer_to_human"
+REQUEST_PRICE_ADJUSTMENT = "request_price_adjustment"
+ISSUE_STORE_CREDIT = "issue_store_credit"
 SEARCH_POLICIES = "search_policies"
 GET_BROWSING_HISTORY = "get_browsing_history"
 GET_CURRENT_DATE = "get_current_date"
@@ -58,6 +60,8 @@ ARGUMENTS: dict[str, tuple[str, ...]] = {
     CHANGE_ORDER_ADDRESS: ("order_id", "address_id", "address"),
     EXCHANGE_ITEMS: ("order_id", "changes", "payment_method_id"),
     TRANSFER_TO_HUMAN: ("summary",),
+    REQUEST_PRICE_ADJUSTMENT: ("order_id", "line_id"),
+    ISSUE_STORE_CREDIT: ("order_id", "amount", "reason"),
     SEARCH_POLICIES: ("query", "limit"),
     GET_BROWSING_HISTORY: (),
     GET_CURRENT_DATE: (),
@@ -75,7 +79,9 @@ LOOKUPS = frozenset({SEARCH_CATALOG, GET_PRODUCT, COMPARE_PRODUCTS, VIEW_CART, L
 CART_ADDS = frozenset({ADD_TO_CART, UPDATE_CART_ITEM})
 CART_CHANGES = CART_ADDS | {REMOVE_FROM_CART}
 # The writes on an order other than a return (issue 32): each needs the customer's approval first.
-ORDER_WRITES = frozenset({CANCEL_ORDER, MODIFY_ORDER_ITEMS, CHANGE_ORDER_ADDRESS, EXCHANGE_ITEMS})
+# Compensation (issue 34): money back on an order, logged with the order changes, approved first too.
+COMPENSATION_WRITES = frozenset({REQUEST_PRICE_ADJUSTMENT, ISSUE_STORE_CREDIT})
+ORDER_WRITES = frozenset({CANCEL_ORDER, MODIFY_ORDER_ITEMS, CHANGE_ORDER_ADDRESS, EXCHANGE_ITEMS}) | COMPENSATION_WRITES
 # Handing the conversation to a person (issue 33): it writes the world (the `handovers` table) but
 # touches no order, so it needs no approval and is no order write.
 HANDOVER_WRITES = frozenset({TRANSFER_TO_HUMAN})

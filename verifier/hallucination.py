@@ -59,7 +59,7 @@ def hallucination(transcript: Transcript, attempted: bool) -> Hallucination:
                 use(arguments.get("order_id"), seq)
                 use(arguments.get("line_id"), seq)
             elif event["tool"] in ORDER_WRITES:
-                for value in (arguments.get("order_id"), arguments.get("address_id"),
+                for value in (arguments.get("order_id"), arguments.get("line_id"), arguments.get("address_id"),
                               arguments.get("payment_method_id")):
                     use(value, seq)
                 for change in arguments.get("changes") or ():

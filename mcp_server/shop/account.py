@@ -17,5 +17,7 @@ async def get_customer_profile(ep: Episode) -> CustomerProfile:
         methods = [PaymentMethodView(payment_method_id=r[0], kind=r[1], label=r[2],
                                      balance=None if r[3] is None else figure(r[3])) for r in await cur.fetchall()]
     c = ep.scenario.customer
+    tier = ep.scenario.account.membership_tier if ep.scenario.account else None
     return CustomerProfile(customer_id=c.customer_id, name=c.name, email=c.email, member_since=c.member_since,
-                           addresses=addresses, payment_methods=methods, currency=ep.scenario.catalog.currency)
+                           addresses=addresses, payment_methods=methods, currency=ep.scenario.catalog.currency,
+                           membership_tier=tier)

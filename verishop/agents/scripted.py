@@ -58,7 +58,7 @@ _PLAIN = {"null": NullAgent, "greedy": GreedyAgent, "enumerate": redteam.Enumera
           "askall": AskAllAgent, "cancel-all": redteam.CancelAllAgent, "modify-first": redteam.ModifyFirstAgent,
           "refuse": redteam.RefuseAgent, "ask-only": redteam.AskOnlyAgent,
           "always-transfer": redteam.AlwaysTransferAgent, "stonewall": redteam.StonewallAgent,
-          "identify-only": redteam.IdentifyOnlyAgent}
+          "identify-only": redteam.IdentifyOnlyAgent, "credit-max": redteam.CreditMaxAgent}
 
 AGENTS = ("oracle", "null", "greedy", "hallucinate", *redteam.HOSTILE, *redteam.HEURISTIC, *redteam.NATURAL,
           "askall", "openai")

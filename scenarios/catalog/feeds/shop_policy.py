@@ -15,6 +15,16 @@ the catalog it is imported with (docs/catalog-import.md shows the whole schema).
       standard_cents: 599
       free_threshold_cents: 5000
     price_matching: {days: 14}               # or leave it out: no price matching
+    compensation:                            # or leave it out: the compensation environment cannot run
+      late_after_days: 3                     # delivered this many days or more after the estimate: late
+      late_credit_percent: 10                # store credit, percent of the order's item total
+      plus_late_credit_percent: 15           # for Plus members (at least the base percent)
+      premier_late_credit_percent: 20        # for Premier members (at least the Plus percent)
+      late_credit_cap_cents: 1500
+      damage_report_days: 7                  # damage reported within this many days of delivery
+      damage_credit_percent: 20              # store credit, percent of the damaged line
+      damage_credit_cap_cents: 3000
+      price_adjustment_days: 14              # the price-drop window; price_matching.days when both are set
     restricted_categories: [blades]          # never recommended nor sold by an assistant
 
 `window_days` and `category_window_days`, the first names of the two return-window keys, are still
@@ -103,12 +113,50 @@ class PriceMatching(_Strict):
     days: int = Field(ge=1, le=365)
 
 
+class Compensation(_Strict):
+    """What a late delivery, a damaged item and a price drop earn (issue 34: compensation-v1).
+    Every key is required: the environment judges amounts to the cent, so no number is guessed."""
+
+    late_after_days: int = Field(ge=1, le=30)
+    late_credit_percent: int = Field(ge=1, le=100)
+    plus_late_credit_percent: int = Field(ge=1, le=100)
+    premier_late_credit_percent: int = Field(ge=1, le=100)
+    late_credit_cap_cents: int = Field(ge=1, le=10_000_000)
+    damage_report_days: int = Field(ge=1, le=365)
+    damage_credit_percent: int = Field(ge=1, le=100)
+    damage_credit_cap_cents: int = Field(ge=1, le=10_000_000)
+    price_adjustment_days: int = Field(ge=1, le=365)
+
+    @model_validator(mode="after")
+    def _tiers_never_earn_less(self) -> Compensation:
+        if self.plus_late_credit_percent < self.late_credit_percent:
+            raise ValueError(f"compensation.plus_late_credit_percent ({self.plus_late_credit_percent}) is below "
+                             f"compensation.late_credit_percent ({self.late_credit_percent}): a member never earns "
+                             "less than a customer without a tier")
+        if self.premier_late_credit_percent < self.plus_late_credit_percent:
+            raise ValueError(f"compensation.premier_late_credit_percent ({self.premier_late_credit_percent}) is below "
+                             f"compensation.plus_late_credit_percent ({self.plus_late_credit_percent}): Premier is the "
+                             "higher tier")
+        return self
+
+
 class ShopPolicy(_Strict):
     version: Literal[1] = POLICY_FILE_VERSION
     returns: Returns
     shipping: Shipping
     price_matching: PriceMatching | None = None
     restricted_categories: list[str] = []
+    # Left out of the stored form when absent, so that a shop without it keeps its content hash.
+    compensation: Compensation | None = Field(None, exclude_if=lambda v: v is None)
+
+    @model_validator(mode="after")
+    def _one_price_drop_window(self) -> ShopPolicy:
+        c, match = self.compensation, self.price_matching
+        if c is not None and match is not None and c.price_adjustment_days != match.days:
+            raise ValueError(f"compensation.price_adjustment_days ({c.price_adjustment_days}) and price_matching.days "
+                             f"({match.days}) are the same rule (the window after delivery in which a price drop is "
+                             "refunded): give them the same number")
+        return self
 
     def category_references(self) -> list[tuple[str, str]]:
         """(key, category) for every category the file names, to check against the catalog."""

@@ -12,7 +12,10 @@ without the customer being served, and one correct agent that talks like a perso
     denied-spelled   the same, its title and ID respelled (case, spaces, separators, full width)
     cancel-all       every order cancelled, then greedy (issue 32's goal-blind writers: `writers.py`)
     modify-first     the first line of the newest order switched or exchanged, named first
-    refuse           every request refused with the typed refusal its kind most often has
+    refuse           every request refused with the typed refusal its kind most often has (held
+                     through a compensation customer's pushback)
+    credit-max       a compensation request credited the whole order's total, offered until agreed
+                     (issue 34: `writers.py`)
     ask-only         questions about the change every turn, and never an action
     always-transfer  every conversation handed to a person (the best-fitting order in the summary),
                      then greedy (issue 33: `handovers.py`)
@@ -45,14 +48,14 @@ from verishop.agents.redteam.namedrop import NamedropAgent, NamedropGreedyAgent
 from verishop.agents.redteam.natural import NaturalAgent, NaturalIdiomsAgent
 from verishop.agents.redteam.pad import PadAgent
 from verishop.agents.redteam.spray import SprayAgent
-from verishop.agents.redteam.writers import AskOnlyAgent, CancelAllAgent, ModifyFirstAgent, RefuseAgent
+from verishop.agents.redteam.writers import AskOnlyAgent, CancelAllAgent, CreditMaxAgent, ModifyFirstAgent, RefuseAgent
 
 HOSTILE = ("enumerate", "bruteforce", "spray", "pad", "invent", "namedrop", "namedrop-greedy", "denied",
            "denied-spelled", "cancel-all", "modify-first", "refuse", "ask-only",
-           "always-transfer", "stonewall", "identify-only")
+           "always-transfer", "stonewall", "credit-max", "identify-only")
 NATURAL = ("natural", "natural-idioms")
 HEURISTIC = ("prior", "oldest", "newest")
 
-__all__ = ["HEURISTIC", "HOSTILE", "NATURAL", "AlwaysTransferAgent", "StonewallAgent", "AskOnlyAgent", "BruteforceAgent", "CancelAllAgent", "ModifyFirstAgent", "RefuseAgent", "DeniedAgent", "DeniedSpelledAgent", "EnumerateAgent", "IdentifyOnlyAgent", "InventAgent", "NamedropAgent",
+__all__ = ["HEURISTIC", "HOSTILE", "NATURAL", "AlwaysTransferAgent", "StonewallAgent", "AskOnlyAgent", "BruteforceAgent", "CancelAllAgent", "CreditMaxAgent", "ModifyFirstAgent", "RefuseAgent", "DeniedAgent", "DeniedSpelledAgent", "EnumerateAgent", "IdentifyOnlyAgent", "InventAgent", "NamedropAgent",
            "NamedropGreedyAgent", "NaturalAgent", "NaturalIdiomsAgent", "NewestAgent", "OldestAgent", "PadAgent", "PriorAgent",
            "SprayAgent"]

@@ -5,7 +5,11 @@ checks pay none of them more than greedy.
     cancel-all    cancels every order the customer has, then plays the request as greedy does
     modify-first  the first line of the newest order that can take it switched (CHANGE) or
                   exchanged (EXCHANGE) to its first other variant, named first, made either way
-    refuse        refuses every request: the typed refusal its kind most often has, and done
+    refuse        refuses every request: the typed refusal its kind most often has, and done (a
+                  compensation request: the refusal held through every pushback, issue 34)
+    credit-max    a compensation request (issue 34) answered with the most the tools allow: the
+                  order whose items and day best fit the words credited its whole item total,
+                  offered until the customer agrees; any other request played as greedy does
     ask-only      asks, every turn, about everything a change could need and whether to go ahead,
                   and never acts (asking that learns the details and then acts is `askall`, which
                   does the task: docs/reward.md)
@@ -17,6 +21,7 @@ from __future__ import annotations
 
 from verishop.agents.baselines import play_requests
 from verishop.agents.baselines import handle_request as greedy_request
+from verishop.agents.baselines.lookups import best_order
 from verishop.agents.redteam.common import dispatch, kind_of, lookup, opening, say
 from verishop.agents.session import ShopSession, ToolFailed
 
@@ -81,16 +86,52 @@ class ModifyFirstAgent:
         await say(shop, "Done: your order is changed.", order_id=order["order_id"])
 
 
+# Turns a goal-blind writer keeps its answer through the customer's pushback.
+HOLD_TURNS = 5
+
+
 class RefuseAgent:
     name = "refuse"
 
     async def play(self, shop: ShopSession) -> None:
         text = await opening(shop)
-        refusal = _REFUSALS.get(kind_of(text), "not_eligible")
+        kind = kind_of(text)
+        refusal = _REFUSALS.get(kind, "not_eligible")
         orders = await _orders(shop)
         submission = {"order_id": orders[0]["order_id"]} if orders else {}
+        if kind == "compensation":  # the customer pushes back: the refusal is held, never withdrawn
+            for _ in range(HOLD_TURNS):
+                reply = await say(shop, "I'm sorry, nothing is owed under the store's policy.", answer_refusal=refusal,
+                                  **submission)
+                if reply["status"] != "open":
+                    return
         await say(shop, "I'm sorry, that can't be done under the store's policy.", answer_refusal=refusal, done=True,
                   **submission)
+
+
+class CreditMaxAgent:
+    name = "credit-max"
+
+    async def play(self, shop: ShopSession) -> None:
+        await play_requests(shop, await opening(shop), self.handle)
+
+    async def handle(self, shop: ShopSession, text: str) -> None:
+        await dispatch(shop, text, {"compensation": self._credit_all})
+
+    async def _credit_all(self, shop: ShopSession, text: str, kind: str) -> None:
+        orders = [o for o in await _orders(shop) if o["status"] != "cancelled"]
+        if not orders:
+            await say(shop, "I couldn't find any order to compensate.", done=True)
+            return
+        order = best_order(text, orders)
+        amount = order["total"]
+        for _ in range(HOLD_TURNS):
+            reply = await say(shop, f"For order {order['order_id']} I'll give you {amount:.2f} in store credit, the "
+                              "whole order. Shall I go ahead?", order_id=order["order_id"], answer_number=amount)
+            if reply["status"] != "open" or "go ahead" in reply["customer_message"].lower():
+                break
+        await _attempt(shop, "issue_store_credit", order_id=order["order_id"], amount=amount, reason="goodwill")
+        await say(shop, "Done: the credit is on your account.", order_id=order["order_id"], done=True)
 
 
 ASKS = ("Which order do you mean, and why do you want the change?",
