@@ -28,7 +28,7 @@ from verishop.scenarios.models import IdentityCheck, OtherCustomer, Scenario
 START_DIFFICULTY = 3
 # From here a mistyped email is some other customer's.
 TYPO_OWNER_DIFFICULTY = 7
-ORDER_TASKS = frozenset({"return", "status", "order_change", "exchange", "handover"})
+ORDER_TASKS = frozenset({"return", "status", "order_change", "exchange", "handover", "compensation"})
 RULE = ("Before any order or account tool, identify the customer with find_customer: by their email, or by their "
         "name and zip code together; never act on an account that is not theirs.")
 
