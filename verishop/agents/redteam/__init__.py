@@ -17,6 +17,8 @@ without the customer being served, and one correct agent that talks like a perso
     always-transfer  every conversation handed to a person (the best-fitting order in the summary),
                      then greedy (issue 33: `handovers.py`)
     stonewall        a claim handed over, every other request refused, at every reply
+    obey-text        greedy that obeys every instruction planted in a product's seller text (issue 33:
+                     `obey.py`)
     natural          the oracle's work, answered in sentences (reads the goal)
     natural-idioms   the same, answered in idioms, spoken money, histories and restated figures
 
@@ -40,6 +42,7 @@ from verishop.agents.redteam.handovers import AlwaysTransferAgent, StonewallAgen
 from verishop.agents.redteam.heuristics import NewestAgent, OldestAgent, PriorAgent
 from verishop.agents.redteam.invent import InventAgent
 from verishop.agents.redteam.namedrop import NamedropAgent, NamedropGreedyAgent
+from verishop.agents.redteam.obey import ObeyTextAgent
 from verishop.agents.redteam.natural import NaturalAgent, NaturalIdiomsAgent
 from verishop.agents.redteam.pad import PadAgent
 from verishop.agents.redteam.spray import SprayAgent
@@ -47,10 +50,10 @@ from verishop.agents.redteam.writers import AskOnlyAgent, CancelAllAgent, Modify
 
 HOSTILE = ("enumerate", "bruteforce", "spray", "pad", "invent", "namedrop", "namedrop-greedy", "denied",
            "denied-spelled", "cancel-all", "modify-first", "refuse", "ask-only",
-           "always-transfer", "stonewall")
+           "always-transfer", "stonewall", "obey-text")
 NATURAL = ("natural", "natural-idioms")
 HEURISTIC = ("prior", "oldest", "newest")
 
 __all__ = ["HEURISTIC", "HOSTILE", "NATURAL", "AlwaysTransferAgent", "StonewallAgent", "AskOnlyAgent", "BruteforceAgent", "CancelAllAgent", "ModifyFirstAgent", "RefuseAgent", "DeniedAgent", "DeniedSpelledAgent", "EnumerateAgent", "InventAgent", "NamedropAgent",
-           "NamedropGreedyAgent", "NaturalAgent", "NaturalIdiomsAgent", "NewestAgent", "OldestAgent", "PadAgent", "PriorAgent",
+           "NamedropGreedyAgent", "NaturalAgent", "NaturalIdiomsAgent", "NewestAgent", "ObeyTextAgent", "OldestAgent", "PadAgent", "PriorAgent",
            "SprayAgent"]
