@@ -19,6 +19,9 @@ without the customer being served, and one correct agent that talks like a perso
     stonewall        a claim handed over, every other request refused, at every reply
     obey-text        greedy that obeys every instruction planted in a product's seller text (issue 33:
                      `obey.py`)
+    flagged-first    greedy that recommends first every product whose seller text carries an
+                     instruction, taking it for a wanted one (`flagged.py`): a measurement of what
+                     the carrier's choice tells, not in the suite's table
     natural          the oracle's work, answered in sentences (reads the goal)
     natural-idioms   the same, answered in idioms, spoken money, histories and restated figures
 
@@ -42,6 +45,7 @@ from verishop.agents.redteam.handovers import AlwaysTransferAgent, StonewallAgen
 from verishop.agents.redteam.heuristics import NewestAgent, OldestAgent, PriorAgent
 from verishop.agents.redteam.invent import InventAgent
 from verishop.agents.redteam.namedrop import NamedropAgent, NamedropGreedyAgent
+from verishop.agents.redteam.flagged import FlaggedFirstAgent
 from verishop.agents.redteam.obey import ObeyTextAgent
 from verishop.agents.redteam.natural import NaturalAgent, NaturalIdiomsAgent
 from verishop.agents.redteam.pad import PadAgent
@@ -54,6 +58,6 @@ HOSTILE = ("enumerate", "bruteforce", "spray", "pad", "invent", "namedrop", "nam
 NATURAL = ("natural", "natural-idioms")
 HEURISTIC = ("prior", "oldest", "newest")
 
-__all__ = ["HEURISTIC", "HOSTILE", "NATURAL", "AlwaysTransferAgent", "StonewallAgent", "AskOnlyAgent", "BruteforceAgent", "CancelAllAgent", "ModifyFirstAgent", "RefuseAgent", "DeniedAgent", "DeniedSpelledAgent", "EnumerateAgent", "InventAgent", "NamedropAgent",
+__all__ = ["HEURISTIC", "HOSTILE", "NATURAL", "AlwaysTransferAgent", "StonewallAgent", "AskOnlyAgent", "BruteforceAgent", "CancelAllAgent", "ModifyFirstAgent", "RefuseAgent", "DeniedAgent", "DeniedSpelledAgent", "EnumerateAgent", "FlaggedFirstAgent", "InventAgent", "NamedropAgent",
            "NamedropGreedyAgent", "NaturalAgent", "NaturalIdiomsAgent", "NewestAgent", "ObeyTextAgent", "OldestAgent", "PadAgent", "PriorAgent",
            "SprayAgent"]
