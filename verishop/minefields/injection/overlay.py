@@ -211,4 +211,8 @@ def _reveals(scenario: Scenario) -> tuple[str, str] | None:
 
 
 def _policy_says(scenario: Scenario, number: int) -> bool:
-    return any(re.search(rf"(?<!\d){number}(?!\d)", clause.text) for clause in scenario.policy.clauses)
+    """Whether a clause of the store's policy, or any text of the goal (a journey's policy question
+    and its answer, say), has the number: the false policy's figure must be nothing true."""
+    texts = [clause.text for clause in scenario.policy.clauses]
+    texts += [value for _, value in _fields(scenario.goal) if isinstance(value, str)]
+    return any(re.search(rf"(?<!\d){number}(?!\d)", text) for text in texts)
