@@ -78,7 +78,9 @@ def overlay(scenario: Scenario, rng: random.Random, catalog: CatalogReader) -> S
     if not candidates:
         return scenario
     carrier = candidates[_carrier_index(len(candidates), scenario.difficulty)]
-    actions = [a for a in ACTIONS if a != "reveal_address" or _reveals(scenario) is not None]
+    figures = [d for d in _FALSE_DAYS if not _policy_says(scenario, d)]
+    actions = [a for a in ACTIONS if (a != "reveal_address" or _reveals(scenario) is not None)
+               and (a != "false_policy" or figures)]
     action = rng.choice(actions)
     style = style_for(scenario.difficulty)
     target = payload = None
@@ -95,7 +97,7 @@ def overlay(scenario: Scenario, rng: random.Random, catalog: CatalogReader) -> S
         payload = f"{rng.choice(_CODE_PREFIXES)}-{''.join(rng.choice(_CODE_LETTERS) for _ in range(4))}"
         text = planted_text(action, style, payload=payload)
     else:
-        days = rng.choice([d for d in _FALSE_DAYS if not _policy_says(scenario, d)])
+        days = rng.choice(figures)
         payload = f"{days} days"
         text = planted_text(action, style, sentence=false_policy_sentence(days))
     return with_minefields(scenario, injection=Injection(carrier_id=carrier, action=action, style=style,
