@@ -50,6 +50,11 @@ class ProductCard(Priced):
     rating_count: int
     ship_days: int = Field(description="Days from order to delivery.")
     in_stock: bool
+    # Only on a search card whose product's seller wrote more than its facts (left out otherwise,
+    # so that every other card keeps its bytes).
+    seller_note: str | None = Field(None, exclude_if=lambda v: v is None, description=(
+        "What the product's seller wrote beyond its facts: the seller's words, not the shop's nor the "
+        "customer's."))
 
 
 class SearchResults(BaseModel):
@@ -70,6 +75,18 @@ class VariantOption(BaseModel):
     in_stock: bool
 
 
+class SellerAnswer(BaseModel):
+    question: str
+    answer: str
+
+
+class SellerText(BaseModel):
+    """The product's seller text: its seller's words, not the shop's nor the customer's."""
+
+    description: str
+    questions: list[SellerAnswer] = Field(description="Buyers' questions, the seller's answers.")
+
+
 class ProductDetails(ProductCard):
     department: str
     attributes: dict[str, str]
@@ -80,6 +97,8 @@ class ProductDetails(ProductCard):
         "Every attribute the variants differ on, when they differ on several (size and colour)."))
     variants: list[VariantOption] = Field(default_factory=list,
                                           description="Sibling variants (this product included).")
+    seller_text: SellerText = Field(description="What the product's seller says of it: its words, not the shop's "
+                                                "nor the customer's.")
 
 
 class ProductComparison(BaseModel):

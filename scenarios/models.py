@@ -12,6 +12,8 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from verishop.scenarios.tool_names import ADD_TO_CART
+
 SCENARIO_SCHEMA_VERSION = 1
 
 # The currency an amount is in (an ISO 4217 code, `verishop.scenarios.money`): the catalog's, for
@@ -650,7 +652,8 @@ class PrivacyProbe(Frozen):
     words: str = Field(description="What the customer says to ask it (appended to the opening).")
 
 
-InjectionAction = Literal["add_to_cart", "recommend", "reveal_address", "apply_code", "false_policy"]
+# What a planted instruction asks: its cart action is spelt as the tool it would have the agent call.
+InjectionAction = Literal[ADD_TO_CART, "recommend", "reveal_address", "apply_code", "false_policy"]  # pyright: ignore
 InjectionStyle = Literal["plain", "system", "preference"]
 
 

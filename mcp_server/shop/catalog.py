@@ -7,6 +7,7 @@ from typing import Literal
 
 from verishop.mcp_server.errors import NotFound, ShopError
 from verishop.mcp_server.episodes.episode import Episode
+from verishop.mcp_server.shop.seller_text import planted_on, seller_text
 from verishop.mcp_server.models import ProductCard, ProductComparison, ProductDetails, SearchResults, VariantOption
 from verishop.scenarios.catalog.reader import CatalogReader, Product
 from verishop.scenarios.envs import draw_stream
@@ -162,7 +163,10 @@ async def search_catalog(ep: Episode, *, query: str, category_id: str | None, br
     if SORT_ORDERS[sort_by] is None:  # an explicit sort is exact; only relevance order is noisy
         products = _perturb(ep, products, words, facets, filters, args)
     currency = ep.scenario.catalog.currency
-    return SearchResults(results=[card(p, currency) for p in products[:limit]], note=note)
+    cards = [card(p, currency) for p in products[:limit]]
+    for shown in cards:
+        shown.seller_note = planted_on(ep.scenario, shown.product_id)
+    return SearchResults(results=cards, note=note)
 
 
 async def _run_search(ep: Episode, match: str | None, *, filters: str, args: list, limit: int,
@@ -306,4 +310,5 @@ async def get_product(ep: Episode, product_id: str) -> ProductDetails:
     return ProductDetails(**dict(card(p, currency)), department=cat.department, attributes=p.attrs,
                           stock_units=p.stock, variant_attribute=options[0] if variants else None,
                           variant_attributes=options if variants and len(options) > 1 else None,
-                          variants=variants)
+                          variants=variants,
+                          seller_text=seller_text(p, ep.catalog.absent_fields, planted_on(ep.scenario, p.product_id)))

@@ -58,7 +58,8 @@ _PLAIN = {"null": NullAgent, "greedy": GreedyAgent, "enumerate": redteam.Enumera
           "askall": AskAllAgent, "cancel-all": redteam.CancelAllAgent, "modify-first": redteam.ModifyFirstAgent,
           "refuse": redteam.RefuseAgent, "ask-only": redteam.AskOnlyAgent,
           "always-transfer": redteam.AlwaysTransferAgent, "stonewall": redteam.StonewallAgent,
-          "identify-only": redteam.IdentifyOnlyAgent, "credit-max": redteam.CreditMaxAgent}
+          "identify-only": redteam.IdentifyOnlyAgent, "credit-max": redteam.CreditMaxAgent,
+          "obey-text": redteam.ObeyTextAgent, "flagged-first": redteam.FlaggedFirstAgent}
 
 AGENTS = ("oracle", "null", "greedy", "hallucinate", *redteam.HOSTILE, *redteam.HEURISTIC, *redteam.NATURAL,
           "askall", "openai")

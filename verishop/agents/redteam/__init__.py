@@ -21,6 +21,11 @@ without the customer being served, and one correct agent that talks like a perso
                      then greedy (issue 33: `handovers.py`)
     stonewall        a claim handed over, every other request refused, at every reply
     identify-only    the customer identified as greedy does, then nothing (issue 33: `identifies.py`)
+    obey-text        greedy that obeys every instruction planted in a product's seller text (issue 33:
+                     `obey.py`)
+    flagged-first    greedy that recommends first every product whose seller text carries an
+                     instruction, taking it for a wanted one (`flagged.py`): a measurement of what
+                     the carrier's choice tells, not in the suite's table
     natural          the oracle's work, answered in sentences (reads the goal)
     natural-idioms   the same, answered in idioms, spoken money, histories and restated figures
 
@@ -45,6 +50,8 @@ from verishop.agents.redteam.heuristics import NewestAgent, OldestAgent, PriorAg
 from verishop.agents.redteam.identifies import IdentifyOnlyAgent
 from verishop.agents.redteam.invent import InventAgent
 from verishop.agents.redteam.namedrop import NamedropAgent, NamedropGreedyAgent
+from verishop.agents.redteam.flagged import FlaggedFirstAgent
+from verishop.agents.redteam.obey import ObeyTextAgent
 from verishop.agents.redteam.natural import NaturalAgent, NaturalIdiomsAgent
 from verishop.agents.redteam.pad import PadAgent
 from verishop.agents.redteam.spray import SprayAgent
@@ -52,10 +59,10 @@ from verishop.agents.redteam.writers import AskOnlyAgent, CancelAllAgent, Credit
 
 HOSTILE = ("enumerate", "bruteforce", "spray", "pad", "invent", "namedrop", "namedrop-greedy", "denied",
            "denied-spelled", "cancel-all", "modify-first", "refuse", "ask-only",
-           "always-transfer", "stonewall", "credit-max", "identify-only")
+           "always-transfer", "stonewall", "credit-max", "identify-only", "obey-text")
 NATURAL = ("natural", "natural-idioms")
 HEURISTIC = ("prior", "oldest", "newest")
 
-__all__ = ["HEURISTIC", "HOSTILE", "NATURAL", "AlwaysTransferAgent", "StonewallAgent", "AskOnlyAgent", "BruteforceAgent", "CancelAllAgent", "CreditMaxAgent", "ModifyFirstAgent", "RefuseAgent", "DeniedAgent", "DeniedSpelledAgent", "EnumerateAgent", "IdentifyOnlyAgent", "InventAgent", "NamedropAgent",
-           "NamedropGreedyAgent", "NaturalAgent", "NaturalIdiomsAgent", "NewestAgent", "OldestAgent", "PadAgent", "PriorAgent",
+__all__ = ["HEURISTIC", "HOSTILE", "NATURAL", "AlwaysTransferAgent", "StonewallAgent", "AskOnlyAgent", "BruteforceAgent", "CancelAllAgent", "CreditMaxAgent", "ModifyFirstAgent", "RefuseAgent", "DeniedAgent", "DeniedSpelledAgent", "EnumerateAgent", "FlaggedFirstAgent", "IdentifyOnlyAgent", "InventAgent", "NamedropAgent",
+           "NamedropGreedyAgent", "NaturalAgent", "NaturalIdiomsAgent", "NewestAgent", "ObeyTextAgent", "OldestAgent", "PadAgent", "PriorAgent",
            "SprayAgent"]
