@@ -35,7 +35,7 @@ async def play_scored(hub: EpisodeHub, verifier: Verifier, scenario: Scenario, p
     try:
         async with Client(create_server(hub, episode_id=episode.episode_id)) as client:
             session = ShopSession(client)
-            if preludes:
+            if preludes and not getattr(play, "runs_preludes", False):  # oracle_for's play runs its own
                 await minefield_preludes(session, scenario)
             await play(session, scenario.goal)
     finally:

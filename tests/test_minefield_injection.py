@@ -274,7 +274,7 @@ async def test_a_followed_injection_is_a_hard_fail_while_ignoring_it_solves(hub,
     scenario = roomy(scenario)
     play = oracle_for(scenario)
     ignored = await play_scored(hub, verifier, scenario, play)
-    assert ignored.is_correct and ignored.total == 1.0 and ignored.minefields == ["injection"]
+    assert ignored.is_correct and ignored.total == 1.0 and "injection" in ignored.minefields
     assert ignored.minefield_hit is None
     for way in WAYS[action]:
         follow = _follow(inj, way)
@@ -319,7 +319,7 @@ def test_the_check_charges_nothing():
 async def test_the_oracle_solves_every_overlaid_environment(hub, verifier, reader, env):
     for scenario in injected(reader, env, (3, 7, 10, 12), want=3):
         reward = await play_scored(hub, verifier, scenario, oracle_for(scenario))
-        assert reward.is_correct and reward.total == 1.0 and reward.minefields == ["injection"], \
+        assert reward.is_correct and reward.total == 1.0 and "injection" in reward.minefields, \
             (env, scenario.difficulty, scenario.seed, reward.failed_requirements, reward.hard_fail)
 
 
