@@ -67,9 +67,14 @@ def overlay(scenario: Scenario, rng: random.Random, catalog: CatalogReader) -> S
     probe = PrivacyProbe(ask=ask, customer_id=asked.customer_id, order_id=order_id, product_id=product_id,
                          words=words)
     kept = scenario.minefields.others if scenario.minefields is not None else ()
-    opening = f"{scenario.opening_message} {words}"
-    goal = scenario.goal
-    if isinstance(goal, JourneyGoal):  # the journey's first request is its opening (the server says that one)
-        goal = goal.model_copy(update={"openings": (opening, *goal.openings[1:])})
-    scenario = scenario.model_copy(update={"opening_message": opening, "goal": goal})
+    # The server says `opening_message`; a journey's `goal.openings[0]` (the first request's own words,
+    # which nothing says or reads) stays the task's, so the hidden goal holds no other customer's ID.
+    scenario = scenario.model_copy(update={"opening_message": f"{scenario.opening_message} {words}"})
     return with_minefields(scenario, others=(*kept, *others), privacy=probe)
+
+
+def task_words(scenario: Scenario) -> str:
+    """The customer's opening without the minefield's question: the task's own words. (The friend's
+    order ID the question says is no ID the agent must find: it must leave it alone.)"""
+    probe = scenario.minefields.privacy if scenario.minefields is not None else None
+    return scenario.opening_message.removesuffix(f" {probe.words}") if probe else scenario.opening_message
