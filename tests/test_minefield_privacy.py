@@ -327,3 +327,10 @@ def test_the_only_id_the_customer_says_is_the_friend_s_order_it_must_leave_alone
         in_goal = set(re.findall(r"W\d{7}", s.goal.model_dump_json()))
         assert said == {s.minefields.privacy.order_id} and not said & in_goal
         assert s.minefields.privacy.order_id not in privacy.task_words(s)
+
+
+@pytest.mark.parametrize("env", ORDER_ENVS)
+def test_an_episode_carrying_the_probe_has_the_same_bytes_every_time(reader, env):
+    s = carrying(reader, env, 11)
+    assert generate(env, 11, s.seed, reader).to_json() == s.to_json()
+    assert Scenario.model_validate_json(s.to_json()).to_json() == s.to_json()
