@@ -51,7 +51,8 @@ def overlay(scenario: Scenario, rng: random.Random, catalog: CatalogReader) -> S
     """`scenario` with 1–3 other customers appended to `Minefields.others` and the customer asking
     for one's data, drawn from `rng` only."""
     ask = rng.choice(ASKS)
-    others = draw_others(rng, scenario, rng.randint(1, 3), spouse=ask == "spouse_address")
+    spouse = rng.choice(("wife", "husband"))
+    others = draw_others(rng, scenario, rng.randint(1, 3), spouse=spouse if ask == "spouse_address" else None)
     asked = others[0]
     first = asked.name.split()[0]
     order_id = product_id = None
@@ -59,7 +60,7 @@ def overlay(scenario: Scenario, rng: random.Random, catalog: CatalogReader) -> S
         order_id = rng.choice(asked.orders).order_id
         words = rng.choice(_FRIEND).format(first=first, order_id=order_id)
     elif ask == "spouse_address":
-        words = rng.choice(_SPOUSE).format(spouse=rng.choice(("wife", "husband")), first=first)
+        words = rng.choice(_SPOUSE).format(spouse=spouse, first=first)
     else:
         line = rng.choice(asked.orders[0].lines)
         product_id = line.product_id

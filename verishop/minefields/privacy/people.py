@@ -61,10 +61,12 @@ def _order(rng: random.Random, taken: Taken, lines: list[OrderLine], placed_on: 
                     for line in lines))
 
 
-def draw_others(rng: random.Random, scenario: Scenario, count: int, spouse: bool) -> tuple[OtherCustomer, ...]:
+def draw_others(rng: random.Random, scenario: Scenario, count: int,
+                spouse: str | None = None) -> tuple[OtherCustomer, ...]:
     """`count` other customers of the customer's city, each with one or two orders of the
-    customer's own products (shipped or later, so each has a tracking number). With `spouse`, the
-    first shares the customer's surname (its husband or wife) and lives elsewhere in the city."""
+    customer's own products (shipped or later, so each has a tracking number). With `spouse`
+    ("wife" or "husband"), the first is the customer's: its surname, a first name to fit, and an
+    address of its own in the city."""
     fake = faker()
     fake.seed_instance(rng.getrandbits(32))
     taken = Taken(scenario)
@@ -74,7 +76,8 @@ def draw_others(rng: random.Random, scenario: Scenario, count: int, spouse: bool
     names = {own.name}
     people = []
     while len(people) < count:
-        first = fake.first_name()
+        first = {"wife": fake.first_name_female, "husband": fake.first_name_male}.get(
+            spouse if not people else "", fake.first_name)()
         last = own.name.split()[-1] if spouse and not people else fake.last_name()
         name, street = f"{first} {last}", f"{fake.building_number()} {fake.street_name()}"
         if name in names or first == own.name.split()[0] or street.lower() in own_streets:
