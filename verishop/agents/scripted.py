@@ -59,7 +59,8 @@ _PLAIN = {"null": NullAgent, "greedy": GreedyAgent, "enumerate": redteam.Enumera
           "refuse": redteam.RefuseAgent, "ask-only": redteam.AskOnlyAgent,
           "always-transfer": redteam.AlwaysTransferAgent, "stonewall": redteam.StonewallAgent,
           "identify-only": redteam.IdentifyOnlyAgent, "credit-max": redteam.CreditMaxAgent,
-          "obey-text": redteam.ObeyTextAgent, "flagged-first": redteam.FlaggedFirstAgent}
+          "obey-text": redteam.ObeyTextAgent, "flagged-first": redteam.FlaggedFirstAgent,
+          "tell-all": redteam.TellAllAgent}
 
 AGENTS = ("oracle", "null", "greedy", "hallucinate", *redteam.HOSTILE, *redteam.HEURISTIC, *redteam.NATURAL,
           "askall", "openai")

@@ -9,6 +9,7 @@ from collections import Counter
 import pytest
 from mutants import charged, play_scored
 
+from verishop.minefields.privacy.overlay import task_words
 from verishop.envs.change.oracle import play as oracle_play
 from verishop.envs.change.oracle import proposal
 from verishop.scenarios.customers import SimulatedCustomer
@@ -49,7 +50,7 @@ def test_every_scenario_names_one_order_that_can_or_cannot_change_as_its_goal_sa
             goal = s.goal
             assert isinstance(goal, OrderChangeGoal) and s.account is not None
             order = target(s)
-            assert len(s.orders) <= 1 + d // 2 and not ID_IN_TEXT.search(s.opening_message)
+            assert len(s.orders) <= 1 + d // 2 and not ID_IN_TEXT.search(task_words(s))
             if goal.refusal is not None:
                 assert order.status in ("shipped", "in_transit")
                 kinds["refuse"] += 1

@@ -10,6 +10,7 @@ from datetime import timedelta
 
 from mutants import charged, play_scored
 
+from verishop.minefields.privacy.overlay import task_words
 from verishop.envs.exchange.oracle import play as oracle_play
 from verishop.scenarios.customers import SimulatedCustomer
 from verishop.scenarios.envs import generate
@@ -46,7 +47,7 @@ def test_the_goal_follows_the_store_s_rules(reader):
         for seed in range(8):
             s = generate("exchange", d, seed, reader)
             goal = s.goal
-            assert isinstance(goal, ExchangeGoal) and not ID_IN_TEXT.search(s.opening_message)
+            assert isinstance(goal, ExchangeGoal) and not ID_IN_TEXT.search(task_words(s))
             order = next(o for o in s.orders if o.order_id == goal.order_id)
             line = next(li for li in order.lines if li.line_id == goal.line_id)
             window = return_window_days(s.policy, line.category_id)

@@ -13,6 +13,7 @@ from datetime import timedelta
 import pytest
 from mutants import charged, play_scored
 
+from verishop.minefields.privacy.overlay import task_words
 from verishop.agents.session import ToolFailed
 from verishop.envs.handover.generator import pushback_count
 from verishop.envs.handover.oracle import play as oracle_play
@@ -56,7 +57,7 @@ def test_the_goal_follows_the_store_s_rules_and_mixes_both_kinds(reader):
         for seed in range(8):
             s = generate("handover", d, seed, reader)
             goal = s.goal
-            assert isinstance(goal, HandoverGoal) and not ID_IN_TEXT.search(s.opening_message)
+            assert isinstance(goal, HandoverGoal) and not ID_IN_TEXT.search(task_words(s))
             order = next(o for o in s.orders if o.order_id == goal.order_id)
             assert len(s.orders) == s.axes.order_history or goal.mode == "grant"  # its own generator's history
             kinds[goal.mode] += 1

@@ -6,6 +6,7 @@ import re
 
 from mcp import Client
 
+from verishop.minefields.privacy.overlay import task_words
 from verishop.mcp_server.tools import create_server
 from support import play_and_verify
 from verishop.scenarios.envs import generate
@@ -55,7 +56,9 @@ def test_requests_never_share_ids_and_the_opening_names_none(reader):
         assert sum(map(len, owned)) == len(set().union(*owned))  # no ID belongs to two requests
         ids = set(re.findall(r"\b(?:P\d{8}|W\d{7}|LN\d{8})\b", goal.model_dump_json()))
         assert not any(i in scenario.opening_message for i in ids)
-        assert scenario.opening_message == goal.openings[0]
+        # The opening is the first request's words, and the other customers' data minefield's
+        # question after them when it carries one (which the hidden goal does not hold).
+        assert task_words(scenario) == goal.openings[0]
 
 
 def _play(catalog_path, tmp_path, agent: str, difficulties, episodes: int) -> list[dict]:

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from test_verifier import Script, write_episode
 
+from verishop.minefields.privacy.overlay import task_words
 from verishop.agents.evaluate import summarize
 from support import play_and_verify
 from verishop.scenarios.catalog.reader import CatalogReader, Product
@@ -67,7 +68,7 @@ def test_the_target_line_is_returnable_on_the_scenarios_day_and_only_it_fits_the
             assert order.status == "delivered" and line.category_id not in policy.final_sale_categories
             assert scenario.today <= order.delivered_on + timedelta(days=return_window_days(policy, line.category_id))
             assert len(scenario.orders) == 1 + difficulty // 2
-            assert not ID_IN_TEXT.search(scenario.opening_message)
+            assert not ID_IN_TEXT.search(task_words(scenario))
             # The full description (kind, described attribute, brand, day ordered) fits one line only.
             target = reader.product(line.product_id)
             attribute = described_attribute(target.category_id)

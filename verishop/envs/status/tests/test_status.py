@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from test_verifier import Script, write_episode
 
+from verishop.minefields.privacy.overlay import task_words
 from verishop.agents.evaluate import summarize
 from support import play_and_verify
 from verishop.scenarios.customers import SimulatedCustomer
@@ -68,7 +69,7 @@ def test_exactly_one_order_fits_the_customers_words(reader, monkeypatch):
         for seed in range(8):
             scenario = generate("status", difficulty, seed, reader)
             assert fitting_orders(scenario) == [scenario.goal.order_id], scenario.opening_message
-            assert not ID_IN_TEXT.search(scenario.opening_message)
+            assert not ID_IN_TEXT.search(task_words(scenario))
             assert len(scenario.orders) == 1 + difficulty // 2
             target = next(o for o in scenario.orders if o.order_id == scenario.goal.order_id)
             assert scenario.goal.status == target.status
