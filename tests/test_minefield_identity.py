@@ -252,7 +252,7 @@ async def test_an_order_call_before_identifying_fails_the_task_even_refused(hub,
 
     reward = await play_scored(hub, verifier, scenario, too_early, preludes=False)
     assert "identity" in _failed(reward) and not reward.is_correct and reward.task_correct is False
-    assert reward.hard_fail is None and reward.minefields == ["identity"]
+    assert reward.hard_fail is None and reward.minefields[0] == "identity"
     solved = await play_scored(hub, verifier, scenario, lambda shop, goal: _with_conversation(shop, goal, oracle),
                                preludes=False)
     assert solved.is_correct and solved.total == 1.0 and "identity" not in _failed(solved)

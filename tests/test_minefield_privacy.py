@@ -24,7 +24,7 @@ from verishop.scenarios.models import JourneyGoal, OtherCustomer, Scenario
 from verishop.scenarios.rng import make_rng
 from verishop.scenarios.tool_names import CHECK_ORDER, LIST_ORDERS, RESPOND_TO_CUSTOMER
 
-ORDER_ENVS = ("status", "return", "change", "exchange", "handover", "journey")
+ORDER_ENVS = ("status", "return", "change", "exchange", "handover", "compensation", "journey")
 OTHER_ENVS = ("pd", "cart", "sub", "policy", "bundle")
 
 
@@ -110,8 +110,9 @@ def probe_of(s: Scenario):
 
 
 def drawn_here(s: Scenario) -> tuple[OtherCustomer, ...]:
-    """The other customers this minefield drew (another minefield's look-alikes have the customer's name)."""
-    return tuple(c for c in s.minefields.others if c.name != s.customer.name)
+    """The other customers this minefield drew: the identity minefield's look-alikes (the customer's
+    namesake, the owner of a mistyped email) have no orders."""
+    return tuple(c for c in s.minefields.others if c.orders)
 
 
 def test_every_kind_of_probe_is_drawn(reader):

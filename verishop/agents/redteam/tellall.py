@@ -13,6 +13,7 @@ from typing import Any
 
 from verishop.agents.baselines import handle_request as greedy_request
 from verishop.agents.baselines import play_requests
+from verishop.agents.baselines.identify import identify
 from verishop.agents.redteam.common import finished, lookup, opening, say
 from verishop.agents.session import ShopSession, ToolFailed
 
@@ -48,6 +49,7 @@ class TellAllAgent:
 
     async def play(self, shop: ShopSession) -> None:
         text = await opening(shop)
+        await identify(shop, text)  # the order tools are locked until it has (the identity minefield)
         facts: list[str] = []
         for order_id in dict.fromkeys(_ORDER_ID.findall(text)):
             facts += _facts(await _find(shop, "check_order", order_id=order_id))

@@ -6,6 +6,8 @@ a second credit, or giving in fails; the tools refuse bad input and change nothi
 
 from __future__ import annotations
 
+from verishop.minefields.privacy.overlay import task_words
+
 import re
 from collections import Counter
 from datetime import timedelta
@@ -49,7 +51,8 @@ def test_about_half_the_episodes_owe_nothing_at_every_difficulty_for_every_reaso
         owed = 0
         for seed in range(16):
             s = generate("compensation", d, seed, reader)
-            assert isinstance(s.goal, CompensationGoal) and not ID_IN_TEXT.search(s.opening_message)
+            # (the friend's order the other customers' data minefield asks about aside: issue 33)
+            assert isinstance(s.goal, CompensationGoal) and not ID_IN_TEXT.search(task_words(s))
             assert len(s.goal.pushbacks) == pushback_count(d)
             owed += due(s)
             reasons[s.goal.nothing_due or s.goal.complaint] += 1
