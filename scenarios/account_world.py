@@ -21,12 +21,13 @@ Draw = Callable[[random.Random, int, int, CatalogReader, Axes, date, Customer, S
 
 
 def generate_on_account(env_id: str, difficulty: int, seed: int, catalog: CatalogReader, shared: SharedWorld | None,
-                        draw: Draw) -> Scenario:
+                        draw: Draw, *, stream: str | None = None) -> Scenario:
     """The scenario `draw` makes on a freshly drawn (or the journey's) account world. A draw whose
     words would fit another order, or whose orders share an ID (rare; on a small imported shop, two
     categories named alike), is drawn again from the same generator: every seed whose first draw
-    holds keeps its bytes."""
-    rng = make_rng("scenario", env_id, difficulty, seed)
+    holds keeps its bytes. `stream` names the draws (by default `env_id`): a version that keeps an
+    earlier one's task draws names that one's (issue 33's minefields came on top of change-v1's)."""
+    rng = make_rng("scenario", stream or env_id, difficulty, seed)
     axes = axes_for(difficulty)
     today = pick_today(rng, shared)
     customer = pick_customer(rng, today, shared)

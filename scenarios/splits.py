@@ -16,7 +16,7 @@ its seed:
   nothing about them and no one can enumerate seeds to match an opening message. With the
   secret, the evaluator (or anyone it shares it with) re-creates and re-scores every episode.
 
-The environment enters by its short name (`pd`, not `pd-v8`), so a split keeps its tasks
+The environment enters by its short name (`pd`, not `pd-v9`), so a split keeps its tasks
 across environment versions. The secret is read at entry points only (`--split-secret` or
 VERISHOP_SPLIT_SECRET), never at import.
 """

@@ -16,32 +16,40 @@ from verishop.scenarios.envs import REGISTRY, generate
 
 CATALOG_CONTENT_HASH = "364570ecc02892684b2b68afd0c3e22eeaf103615ede5f7a54088d2e539c9fcd"
 DIGESTS = {
-    "bundle-v5": "a209ee121dcc23d4ddfc26b6baab8d321cbe478c5efa557b1f29257892d8b8c3",
-    "cart-v5": "08db95bc828b1a97180ccdc3c38407aa4866fff0d53587c6497951d93cef3f1a",
-    "change-v1": "5cfa599bfef7dbd91fb2652c7b4fd949f19fcf547edc96ad008fedbef265ffee",
-    "exchange-v1": "420f403796d8b88069fa06fc0d2efa62393dde4717bb92af99358c34fdc4c6d1",
-    "handover-v1": "94fcae04f044aa32cc0f554fc3d40080574bfe6a5fbb42b342838f86533aca32",
-    "journey-v10": "054660301bfb3254ae5be65dbed8fcf92d598150fe7cd9a348ffbcb55970496a",
-    "pd-v8": "80269314777f32c9b844352b6af0f81a18ad8dbe53f10f1570f8a32f9cf03237",
+    "bundle-v6": "f949c22bde2d82b5474a2e14928ff32e97c43e786acc5bd83a5135b45b1f1adf",
+    "cart-v6": "c503a6bcdd6c048d78dfe97faaf2d6a2d810cec0ca847af12629241eb56652c5",
+    "change-v2": "cc4a492dd61b9efeb667b4bf8b8c7da60d9582650cd31cad6603931ac12885c3",
+    "compensation-v1": "fb97db07f5c10f03e79617b932d5cc1e8ca54755ac39d2279308b4ab478de2ec",
+    "exchange-v2": "28f336fa3689e6cecff6cb625bf2842fd161784a1ee3d73d944445a69b5a8189",
+    "handover-v2": "8acc6bad797b4fbe05ee6e3937fbbf16b30feabcaff60eefd9e5ba36896a3d8e",
+    "journey-v11": "ae32c97a7f9703a73b8e17bbf3a1d30415d85acad54d3355e190a0bdaf93d887",
+    "pd-v9": "6532b244c1eb3f13674c2aef71db84b622e17e99b7622a6924b826ced55f4168",
     "policy-v6": "3cb51789f6ef197de06d7b7bd0cfc57a405fd0d7ff2e0a12e6dd92ec7954a918",
-    "return-v7": "2db25f1a6e3f3081cfa60ee3f4e5d1957b50c9e615c07b33ef8f9c0e5f835570",
-    "status-v6": "fdc353a4345fa43182bea12f4563583b255cf5c4a1df895cde2363349d205b2d",
-    "sub-v7": "0c97be4a63950ab85e59f579ec1f509824979bf001e47f32b56eda2a7b67c636",
+    "return-v8": "69102ad44286676c0ba284fb72935a22c86c8c3b3e8c2fbded2701889348bba8",
+    "status-v7": "9652a6d2d081661bd4aa73ef2b61457d063ca9032b7f96ffc09130af4df3fe1e",
+    "sub-v8": "c0778ba0ed0928c463a17b33f84f47f8514ff3d741bf6aa7cd626ba74094595c",
 }
 
 # Versions that changed only how episodes are scored or how the customer answers, or what an imported
+# shop's episodes say, or that laid issue 33's minefields over the task (their task is the earlier
+# version's, byte for byte; the minefields come on top), or what an imported
 # shop's episodes say (issue 30: its currency, two-option variants; issue 19's
 # safety reading and the answer reader's phrasings; issue 28's safety on a normal form, the reader
 # that asks rather than guesses, the customer that answers what was asked): their scenarios are
 # the bytes of the version whose draws they keep, but for the id.
 RESCORED = {
     "policy-v6": ("policy-v3", "5cf0b5900b84a8e17108fb38ce99b2f32ed196fd58e237c3411fcfd6c52afad8"),
-    "status-v6": ("status-v3", "4983886886b1e58d8a4e5bf439de95f5774f266108128df1015cc710f8fd79a6"),
-    "bundle-v5": ("bundle-v2", "0b847eb5a612306bd58ee230dfc79d0521d0f46175fb93232780cbb0a929742b"),
-    "cart-v5": ("cart-v2", "ad2723ead4d1cc3a2020117c0738f1cba16b87c9118466166fb50c526f1aaf32"),
-    "pd-v8": ("pd-v5", "68202760031ad7963cf6e40abcf678682d9258e1e112461973590fac322e7b36"),
-    "return-v7": ("return-v4", "691bd07d12eea693eb48dcf0742ef7226ca4447566e580b087193ea83109c522"),
-    "sub-v7": ("sub-v4", "4c7bfb920ade92a08e1513f6a306f33b72703df49f48d9c97cea90bd32b934d3"),
+    "status-v7": ("status-v3", "4983886886b1e58d8a4e5bf439de95f5774f266108128df1015cc710f8fd79a6"),
+    "bundle-v6": ("bundle-v2", "0b847eb5a612306bd58ee230dfc79d0521d0f46175fb93232780cbb0a929742b"),
+    "cart-v6": ("cart-v2", "ad2723ead4d1cc3a2020117c0738f1cba16b87c9118466166fb50c526f1aaf32"),
+    "pd-v9": ("pd-v5", "68202760031ad7963cf6e40abcf678682d9258e1e112461973590fac322e7b36"),
+    "return-v8": ("return-v4", "691bd07d12eea693eb48dcf0742ef7226ca4447566e580b087193ea83109c522"),
+    "sub-v8": ("sub-v4", "4c7bfb920ade92a08e1513f6a306f33b72703df49f48d9c97cea90bd32b934d3"),
+    # Issue 33: the minefields overlaid on these tasks, whose draws are the previous version's.
+    "journey-v11": ("journey-v10", "054660301bfb3254ae5be65dbed8fcf92d598150fe7cd9a348ffbcb55970496a"),
+    "change-v2": ("change-v1", "5cfa599bfef7dbd91fb2652c7b4fd949f19fcf547edc96ad008fedbef265ffee"),
+    "exchange-v2": ("exchange-v1", "420f403796d8b88069fa06fc0d2efa62393dde4717bb92af99358c34fdc4c6d1"),
+    "handover-v2": ("handover-v1", "94fcae04f044aa32cc0f554fc3d40080574bfe6a5fbb42b342838f86533aca32"),
 }
 
 

@@ -60,7 +60,7 @@ class EpisodeInfo:
     episode_id: str
     """The episode's id (`ep_` and 96 random bits): it names the episode in every URL."""
     env_id: str
-    """The versioned environment id, e.g. `pd-v8`."""
+    """The versioned environment id, e.g. `pd-v9`."""
     difficulty: int
     """0 to 12 (chosen by the curriculum when the request named none)."""
     seed: int | None
@@ -249,7 +249,7 @@ class ShopClient:
         """POST /episodes with only what was given (the server picks the rest, e.g. the difficulty).
 
         Args:
-            env: an environment, by short name (`pd`) or versioned id (`pd-v8`).
+            env: an environment, by short name (`pd`) or versioned id (`pd-v9`).
             collection: instead of `env`, a training collection (`C1`, `C2`, `C4`, `C8`): the seed
                 picks the environment.
             difficulty: 0 to 12; leave it out to let the server's curriculum choose.

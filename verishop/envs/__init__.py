@@ -62,7 +62,7 @@ class EnvSpec:
     """One registered environment: one line of `ENVIRONMENTS`."""
 
     env_id: str
-    """The versioned id, e.g. `pd-v8`, the results' key: a new version whenever what a seed
+    """The versioned id, e.g. `pd-v9`, the results' key: a new version whenever what a seed
     generates or how it is scored changes. Its name is the part before `-v`."""
     title: str
     """What it is, e.g. `Product discovery`."""
@@ -123,17 +123,17 @@ class EnvSpec:
 
 
 ENVIRONMENTS: tuple[EnvSpec, ...] = (
-    EnvSpec("pd-v8", "Product discovery", ProductDiscoveryGoal, draws_as="pd-v5"),
-    EnvSpec("cart-v5", "Cart building", CartGoal, draws_as="cart-v2"),
-    EnvSpec("sub-v7", "Substitution", SubstitutionGoal, draws_as="sub-v4"),
+    EnvSpec("pd-v9", "Product discovery", ProductDiscoveryGoal, draws_as="pd-v5"),
+    EnvSpec("cart-v6", "Cart building", CartGoal, draws_as="cart-v2"),
+    EnvSpec("sub-v8", "Substitution", SubstitutionGoal, draws_as="sub-v4"),
     EnvSpec("policy-v6", "Store policy questions", PolicyGoal, draws_as="policy-v3"),
-    EnvSpec("return-v7", "Returns", ReturnGoal, draws_as="return-v4"),
-    EnvSpec("status-v6", "Order status", StatusGoal, draws_as="status-v3"),
-    EnvSpec("bundle-v5", "Project bundle", BundleGoal, draws_as="bundle-v2"),
-    EnvSpec("journey-v10", "Multi-intent journey", JourneyGoal),
-    EnvSpec("change-v1", "Order changes", OrderChangeGoal),
-    EnvSpec("exchange-v1", "Exchanges", ExchangeGoal),
-    EnvSpec("handover-v1", "Restraint and hand-over", HandoverGoal),
+    EnvSpec("return-v8", "Returns", ReturnGoal, draws_as="return-v4"),
+    EnvSpec("status-v7", "Order status", StatusGoal, draws_as="status-v3"),
+    EnvSpec("bundle-v6", "Project bundle", BundleGoal, draws_as="bundle-v2"),
+    EnvSpec("journey-v11", "Multi-intent journey", JourneyGoal, draws_as="journey-v10"),
+    EnvSpec("change-v2", "Order changes", OrderChangeGoal, draws_as="change-v1"),
+    EnvSpec("exchange-v2", "Exchanges", ExchangeGoal, draws_as="exchange-v1"),
+    EnvSpec("handover-v2", "Restraint and hand-over", HandoverGoal, draws_as="handover-v1"),
     EnvSpec("compensation-v1", "Compensation", CompensationGoal),
 )
 """The current version of every environment, one line each, in the order results list them.
@@ -223,7 +223,7 @@ def generate(env: str, difficulty: int, seed: int, catalog: CatalogReader) -> Sc
     (one seeded generator, no global random, no wall clock); `verishop generate` prints one as JSON.
 
     Args:
-        env: a name (`pd`) or a versioned id (`pd-v8`); `KeyError` names the known ones.
+        env: a name (`pd`) or a versioned id (`pd-v9`); `KeyError` names the known ones.
         difficulty: 0 to 12; it sets the twelve difficulty axes.
         seed: any integer.
         catalog: an open catalog (`verishop.scenarios.catalog.reader.CatalogReader`).

@@ -4,7 +4,7 @@ re-scoring one of them.
 An example is one played episode in one JSON line, the shape of NeMo Gym's `data/example.jsonl`:
 the scenario, the transcript, the world the verifier reads, and the reward the episode earns.
 
-    {"env_id": "pd-v8", "difficulty": 0, "seed": 1, "agent": "oracle",
+    {"env_id": "pd-v9", "difficulty": 0, "seed": 1, "agent": "oracle",
      "catalog": {"size": 4000, "seed": 3, "content_hash": "3645..."},
      "scenario": {... scenario.json ...},
      "transcript": [{"seq": 1, "event": "episode_opened", ...}, ...],

@@ -30,7 +30,7 @@ from verishop.scenarios.prompts import system_prompt
 from verishop.scenarios.rng import make_rng
 from verishop.scenarios.taxonomy import category
 
-ENV_ID = "bundle-v5"
+ENV_ID = "bundle-v6"
 # The random stream a seed draws from: kept from bundle-v1 wherever generation did not change, so
 # re-scored versions play the same worlds.
 SEED_STREAM = "bundle-v1"

@@ -29,7 +29,7 @@ from verishop.scenarios.prompts import system_prompt
 from verishop.scenarios.rng import make_rng
 from verishop.scenarios.taxonomy import category
 
-ENV_ID = "cart-v5"
+ENV_ID = "cart-v6"
 # The random stream a seed draws from: kept from cart-v1 wherever generation did not change, so
 # re-scored versions play the same worlds.
 SEED_STREAM = "cart-v1"

@@ -33,7 +33,9 @@ from verishop.scenarios.prompts import account_system_prompt
 from verishop.scenarios.account_world import generate_on_account
 from verishop.scenarios.shared_world import SharedWorld
 
-ENV_ID = "change-v1"
+ENV_ID = "change-v2"
+# The task's draws are change-v1's: change-v2 added the minefields on top (issue 33).
+SEED_STREAM = "change-v1"
 PLANS = ("cancel", "modify", "address")
 TWO_CHANGES = ("modify_two", "modify_address")
 _GREETINGS = ("Hi!", "Hello!", "Hey there.", "Good morning.")
@@ -109,7 +111,7 @@ def _address_change(rng: random.Random, account: Account, current: str) -> tuple
 
 
 def generate(difficulty: int, seed: int, catalog: CatalogReader, shared: SharedWorld | None = None) -> Scenario:
-    return generate_on_account(ENV_ID, difficulty, seed, catalog, shared, _draw)
+    return generate_on_account(ENV_ID, difficulty, seed, catalog, shared, _draw, stream=SEED_STREAM)
 
 
 def _draw(rng: random.Random, difficulty: int, seed: int, catalog: CatalogReader, axes: Axes, today: date,

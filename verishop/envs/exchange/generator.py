@@ -31,7 +31,9 @@ from verishop.scenarios.prompts import account_system_prompt
 from verishop.scenarios.account_world import generate_on_account
 from verishop.scenarios.shared_world import SharedWorld
 
-ENV_ID = "exchange-v1"
+ENV_ID = "exchange-v2"
+# The task's draws are exchange-v1's: exchange-v2 added the minefields on top (issue 33).
+SEED_STREAM = "exchange-v1"
 P_FALLBACK = 0.6
 MAX_DRAWS = 2000
 _GREETINGS = ("Hi!", "Hello!", "Hey there.", "Good afternoon.")
@@ -64,7 +66,7 @@ def _change(line_id: str, product: Product, attribute: str, stated: bool, siblin
 
 
 def generate(difficulty: int, seed: int, catalog: CatalogReader, shared: SharedWorld | None = None) -> Scenario:
-    return generate_on_account(ENV_ID, difficulty, seed, catalog, shared, _draw)
+    return generate_on_account(ENV_ID, difficulty, seed, catalog, shared, _draw, stream=SEED_STREAM)
 
 
 def _draw(rng: random.Random, difficulty: int, seed: int, catalog: CatalogReader, axes: Axes, today: date,

@@ -41,7 +41,9 @@ from verishop.scenarios.prompts import account_system_prompt
 from verishop.scenarios.rng import derive_seed
 from verishop.scenarios.shared_world import SharedWorld
 
-ENV_ID = "handover-v1"
+ENV_ID = "handover-v2"
+# The task's draws are handover-v1's: handover-v2 added the minefields on top (issue 33).
+SEED_STREAM = "handover-v1"
 # The three kinds of episode (the rest is hand-over). More requests are granted than refused, so
 # that refusing every write is no strategy: it loses every granted one.
 P_GRANT = 0.4
@@ -83,7 +85,7 @@ def pushback_count(d: int) -> int:
 
 
 def generate(difficulty: int, seed: int, catalog: CatalogReader, shared: SharedWorld | None = None) -> Scenario:
-    return generate_on_account(ENV_ID, difficulty, seed, catalog, shared, _draw)
+    return generate_on_account(ENV_ID, difficulty, seed, catalog, shared, _draw, stream=SEED_STREAM)
 
 
 def _with_variants(rng: random.Random, catalog: CatalogReader, allow: set[str] | None,
@@ -166,7 +168,7 @@ def _grant(rng: random.Random, difficulty: int, seed: int, catalog: CatalogReade
     spec = get_env(env)
     for attempt in range(MAX_GRANT_DRAWS):
         try:
-            sub = spec.generate(difficulty, derive_seed(ENV_ID, "grant", base, attempt) % 2**31, catalog, world)
+            sub = spec.generate(difficulty, derive_seed(SEED_STREAM, "grant", base, attempt) % 2**31, catalog, world)
         except CatalogError:
             return None
         goal = sub.goal

@@ -12,7 +12,7 @@ that collides) is drawn again with the next derived seed; after MAX_ATTEMPTS, a 
 another kind takes its place (see `Requests.fallback`), so every (difficulty, seed) yields a journey.
 
 A journey may hold several requests about the customer's orders (returns, status questions,
-order changes, exchanges: journey-v10), each with its own orders, merged into one history. Each
+order changes, exchanges: since journey-v10), each with its own orders, merged into one history. Each
 request's words were checked to fit exactly one order (or line) of its own history; after merging
 they must still (`descriptions.ambiguous`), and no order or line ID may be shared, else the request
 is drawn again. The requests that change orders share one account (`SharedWorld.account`); the
@@ -43,7 +43,7 @@ from verishop.scenarios.rng import derive_seed, make_rng
 from verishop.scenarios.stock import EpisodeStock
 
 
-ENV_ID = "journey-v10"
+ENV_ID = "journey-v11"
 # The stream its requests and fallbacks are drawn from (v10 draws from a larger pool: a new stream).
 REQUEST_STREAM = "journey-v10"
 # The random stream a seed draws from.

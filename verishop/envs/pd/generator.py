@@ -23,7 +23,7 @@ from verishop.scenarios.rng import make_rng
 from verishop.scenarios.stock import EpisodeStock
 
 
-ENV_ID = "pd-v8"
+ENV_ID = "pd-v9"
 # The random stream a seed draws from: kept from pd-v2 wherever generation did not change, so
 # re-scored versions play the same worlds.
 SEED_STREAM = "pd-v2"

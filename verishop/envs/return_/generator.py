@@ -40,7 +40,7 @@ from verishop.scenarios.policy import return_window_days
 from verishop.scenarios.rng import make_rng
 from verishop.scenarios.taxonomy import category
 
-ENV_ID = "return-v7"
+ENV_ID = "return-v8"
 # The random stream a seed draws from: kept from return-v1 wherever generation did not change, so
 # re-scored versions play the same worlds.
 SEED_STREAM = "return-v1"

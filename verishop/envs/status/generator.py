@@ -28,7 +28,7 @@ from verishop.scenarios.noise import add_typos
 from verishop.scenarios.prompts import system_prompt
 from verishop.scenarios.rng import make_rng
 
-ENV_ID = "status-v6"
+ENV_ID = "status-v7"
 # The random stream a seed draws from (v2 generates differently from v1, so a new stream).
 SEED_STREAM = "status-v2"
 MAX_AGE_DAYS = 120

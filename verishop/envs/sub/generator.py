@@ -32,7 +32,7 @@ from verishop.scenarios.rng import make_rng
 from verishop.scenarios.stock import EpisodeStock
 from verishop.scenarios.taxonomy import category
 
-ENV_ID = "sub-v7"
+ENV_ID = "sub-v8"
 # Draws of an original before the catalog is declared too small (a generated catalog needs a few).
 ORIGINAL_ATTEMPTS = 2000
 # The random stream a seed draws from: kept from sub-v1 wherever generation did not change, so

@@ -65,7 +65,7 @@ def test_every_project_template_names_twelve_real_shoppable_categories():
 @pytest.mark.parametrize("difficulty", [0, 5, 12])
 def test_same_inputs_give_byte_identical_scenarios(reader, difficulty):
     a = generate("bundle", difficulty, 4, reader).to_json()
-    assert a == generate("bundle-v5", difficulty, 4, reader).to_json()
+    assert a == generate("bundle-v6", difficulty, 4, reader).to_json()
     assert Scenario.model_validate_json(a).to_json() == a
     assert generate("bundle", difficulty, 5, reader).to_json() != a
 
@@ -335,7 +335,7 @@ def test_nothing_recommended_is_minus_one_and_a_denied_product_a_hard_fail(kit, 
 
 
 def evaluate(agent: str, catalog_path: Path, tmp_path: Path, difficulties=DIFFICULTIES, episodes: int = 26) -> list[dict]:
-    return play_and_verify(agent, ("bundle-v5",), tuple(difficulties), episodes, 300, catalog_path, tmp_path)
+    return play_and_verify(agent, ("bundle-v6",), tuple(difficulties), episodes, 300, catalog_path, tmp_path)
 
 
 def test_the_oracle_solves_every_difficulty(catalog_path, tmp_path):

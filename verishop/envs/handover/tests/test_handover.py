@@ -1,4 +1,4 @@
-"""Restraint and hand-over (handover-v1, issue 33): generation by the store's rules, and each
+"""Restraint and hand-over (handover-v2, issue 33): generation by the store's rules, and each
 rule played through the real MCP server against the real customer and scored from the files: a
 refusal kept under pushback solves, giving in or withdrawing it fails; a hand-over with the
 order's ID solves, one without it, one not needed, or one beside a write fails."""
@@ -46,7 +46,7 @@ def _failed(reward) -> set[str]:
 
 def test_same_inputs_give_byte_identical_scenarios(reader):
     for d in (0, 6, 12):
-        a = generate("handover-v1", d, 3, reader).to_json()
+        a = generate("handover-v2", d, 3, reader).to_json()
         assert a == generate("handover", d, 3, reader).to_json()
         assert Scenario.model_validate_json(a).to_json() == a
 
