@@ -136,7 +136,8 @@ async def play_concurrently(n: int, catalog_path: Path, root: Path) -> None:
             sent = [(tool, {k: v for k, v in args.items() if v is not None}) for tool, args in recorder.calls]
             assert [(c["tool"], {k: c["arguments"][k] for k in args}) for c, (_, args) in zip(calls, sent)] == sent
             assert len(calls) == len(recorder.calls)
-            assert all("error" not in c for c in calls), episode_id
+            # (but a mistyped email the customer gave, tried as the identity minefield's oracle does)
+            assert all("error" not in c or c["tool"] == "find_customer" for c in calls), episode_id
 
         # Closed episodes released their files and SQLite threads. The server keeps what it
         # reuses: up to IDLE_WORLDS world connections (each on the catalog) and its world store
