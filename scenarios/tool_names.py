@@ -30,6 +30,11 @@ MODIFY_ORDER_ITEMS = "modify_order_items"
 CHANGE_ORDER_ADDRESS = "change_order_address"
 EXCHANGE_ITEMS = "exchange_items"
 TRANSFER_TO_HUMAN = "transfer_to_human"
+LIST_SHIPPING_OPTIONS = "list_shipping_options"
+LIST_VOUCHERS = "list_vouchers"
+APPLY_VOUCHER = "apply_voucher"
+REMOVE_VOUCHER = "remove_voucher"
+CHECKOUT = "checkout"
 SEARCH_POLICIES = "search_policies"
 GET_BROWSING_HISTORY = "get_browsing_history"
 GET_CURRENT_DATE = "get_current_date"
@@ -56,6 +61,11 @@ ARGUMENTS: dict[str, tuple[str, ...]] = {
     CHANGE_ORDER_ADDRESS: ("order_id", "address_id", "address"),
     EXCHANGE_ITEMS: ("order_id", "changes", "payment_method_id"),
     TRANSFER_TO_HUMAN: ("summary",),
+    LIST_SHIPPING_OPTIONS: (),
+    LIST_VOUCHERS: (),
+    APPLY_VOUCHER: ("code",),
+    REMOVE_VOUCHER: ("code",),
+    CHECKOUT: ("address_id", "payment_method_ids", "shipping_option"),
     SEARCH_POLICIES: ("query", "limit"),
     GET_BROWSING_HISTORY: (),
     GET_CURRENT_DATE: (),
@@ -68,15 +78,18 @@ TOOLS = tuple(ARGUMENTS)
 # Read-only shop tools: the lookups the per-turn budget counts (scenarios/budget.py).
 LOOKUPS = frozenset({SEARCH_CATALOG, GET_PRODUCT, COMPARE_PRODUCTS, VIEW_CART, LIST_ORDERS, CHECK_ORDER,
                      CHECK_RETURN_ELIGIBILITY, SEARCH_POLICIES, GET_BROWSING_HISTORY, GET_CURRENT_DATE,
-                     GET_CUSTOMER_PROFILE})
+                     GET_CUSTOMER_PROFILE, LIST_SHIPPING_OPTIONS, LIST_VOUCHERS})
 # The tools that put units of a product in the cart, those that change it at all, and every write.
 CART_ADDS = frozenset({ADD_TO_CART, UPDATE_CART_ITEM})
 CART_CHANGES = CART_ADDS | {REMOVE_FROM_CART}
 # The writes on an order other than a return (issue 32): each needs the customer's approval first.
-ORDER_WRITES = frozenset({CANCEL_ORDER, MODIFY_ORDER_ITEMS, CHANGE_ORDER_ADDRESS, EXCHANGE_ITEMS})
+# Placing an order from the cart (issue 34) is one too: it writes a new order, and moves money.
+ORDER_WRITES = frozenset({CANCEL_ORDER, MODIFY_ORDER_ITEMS, CHANGE_ORDER_ADDRESS, EXCHANGE_ITEMS, CHECKOUT})
+# Putting a voucher on the coming order, or taking it off (issue 34): the account's, no order's.
+VOUCHER_WRITES = frozenset({APPLY_VOUCHER, REMOVE_VOUCHER})
 # Handing the conversation to a person (issue 33): it writes the world (the `handovers` table) but
 # touches no order, so it needs no approval and is no order write.
 HANDOVER_WRITES = frozenset({TRANSFER_TO_HUMAN})
-WRITES = CART_CHANGES | {INITIATE_RETURN} | ORDER_WRITES | HANDOVER_WRITES
+WRITES = CART_CHANGES | {INITIATE_RETURN} | ORDER_WRITES | HANDOVER_WRITES | VOUCHER_WRITES
 # Talking with the customer: free of the lookup budget, and not an action on the shop.
 CONVERSATIONAL = frozenset({GET_CONVERSATION, RESPOND_TO_CUSTOMER})

@@ -10,7 +10,7 @@ exchange requests own are theirs to judge).
 
 from __future__ import annotations
 
-from verishop.scenarios.models import ExchangeGoal, HandoverGoal, JourneyGoal, OrderChangeGoal
+from verishop.scenarios.models import CheckoutGoal, ExchangeGoal, HandoverGoal, JourneyGoal, OrderChangeGoal
 from verishop.verifier.files import Episode
 from verishop.verifier.models import Check
 
