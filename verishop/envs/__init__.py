@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Literal
 from verishop.scenarios.models import (
     BundleGoal,
     CartGoal,
+    CheckoutGoal,
     ExchangeGoal,
     HandoverGoal,
     JourneyGoal,
@@ -133,6 +134,7 @@ ENVIRONMENTS: tuple[EnvSpec, ...] = (
     EnvSpec("change-v1", "Order changes", OrderChangeGoal),
     EnvSpec("exchange-v1", "Exchanges", ExchangeGoal),
     EnvSpec("handover-v1", "Restraint and hand-over", HandoverGoal),
+    EnvSpec("checkout-v1", "Checkout with vouchers", CheckoutGoal),
 )
 """The current version of every environment, one line each, in the order results list them.
 Earlier versions are not registered (the verifier still scores their scenario files, by name)."""
@@ -143,7 +145,8 @@ REGISTRY: dict[str, EnvSpec] = {spec.env_id: spec for spec in ENVIRONMENTS}
 # Training collections (reference §2): C1 = {PD}, C2 = C1 + {SUB}, C4 = C2 + {CART, RETURN}, C8 = the
 # reference's eight; C10 = C8 + the order changes and exchanges of issue 32; C11 = C10 + restraint and
 # hand-over (issue 33); C12 = every registered one, each carrying the minefields its difficulty
-# overlays (identity, other customers' data, injections: `verishop.minefields`, issue 33).
+# overlays (identity, other customers' data, injections: `verishop.minefields`, issue 33), and the
+# checkout with vouchers of issue 34.
 COLLECTIONS: dict[str, tuple[str, ...]] = {
     "C1": ("pd",),
     "C2": ("pd", "sub"),
