@@ -17,7 +17,8 @@ the shop's currency.
 - **Shipping**: each option has a price and the days it takes; standard ships free once the items,
   after vouchers, come to the policy's free-shipping threshold. It arrives `days` after today.
 - **Payment**: the methods pay in the order given; a gift card or store credit pays what its
-  balance holds of what is left, a card pays all that is left, so a card comes last.
+  balance holds of what is left, a card pays all that is left, so a card comes last;
+  a method named after the total is covered pays nothing.
 """
 
 from __future__ import annotations
@@ -163,9 +164,7 @@ def split_problem(methods: Sequence[PaymentMethod], total_cents: int) -> str | N
     if len(set(ids)) < len(ids):
         return "a payment method appears twice; give each once"
     left = total_cents
-    for i, m in enumerate(methods):
-        if left <= 0 and i > 0:
-            return f"nothing is left to pay by {m.payment_id} ({m.label}): leave it out"
+    for i, m in enumerate(methods):  # a method after the total is covered pays nothing, and may stay
         if m.balance_cents is None:
             if i < len(methods) - 1:
                 return f"the card {m.payment_id} pays all that is left, so it must come last"

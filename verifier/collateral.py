@@ -20,8 +20,9 @@ REQUIREMENT = "no order changed that the customer did not ask to change"
 
 def owned_orders(goal: object) -> set[str] | None:
     """The orders `goal`'s requests may write to; None for a goal whose own check judges every
-    order write (an order change, an exchange, or a restraint and hand-over episode, on its own)."""
-    if isinstance(goal, (OrderChangeGoal, ExchangeGoal, HandoverGoal)):
+    order write (an order change, an exchange, a restraint and hand-over episode, or a checkout,
+    on its own)."""
+    if isinstance(goal, (OrderChangeGoal, ExchangeGoal, HandoverGoal, CheckoutGoal)):
         return None
     if isinstance(goal, JourneyGoal):
         return {t.order_id for t in goal.tasks if isinstance(t, (OrderChangeGoal, ExchangeGoal))}
