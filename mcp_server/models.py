@@ -294,6 +294,8 @@ class VoucherView(BaseModel):
 
 class VoucherList(BaseModel):
     vouchers: list[VoucherView]
+    shipping: ShippingOptions = Field(description="The shipping options for the cart as it stands (as "
+                                                  "list_shipping_options shows them).")
     currency: Currency
 
 
@@ -309,6 +311,7 @@ class CartQuote(BaseModel):
     subtotal: float = Field(description="The items, before vouchers.")
     discount: float = Field(description="What the vouchers take off together.")
     after_vouchers: float
+    shipping: ShippingOptions = Field(description="The shipping options for the cart with these vouchers.")
     currency: Currency
 
 

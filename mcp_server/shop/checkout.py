@@ -56,27 +56,36 @@ async def _applied(ep: Episode) -> list[Voucher]:
         return [_voucher(r) for r in await cur.fetchall()]
 
 
-async def _cart_quote(ep: Episode) -> CartQuote:
+def _shipping(ep: Episode, merchandise_cents: int) -> ShippingOptions:
+    policy = ep.scenario.policy
+    threshold = policy.free_shipping_threshold_cents
+    return ShippingOptions(
+        options=[ShippingOptionView(name=o.name, price=figure(shipping_cents(o, merchandise_cents, policy)),
+                                    list_price=figure(o.price_cents), days=o.days,
+                                    arrives_by=arrival(ep.scenario.today, o)) for o in policy.shipping_options],
+        free_shipping_threshold=None if threshold >= NO_FREE_SHIPPING_CENTS else figure(threshold),
+        cart_after_vouchers=figure(merchandise_cents), currency=ep.scenario.catalog.currency)
+
+
+async def _merchandise(ep: Episode) -> tuple[int, list[tuple[str, int]]]:
+    """The cart's items after the vouchers applied, and each voucher's discount."""
     lines, applied = await _lines(ep), await _applied(ep)
     q = quote(lines, applied, ep.scenario.policy.shipping_options[0], ep.scenario.policy)
-    after = q.subtotal_cents - sum(d for _, d in q.discounts)
-    return CartQuote(applied=[Discount(code=c, amount=figure(d)) for c, d in q.discounts],
-                     subtotal=figure(q.subtotal_cents), discount=figure(q.subtotal_cents - max(0, after)),
-                     after_vouchers=figure(max(0, after)), currency=ep.scenario.catalog.currency)
+    return max(0, q.subtotal_cents - sum(d for _, d in q.discounts)), list(q.discounts)
+
+
+async def _cart_quote(ep: Episode) -> CartQuote:
+    lines = await _lines(ep)
+    after, discounts = await _merchandise(ep)
+    subtotal = sum(line.total_cents for line in lines)
+    return CartQuote(applied=[Discount(code=c, amount=figure(d)) for c, d in discounts],
+                     subtotal=figure(subtotal), discount=figure(subtotal - after), after_vouchers=figure(after),
+                     shipping=_shipping(ep, after), currency=ep.scenario.catalog.currency)
 
 
 async def list_shipping_options(ep: Episode) -> ShippingOptions:
     _no_checkout(ep)
-    policy = ep.scenario.policy
-    quoted = await _cart_quote(ep)
-    merchandise = round(quoted.after_vouchers * 100)
-    threshold = policy.free_shipping_threshold_cents
-    return ShippingOptions(
-        options=[ShippingOptionView(name=o.name, price=figure(shipping_cents(o, merchandise, policy)),
-                                    list_price=figure(o.price_cents), days=o.days,
-                                    arrives_by=arrival(ep.scenario.today, o)) for o in policy.shipping_options],
-        free_shipping_threshold=None if threshold >= NO_FREE_SHIPPING_CENTS else figure(threshold),
-        cart_after_vouchers=quoted.after_vouchers, currency=ep.scenario.catalog.currency)
+    return _shipping(ep, (await _merchandise(ep))[0])
 
 
 async def list_vouchers(ep: Episode) -> VoucherList:
@@ -90,7 +99,8 @@ async def list_vouchers(ep: Episode) -> VoucherList:
                                  min_spend=figure(v.min_spend_cents), category_id=v.category_id,
                                  excludes_final_sale=v.excludes_final_sale, stackable=v.stackable,
                                  expires_on=v.expires_on, applied=r[8] is not None, used=r[9] is not None))
-    return VoucherList(vouchers=views, currency=ep.scenario.catalog.currency)
+    return VoucherList(vouchers=views, shipping=_shipping(ep, (await _merchandise(ep))[0]),
+                       currency=ep.scenario.catalog.currency)
 
 
 async def _voucher_row(ep: Episode, code: str) -> tuple:

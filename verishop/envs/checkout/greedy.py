@@ -13,7 +13,7 @@ from datetime import date, timedelta
 from verishop.agents.baselines.lookups import lookup
 from verishop.agents.session import ShopSession, ToolFailed
 from verishop.scenarios.tool_names import (ADD_TO_CART, APPLY_VOUCHER, CHECKOUT, GET_CUSTOMER_PROFILE,
-                                           LIST_SHIPPING_OPTIONS, LIST_VOUCHERS, RESPOND_TO_CUSTOMER, SEARCH_CATALOG)
+                                           LIST_VOUCHERS, RESPOND_TO_CUSTOMER, SEARCH_CATALOG)
 
 # Greedy tries the environments' `matches` from the lowest PRECEDENCE up (most specific first).
 PRECEDENCE = 8
@@ -73,9 +73,11 @@ async def play(shop: ShopSession, text: str) -> None:
     if not await _fill_cart(shop, text):
         await shop.call(RESPOND_TO_CUSTOMER, message="I couldn't find those items, sorry.", done=True)
         return
-    for voucher in (await lookup(shop, LIST_VOUCHERS))["vouchers"]:
+    listed = await lookup(shop, LIST_VOUCHERS)
+    shipping = listed["shipping"]
+    for voucher in listed["vouchers"]:
         try:
-            await shop.call(APPLY_VOUCHER, code=voucher["code"])
+            shipping = (await shop.call(APPLY_VOUCHER, code=voucher["code"]))["shipping"]
             break
         except ToolFailed:
             continue
@@ -83,7 +85,6 @@ async def play(shop: ShopSession, text: str) -> None:
     address = next((a for a in profile["addresses"] if a["street"].lower() in text.lower()),
                    next((a for a in profile["addresses"] if a["default"]), profile["addresses"][0]))
     methods = _payment(text, profile["payment_methods"])
-    shipping = await lookup(shop, LIST_SHIPPING_OPTIONS)
     heard = text
     for _ in range(ATTEMPTS):
         first = shipping["options"][0]
