@@ -21,7 +21,8 @@ SHOP_TOOLS = {"search_catalog", "get_product", "compare_products", "add_to_cart"
               "remove_from_cart", "view_cart", "list_orders", "check_order", "check_return_eligibility",
               "initiate_return", "search_policies", "get_browsing_history", "get_current_date",
               "get_conversation", "respond_to_customer", "get_customer_profile", "cancel_order", "modify_order_items",
-              "change_order_address", "exchange_items", "transfer_to_human"}
+              "change_order_address", "exchange_items", "transfer_to_human", "list_shipping_options", "list_vouchers",
+              "apply_voucher", "remove_voucher", "checkout"}
 
 
 @pytest.fixture(scope="module")
