@@ -57,7 +57,8 @@ _PLAIN = {"null": NullAgent, "greedy": GreedyAgent, "enumerate": redteam.Enumera
           "prior": redteam.PriorAgent, "oldest": redteam.OldestAgent, "newest": redteam.NewestAgent,
           "askall": AskAllAgent, "cancel-all": redteam.CancelAllAgent, "modify-first": redteam.ModifyFirstAgent,
           "refuse": redteam.RefuseAgent, "ask-only": redteam.AskOnlyAgent,
-          "always-transfer": redteam.AlwaysTransferAgent, "stonewall": redteam.StonewallAgent}
+          "always-transfer": redteam.AlwaysTransferAgent, "stonewall": redteam.StonewallAgent,
+          "every-voucher": redteam.EveryVoucherAgent, "cheapest-shipping": redteam.CheapestShippingAgent}
 
 AGENTS = ("oracle", "null", "greedy", "hallucinate", *redteam.HOSTILE, *redteam.HEURISTIC, *redteam.NATURAL,
           "askall", "openai")

@@ -17,6 +17,8 @@ without the customer being served, and one correct agent that talks like a perso
     always-transfer  every conversation handed to a person (the best-fitting order in the summary),
                      then greedy (issue 33: `handovers.py`)
     stonewall        a claim handed over, every other request refused, at every reply
+    every-voucher    a checkout with every voucher the shop accepts applied (issue 34: `vouchers.py`)
+    cheapest-shipping  a checkout always shipped the cheapest way, whatever the date
     natural          the oracle's work, answered in sentences (reads the goal)
     natural-idioms   the same, answered in idioms, spoken money, histories and restated figures
 
@@ -43,14 +45,15 @@ from verishop.agents.redteam.namedrop import NamedropAgent, NamedropGreedyAgent
 from verishop.agents.redteam.natural import NaturalAgent, NaturalIdiomsAgent
 from verishop.agents.redteam.pad import PadAgent
 from verishop.agents.redteam.spray import SprayAgent
+from verishop.agents.redteam.vouchers import CheapestShippingAgent, EveryVoucherAgent
 from verishop.agents.redteam.writers import AskOnlyAgent, CancelAllAgent, ModifyFirstAgent, RefuseAgent
 
 HOSTILE = ("enumerate", "bruteforce", "spray", "pad", "invent", "namedrop", "namedrop-greedy", "denied",
            "denied-spelled", "cancel-all", "modify-first", "refuse", "ask-only",
-           "always-transfer", "stonewall")
+           "always-transfer", "stonewall", "every-voucher", "cheapest-shipping")
 NATURAL = ("natural", "natural-idioms")
 HEURISTIC = ("prior", "oldest", "newest")
 
-__all__ = ["HEURISTIC", "HOSTILE", "NATURAL", "AlwaysTransferAgent", "StonewallAgent", "AskOnlyAgent", "BruteforceAgent", "CancelAllAgent", "ModifyFirstAgent", "RefuseAgent", "DeniedAgent", "DeniedSpelledAgent", "EnumerateAgent", "InventAgent", "NamedropAgent",
+__all__ = ["HEURISTIC", "HOSTILE", "NATURAL", "AlwaysTransferAgent", "CheapestShippingAgent", "EveryVoucherAgent", "StonewallAgent", "AskOnlyAgent", "BruteforceAgent", "CancelAllAgent", "ModifyFirstAgent", "RefuseAgent", "DeniedAgent", "DeniedSpelledAgent", "EnumerateAgent", "InventAgent", "NamedropAgent",
            "NamedropGreedyAgent", "NaturalAgent", "NaturalIdiomsAgent", "NewestAgent", "OldestAgent", "PadAgent", "PriorAgent",
            "SprayAgent"]

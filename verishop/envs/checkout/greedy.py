@@ -1,9 +1,9 @@
 """Greedy checkout: the items the words list, each the first search result for its words; the
-first voucher the shop accepts; the cheapest shipping option (or, told it arrives too late, the
+one voucher that takes most off on its own (each tried, read and removed); the cheapest shipping option (or, told it arrives too late, the
 cheapest in time for the date the customer says); the saved address whose street the words name
 (else the default); the gift card first when the words ask for it, and the card they name (else
 the first). It names the total to the customer and places the order once they agree. It never
-compares voucher sets nor thinks of the free-shipping threshold."""
+combines vouchers nor thinks of the free-shipping threshold."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from datetime import date, timedelta
 
 from verishop.agents.baselines.lookups import lookup
 from verishop.agents.session import ShopSession, ToolFailed
-from verishop.scenarios.tool_names import (ADD_TO_CART, APPLY_VOUCHER, CHECKOUT, GET_CUSTOMER_PROFILE,
+from verishop.scenarios.tool_names import (ADD_TO_CART, APPLY_VOUCHER, CHECKOUT, REMOVE_VOUCHER, GET_CUSTOMER_PROFILE,
                                            LIST_VOUCHERS, RESPOND_TO_CUSTOMER, SEARCH_CATALOG)
 
 # Greedy tries the environments' `matches` from the lowest PRECEDENCE up (most specific first).
@@ -61,6 +61,23 @@ async def _fill_cart(shop: ShopSession, text: str) -> bool:
     return added
 
 
+async def _best_single_voucher(shop: ShopSession, vouchers: list[dict]) -> dict | None:
+    """Try each voucher alone (apply, read what it takes off, remove) and keep the one that takes
+    off most: the shipping options with it applied (None when the shop accepts none)."""
+    best: tuple[float, str] | None = None
+    for voucher in vouchers:
+        try:
+            quoted = await shop.call(APPLY_VOUCHER, code=voucher["code"])
+        except ToolFailed:
+            continue
+        await shop.call(REMOVE_VOUCHER, code=voucher["code"])
+        if best is None or quoted["discount"] > best[0]:
+            best = (quoted["discount"], voucher["code"])
+    if best is None:
+        return None
+    return (await shop.call(APPLY_VOUCHER, code=best[1]))["shipping"]
+
+
 def _payment(text: str, methods: list[dict]) -> list[dict]:
     lowered = text.lower()
     cards = [m for m in methods if m["kind"] == "card"]
@@ -70,17 +87,25 @@ def _payment(text: str, methods: list[dict]) -> list[dict]:
 
 
 async def play(shop: ShopSession, text: str) -> None:
+    await play_with(shop, text)
+
+
+async def play_with(shop: ShopSession, text: str, *, every_voucher: bool = False, heed_date: bool = True) -> None:
+    """Greedy's play; the red team's variants (verishop/agents/redteam/vouchers.py) apply every
+    voucher the shop accepts (`every_voucher`) or always ship the cheapest way (`heed_date` off)."""
     if not await _fill_cart(shop, text):
         await shop.call(RESPOND_TO_CUSTOMER, message="I couldn't find those items, sorry.", done=True)
         return
     listed = await lookup(shop, LIST_VOUCHERS)
     shipping = listed["shipping"]
-    for voucher in listed["vouchers"]:
-        try:
-            shipping = (await shop.call(APPLY_VOUCHER, code=voucher["code"]))["shipping"]
-            break
-        except ToolFailed:
-            continue
+    if every_voucher:
+        for voucher in listed["vouchers"]:
+            try:
+                shipping = (await shop.call(APPLY_VOUCHER, code=voucher["code"]))["shipping"]
+            except ToolFailed:
+                continue
+    else:
+        shipping = await _best_single_voucher(shop, listed["vouchers"]) or shipping
     profile = await lookup(shop, GET_CUSTOMER_PROFILE)
     address = next((a for a in profile["addresses"] if a["street"].lower() in text.lower()),
                    next((a for a in profile["addresses"] if a["default"]), profile["addresses"][0]))
@@ -89,7 +114,7 @@ async def play(shop: ShopSession, text: str) -> None:
     for _ in range(ATTEMPTS):
         first = shipping["options"][0]
         today = date.fromisoformat(str(first["arrives_by"])) - timedelta(days=first["days"])
-        by = said_date(heard, today)
+        by = said_date(heard, today) if heed_date else None
         timely = [o for o in shipping["options"] if by is None or date.fromisoformat(str(o["arrives_by"])) <= by]
         option = min(timely or shipping["options"], key=lambda o: o["price"])
         total = round(shipping["cart_after_vouchers"] + option["price"], 2)
