@@ -14,9 +14,10 @@ p = min(0.8, 0.1 + 0.06·d) the customer pays with its gift card first and a car
 with a card alone. The delivery date and the payment are each held back with p_missing, told when
 asked; from d = 5 the order ships to one of its other saved addresses.
 
-An imported shop's policy file states no express or next-day shipping (scenarios/catalog/feeds/
-shop_policy.py): on such a catalog the generator refuses with a `CatalogError` naming what is
-missing.
+An imported shop with its own policy file runs it when the file states the checkout's shipping
+options (`shipping.standard_days`, `shipping.express`, `shipping.next_day`: scenarios/catalog/feeds/
+shop_policy.py); a file without them is refused with a `CatalogError` naming the keys to add. An
+imported shop without a policy file takes the generated policy, options included.
 
 What changed in each version, and why: CHANGELOG.md.
 """
@@ -61,11 +62,14 @@ def budget_slack(rng: random.Random, d: int, total_cents: int) -> int:
 
 
 def with_shipping_options(rng: random.Random, policy: StorePolicy) -> StorePolicy:
-    """The generated shop's policy with its three shipping options and the clause stating them. An
-    imported shop's policy file states none: refused."""
+    """The generated shop's policy with its three shipping options and the clause stating them; an
+    imported shop's, with the options its policy file states (refused when it states none)."""
     if policy.shop is not None:
-        raise CatalogError(f"{ENV_ID} needs the shop's express and next-day shipping (price and days); this "
-                           "shop's policy file states standard shipping only (shipping.standard_cents)")
+        if policy.shipping_options:
+            return policy
+        raise CatalogError(f"{ENV_ID} needs the shop's checkout shipping options; this shop's policy file states "
+                           "standard shipping only: add shipping.standard_days, shipping.express {cents, days} and "
+                           "shipping.next_day {cents, days} (docs/catalog-import.md)")
     standard = ShippingOption(name="standard", price_cents=policy.standard_shipping_cents, days=rng.randint(4, 7))
     express = ShippingOption(name="express", price_cents=policy.standard_shipping_cents + rng.choice((500, 700, 900)),
                              days=rng.randint(2, 3))

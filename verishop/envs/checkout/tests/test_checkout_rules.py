@@ -106,3 +106,48 @@ def test_a_gift_card_pays_its_balance_first_and_the_card_the_rest():
     assert "must come last" in split_problem([card, gift], 7000)
     assert "holds too little" in split_problem([gift], 7000)
     assert "twice" in split_problem([card, card], 7000)
+
+
+# --- an imported shop's policy file (point 4 of issue 34) -------------------------------------
+
+
+def _shop_policy(shipping: dict):
+    from verishop.scenarios.catalog.feeds.shop_policy import ShopPolicy
+    return ShopPolicy.model_validate({"returns": {"return_window_days": 30}, "shipping": shipping})
+
+
+def test_an_imported_policy_without_checkout_shipping_is_refused_naming_the_keys_to_add():
+    import random
+
+    import pytest
+
+    from verishop.envs.checkout.generator import with_shipping_options
+    from verishop.scenarios.catalog.reader import CatalogError
+    from verishop.scenarios.shop_policy import store_policy
+
+    bare = store_policy(_shop_policy({"standard_cents": 599, "free_threshold_cents": 5000}).stored_json())
+    with pytest.raises(CatalogError, match=r"shipping\.standard_days, shipping\.express .* shipping\.next_day"):
+        with_shipping_options(random.Random(1), bare)
+    full = store_policy(_shop_policy({"standard_cents": 599, "free_threshold_cents": 5000, "standard_days": 5,
+                                      "express": {"cents": 1299, "days": 2},
+                                      "next_day": {"cents": 2499, "days": 1}}).stored_json())
+    options = with_shipping_options(random.Random(1), full).shipping_options
+    assert [(o.name, o.price_cents, o.days) for o in options] == [("standard", 599, 5), ("express", 1299, 2),
+                                                                  ("next_day", 2499, 1)]
+    assert any(c.policy_id == "POL-SHIPPING-OPTIONS" for c in full.clauses)
+
+
+def test_a_policy_file_with_part_of_the_checkout_shipping_or_options_out_of_order_is_refused_clearly():
+    import pytest
+    from pydantic import ValidationError
+
+    with pytest.raises(ValidationError, match=r"shipping\.standard_days, shipping\.next_day missing"):
+        _shop_policy({"standard_cents": 599, "express": {"cents": 1299, "days": 2}})
+    with pytest.raises(ValidationError, match="sooner"):
+        _shop_policy({"standard_cents": 599, "standard_days": 2, "express": {"cents": 1299, "days": 3},
+                      "next_day": {"cents": 2499, "days": 1}})
+    with pytest.raises(ValidationError, match="at least"):
+        _shop_policy({"standard_cents": 599, "standard_days": 5, "express": {"cents": 299, "days": 3},
+                      "next_day": {"cents": 2499, "days": 1}})
+    # A file without them stores what it always stored (its catalog keeps its content hash).
+    assert "standard_days" not in _shop_policy({"standard_cents": 599}).stored_json()
