@@ -204,3 +204,18 @@ async def test_paying_by_card_alone_when_the_customer_asked_for_its_gift_card_fi
     reward = await play_scored(hub, verifier, scenario,
                                _playing(lambda g: g.total_cents, payment=lambda g: g.payment_ids[1:]))
     assert "payment" in _failed(reward) and not reward.is_correct
+
+
+async def test_no_other_environment_offers_a_checkout(hub, reader):
+    from verishop.scenarios.envs import generate as generate_any
+
+    for env in ("cart", "exchange"):
+        episode = await hub.open(generate_any(env, 2, 1, reader))
+        async with Client(create_server(hub, episode_id=episode.episode_id)) as client:
+            shop = ShopSession(client)
+            for tool, args in ((LIST_VOUCHERS, {}), (APPLY_VOUCHER, {"code": "SAVE10"}),
+                               (CHECKOUT, {"address_id": "AD000001", "payment_method_ids": ["PM000001"],
+                                           "shipping_option": "standard"})):
+                with pytest.raises(ToolFailed, match="no checkout in this conversation"):
+                    await shop.call(tool, **args)
+        await hub.close(episode.episode_id, "agent_stopped")
