@@ -520,7 +520,7 @@ class CheckoutGoal(Frozen):
     (a gift card first, a card the rest). Every plan reaching that total is `optima` (ties are
     all accepted); `total_cents` is what the customer pays, told as a typed amount."""
 
-    kind: Literal["checkout"] = "checkout"
+    kind: Literal["purchase"] = "purchase"
     items: tuple[CheckoutItem, ...]
     address_id: str
     address_words: str = Field(description="How the customer names the address (never its ID).")

@@ -13,6 +13,11 @@ from verishop.scenarios.tool_names import (ADD_TO_CART, APPLY_VOUCHER, CHECKOUT,
 SAID_OPTION = {"standard": "standard", "express": "express", "next_day": "next-day"}
 
 
+def yours(words: str) -> str:
+    """The customer's words about its own things, as the shop says them: "my gift card" -> "your gift card"."""
+    return words.replace("my ", "your ")
+
+
 async def play(shop: ShopSession, goal: CheckoutGoal) -> None:
     await shop.call(COMPARE_PRODUCTS, product_ids=[item.product_id for item in goal.items])
     for item in goal.items:
@@ -23,7 +28,7 @@ async def play(shop: ShopSession, goal: CheckoutGoal) -> None:
     total = goal.total_cents / 100
     await shop.call(RESPOND_TO_CUSTOMER, message=(
         f"With {'the vouchers ' + ', '.join(plan.voucher_codes) if plan.voucher_codes else 'no voucher'} and "
-        f"{SAID_OPTION[plan.shipping_option]} shipping, paid with {goal.payment_words}, your total is "
+        f"{SAID_OPTION[plan.shipping_option]} shipping, paid with {yours(goal.payment_words)}, your total is "
         f"{total:.2f}. Shall I place the order?"), answer_number=total)
     profile = await shop.call(GET_CUSTOMER_PROFILE)
     assert any(a["address_id"] == goal.address_id for a in profile["addresses"])
