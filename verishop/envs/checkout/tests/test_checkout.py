@@ -219,3 +219,57 @@ async def test_no_other_environment_offers_a_checkout(hub, reader):
                 with pytest.raises(ToolFailed, match="no checkout in this conversation"):
                     await shop.call(tool, **args)
         await hub.close(episode.episode_id, "agent_stopped")
+
+
+async def test_a_payment_method_id_no_tool_showed_is_a_hallucination(hub, verifier, reader):
+    scenario = _widen(find(reader, 2, lambda s: True))
+
+    async def invented(shop: ShopSession, goal: CheckoutGoal) -> None:
+        await shop.call(COMPARE_PRODUCTS, product_ids=[i.product_id for i in goal.items])
+        for item in goal.items:
+            await shop.call(ADD_TO_CART, product_id=item.product_id, quantity=item.quantity)
+        try:  # before any tool showed the account's IDs
+            await shop.call(CHECKOUT, address_id=goal.address_id, payment_method_ids=["PM999999"],
+                            shipping_option="standard")
+        except ToolFailed:
+            pass
+        await shop.call(RESPOND_TO_CUSTOMER, message="Sorry, I could not place it.", done=True)
+
+    reward = await play_scored(hub, verifier, scenario, invented)
+    hallucination = next(c for c in reward.breakdown if c.name == "hallucination")
+    assert {"PM999999", scenario.goal.address_id} <= set(hallucination.found) and reward.r_hall < 0
+
+
+async def test_a_voucher_the_cart_no_longer_meets_is_refused_at_checkout_and_nothing_is_placed(hub, reader):
+    from verishop.scenarios.checkout import voucher_problem
+
+    def first_alone(s: Scenario) -> Line:
+        p = reader.product(s.goal.items[0].product_id)
+        return Line(p.product_id, p.category_id, p.price_cents, 1)
+
+    def stale(s: Scenario):
+        """A voucher of an optimal plan that the first item alone no longer meets."""
+        return next((v for p in s.goal.optima for v in s.account.vouchers if v.code in p.voucher_codes
+                     and voucher_problem(v, [first_alone(s)], s.today, s.policy.final_sale_categories)), None)
+
+    scenario = _widen(find(reader, 8, lambda s: stale(s) is not None, range(400)))
+    goal, voucher = scenario.goal, stale(scenario)
+    episode = await hub.open(scenario)
+    async with Client(create_server(hub, episode_id=episode.episode_id)) as client:
+        shop = ShopSession(client)
+        await shop.call(COMPARE_PRODUCTS, product_ids=[i.product_id for i in goal.items])
+        for item in goal.items:
+            await shop.call(ADD_TO_CART, product_id=item.product_id, quantity=item.quantity)
+        await shop.call(APPLY_VOUCHER, code=voucher.code)
+        for item in goal.items:
+            await shop.call("remove_from_cart", product_id=item.product_id)
+        await shop.call(ADD_TO_CART, product_id=goal.items[0].product_id, quantity=1)
+        profile = await shop.call(GET_CUSTOMER_PROFILE)
+        card = next(m["payment_method_id"] for m in profile["payment_methods"] if m["kind"] == "card")
+        with pytest.raises(ToolFailed, match="the cart changed since it was applied"):
+            await shop.call(CHECKOUT, address_id=goal.address_id, payment_method_ids=[card], shipping_option="next_day")
+        assert [d["code"] for d in (await shop.call(REMOVE_VOUCHER, code=voucher.code))["applied"]] == []
+    await hub.close(episode.episode_id, "agent_stopped")
+    with sqlite3.connect(Path(hub.runs_dir) / episode.episode_id / "world.db") as db:
+        assert db.execute("SELECT COUNT(*) FROM orders").fetchone()[0] == len(scenario.orders)
+        assert db.execute("SELECT COUNT(*) FROM cart").fetchone()[0] == 1
