@@ -28,7 +28,13 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from itertools import combinations
 
-from verishop.scenarios.models import CheckoutPlan, PaymentMethod, ShippingOption, StorePolicy, Voucher
+from verishop.scenarios.models import (
+    CheckoutPlan,
+    PaymentMethod,
+    ShippingOption,
+    StorePolicy,
+    Voucher,
+)
 
 MAX_PAYMENT_METHODS = 3
 

@@ -15,12 +15,29 @@ from datetime import date
 
 from verishop.mcp_server.episodes.episode import Episode
 from verishop.mcp_server.errors import NotFound, Rejected
-from verishop.mcp_server.models import (CartQuote, Charge, CheckoutReceipt, Discount, ShippingOptions,
-                                        ShippingOptionView, VoucherList, VoucherView)
+from verishop.mcp_server.models import (
+    CartQuote,
+    Charge,
+    CheckoutReceipt,
+    Discount,
+    ShippingOptions,
+    ShippingOptionView,
+    VoucherList,
+    VoucherView,
+)
 from verishop.mcp_server.shop.cart import view_cart
 from verishop.mcp_server.shop.catalog import fetch_product, figure
-from verishop.scenarios.checkout import (Line, arrival, option_named, quote, shipping_cents, split, split_problem,
-                                         stacking_problem, voucher_problem)
+from verishop.scenarios.checkout import (
+    Line,
+    arrival,
+    option_named,
+    quote,
+    shipping_cents,
+    split,
+    split_problem,
+    stacking_problem,
+    voucher_problem,
+)
 from verishop.scenarios.models import PaymentMethod, Voucher
 from verishop.scenarios.shop_policy import NO_FREE_SHIPPING_CENTS
 from verishop.scenarios.tool_names import CHECKOUT

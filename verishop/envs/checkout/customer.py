@@ -15,7 +15,13 @@ from __future__ import annotations
 import re
 
 from verishop.scenarios.checkout import arrival, option_named
-from verishop.scenarios.customers.base import CustomerState, CustomerTurn, OrderWrite, WorldView, objection
+from verishop.scenarios.customers.base import (
+    CustomerState,
+    CustomerTurn,
+    OrderWrite,
+    WorldView,
+    objection,
+)
 from verishop.scenarios.customers.proposals import PAYMENT_TOPIC, names, says
 from verishop.scenarios.customers.topics import Detail, answer
 from verishop.scenarios.household import say_date

@@ -32,8 +32,20 @@ from verishop.scenarios.accounts import Redraw, with_account
 from verishop.scenarios.catalog.reader import CatalogError, CatalogReader, Product
 from verishop.scenarios.checkout import Line, optimum, split
 from verishop.scenarios.household import make_browsing_history, make_order, say_date
-from verishop.scenarios.models import (Account, Axes, CheckoutGoal, CheckoutItem, Customer, PaymentCharge,
-                                       PaymentMethod, PolicyClause, Scenario, ShippingOption, StorePolicy, Voucher)
+from verishop.scenarios.models import (
+    Account,
+    Axes,
+    CheckoutGoal,
+    CheckoutItem,
+    Customer,
+    PaymentCharge,
+    PaymentMethod,
+    PolicyClause,
+    Scenario,
+    ShippingOption,
+    StorePolicy,
+    Voucher,
+)
 from verishop.scenarios.money import amount
 from verishop.scenarios.noise import add_typos
 from verishop.scenarios.prompts import account_system_prompt

@@ -12,13 +12,21 @@ from datetime import date, timedelta
 
 from verishop.agents.baselines.lookups import lookup
 from verishop.agents.session import ShopSession, ToolFailed
-from verishop.scenarios.tool_names import (ADD_TO_CART, APPLY_VOUCHER, CHECKOUT, REMOVE_VOUCHER, GET_CUSTOMER_PROFILE,
-                                           LIST_VOUCHERS, RESPOND_TO_CUSTOMER, SEARCH_CATALOG)
+from verishop.scenarios.tool_names import (
+    ADD_TO_CART,
+    APPLY_VOUCHER,
+    CHECKOUT,
+    GET_CUSTOMER_PROFILE,
+    LIST_VOUCHERS,
+    REMOVE_VOUCHER,
+    RESPOND_TO_CUSTOMER,
+    SEARCH_CATALOG,
+)
 
 # Greedy tries the environments' `matches` from the lowest PRECEDENCE up (most specific first).
 PRECEDENCE = 8
 SAID_OPTION = {"standard": "standard", "express": "express", "next_day": "next-day"}
-_MONTHS = "january february march april may june july august september october november december".split()
+_MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"]
 ATTEMPTS = 2
 
 

@@ -7,8 +7,14 @@ from __future__ import annotations
 
 from verishop.agents.session import ShopSession
 from verishop.scenarios.models import CheckoutGoal
-from verishop.scenarios.tool_names import (ADD_TO_CART, APPLY_VOUCHER, CHECKOUT, COMPARE_PRODUCTS,
-                                           GET_CUSTOMER_PROFILE, RESPOND_TO_CUSTOMER)
+from verishop.scenarios.tool_names import (
+    ADD_TO_CART,
+    APPLY_VOUCHER,
+    CHECKOUT,
+    COMPARE_PRODUCTS,
+    GET_CUSTOMER_PROFILE,
+    RESPOND_TO_CUSTOMER,
+)
 
 SAID_OPTION = {"standard": "standard", "express": "express", "next_day": "next-day"}
 

@@ -20,9 +20,17 @@ from verishop.envs.checkout.oracle import play as oracle_play
 from verishop.mcp_server.tools import create_server
 from verishop.scenarios.checkout import Line, quote
 from verishop.scenarios.models import CheckoutGoal, Scenario
-from verishop.scenarios.tool_names import (ADD_TO_CART, APPLY_VOUCHER, CHECKOUT, COMPARE_PRODUCTS,
-                                           GET_CUSTOMER_PROFILE, LIST_SHIPPING_OPTIONS, LIST_VOUCHERS,
-                                           REMOVE_VOUCHER, RESPOND_TO_CUSTOMER)
+from verishop.scenarios.tool_names import (
+    ADD_TO_CART,
+    APPLY_VOUCHER,
+    CHECKOUT,
+    COMPARE_PRODUCTS,
+    GET_CUSTOMER_PROFILE,
+    LIST_SHIPPING_OPTIONS,
+    LIST_VOUCHERS,
+    REMOVE_VOUCHER,
+    RESPOND_TO_CUSTOMER,
+)
 
 ID_IN_TEXT = re.compile(r"\b(?:W\d{7}|LN\d{8}|P\d{8}|AD\d{6}|PM\d{6})\b")
 

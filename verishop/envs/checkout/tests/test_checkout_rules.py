@@ -12,7 +12,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from verishop.scenarios.checkout import Line, optimum, split, split_problem
-from verishop.scenarios.models import PaymentMethod, ShippingOption, StorePolicy, Voucher
+from verishop.scenarios.models import (
+    PaymentMethod,
+    ShippingOption,
+    StorePolicy,
+    Voucher,
+)
 
 TODAY = date(2026, 5, 10)
 CATEGORIES = ("socks", "mugs", "lamps")
