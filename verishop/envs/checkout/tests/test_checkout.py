@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 import sqlite3
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -281,3 +282,50 @@ async def test_a_voucher_the_cart_no_longer_meets_is_refused_at_checkout_and_not
     with sqlite3.connect(Path(hub.runs_dir) / episode.episode_id / "world.db") as db:
         assert db.execute("SELECT COUNT(*) FROM orders").fetchone()[0] == len(scenario.orders)
         assert db.execute("SELECT COUNT(*) FROM cart").fetchone()[0] == 1
+
+
+# --- the customer ----------------------------------------------------------------------------
+
+
+def _customer(scenario: Scenario, reader):
+    from verishop.scenarios.customers import SimulatedCustomer
+    return SimulatedCustomer(scenario.model_copy(update={"axes": scenario.axes.model_copy(update={"p_noise": 0.0})}),
+                             reader.product)
+
+
+def test_the_customer_tells_a_withheld_date_when_asked_and_objects_to_a_late_option(reader):
+    from verishop.scenarios.household import say_date
+    from verishop.scenarios.models import Submission
+
+    def late_standard(s: Scenario) -> bool:
+        standard = next(o for o in s.policy.shipping_options if o.name == "standard")
+        return not s.goal.date_stated and s.today + timedelta(days=standard.days) > s.goal.deliver_by
+    scenario = find(reader, 10, late_standard, range(400))
+    goal = scenario.goal
+    asked = _customer(scenario, reader).reply("How soon do you need it delivered?", Submission())
+    assert asked.tag == "clarify" and say_date(goal.deliver_by) in asked.text
+    customer = _customer(scenario, reader)
+    turn = customer.reply(f"With standard shipping, paid with {goal.payment_words.replace('my ', 'your ')}, the total "
+                          f"is {goal.total_cents / 100:.2f}.", Submission(answer_number=goal.total_cents / 100))
+    assert turn.tag == "correct" and "too late" in turn.text and say_date(goal.deliver_by) in turn.text
+
+
+def test_the_customer_agrees_only_to_its_own_payment_and_a_total_within_its_budget(reader):
+    from verishop.scenarios.models import Submission
+
+    scenario = find(reader, 10, lambda s: len(s.goal.payment_ids) == 2 and s.goal.payment_stated)
+    goal = scenario.goal
+    option = {"standard": "standard", "express": "express", "next_day": "next-day"}[goal.optima[0].shipping_option]
+    card = next(m for m in scenario.account.payment_methods if m.payment_id == goal.payment_ids[1])
+    over = _customer(scenario, reader).reply(f"With {option} shipping, paid with your gift card first and the rest on "
+                                             f"your {card.label}, the total is {goal.budget_cents / 100 + 1:.2f}.",
+                                             Submission(answer_number=goal.budget_cents / 100 + 1))
+    assert over.tag == "correct" and "budget" in over.text
+    card_only = _customer(scenario, reader).reply(f"With {option} shipping, paid with your {card.label}, the total is "
+                                                  f"{goal.total_cents / 100:.2f}.",
+                                                  Submission(answer_number=goal.total_cents / 100))
+    assert card_only.tag != "approve"
+    right = _customer(scenario, reader).reply(f"With {option} shipping, paid with your gift card first and the rest on "
+                                              f"your {card.label}, the total is {goal.total_cents / 100:.2f}.",
+                                              Submission(answer_number=goal.total_cents / 100))
+    assert right.tag == "approve"
