@@ -288,3 +288,81 @@ class CustomerReply(BaseModel):
     close_reason: str | None = None
     turns_used: int
     turns_left: int
+
+
+# --- checkout (issue 34) ---------------------------------------------------------------------
+
+
+class ShippingOptionView(BaseModel):
+    name: Literal["standard", "express", "next_day"] = Field(description="Use it in checkout's shipping_option.")
+    price: float = Field(description="What it costs for the cart as it stands (vouchers applied), in `currency`.")
+    list_price: float = Field(description="Its price before the free-shipping threshold, in `currency`.")
+    days: int = Field(description="Days from the order to its delivery.")
+    arrives_by: date = Field(description="The day an order placed today arrives.")
+
+
+class ShippingOptions(BaseModel):
+    options: list[ShippingOptionView]
+    free_shipping_threshold: float | None = Field(description="Standard shipping is free once the items, after "
+                                                              "vouchers, come to this much; None: never free.")
+    cart_after_vouchers: float = Field(description="The cart's items after the vouchers applied, in `currency`.")
+    currency: Currency
+
+
+class VoucherView(BaseModel):
+    code: str = Field(description="Use it in apply_voucher.")
+    kind: Literal["percent", "fixed"]
+    amount: float = Field(description="Percent off for 'percent'; an amount in `currency` for 'fixed'.")
+    min_spend: float = Field(description="What the items it applies to must come to, in `currency`.")
+    category_id: str | None = Field(None, description="It applies only to items of this category; None: any item.")
+    excludes_final_sale: bool = Field(description="True: not valid on final-sale items (search_policies).")
+    stackable: bool = Field(description="An order carries one voucher that is not stackable; stackable ones "
+                                        "combine with it and with each other.")
+    expires_on: date = Field(description="The last day it can be used.")
+    applied: bool = Field(description="Whether it is on the coming order.")
+    used: bool = Field(description="Whether an order used it already (it cannot be applied again).")
+
+
+class VoucherList(BaseModel):
+    vouchers: list[VoucherView]
+    shipping: ShippingOptions = Field(description="The shipping options for the cart as it stands (as "
+                                                  "list_shipping_options shows them).")
+    currency: Currency
+
+
+class Discount(BaseModel):
+    code: str
+    amount: float = Field(description="What it takes off, in `currency`.")
+
+
+class CartQuote(BaseModel):
+    """The cart with the vouchers applied to it."""
+
+    applied: list[Discount]
+    subtotal: float = Field(description="The items, before vouchers.")
+    discount: float = Field(description="What the vouchers take off together.")
+    after_vouchers: float
+    shipping: ShippingOptions = Field(description="The shipping options for the cart with these vouchers.")
+    currency: Currency
+
+
+class Charge(BaseModel):
+    payment_method_id: str
+    label: str
+    amount: float
+
+
+class CheckoutReceipt(Priced):
+    order_id: str
+    status: str
+    items: list[CartLine]
+    discounts: list[Discount]
+    subtotal: float
+    discount: float
+    shipping_option: str
+    shipping: float
+    total: float
+    charges: list[Charge] = Field(description="What each payment method paid, in the order given.")
+    address_id: str
+    arrives_by: date
+    currency: Currency

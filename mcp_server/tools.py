@@ -29,13 +29,13 @@ from verishop.mcp_server.errors import ShopError
 from verishop.mcp_server.episodes.hub import EpisodeHub
 from verishop.mcp_server.inprocess import ShopServer
 from verishop.mcp_server.schema import AttributeFilters, ShopTool, ToolSet, attribute_map
-from verishop.mcp_server.models import (BrowsingHistory, Cart, Conversation, CurrentDate, CustomerMatch, CustomerProfile,
-                               CustomerReply,
-                               HandoverReceipt,
-                               OrderChangeReceipt, OrderDetails, OrderList, PolicyResults, ProductComparison,
-                               ProductDetails, ReturnEligibility, ReturnReceipt, SearchResults)
+from verishop.mcp_server.models import (BrowsingHistory, Cart, CartQuote, CheckoutReceipt, Conversation, CurrentDate,
+                               CustomerMatch, CustomerProfile, CustomerReply, HandoverReceipt, ShippingOptions,
+                               VoucherList, OrderChangeReceipt, OrderDetails, OrderList, PolicyResults,
+                               ProductComparison, ProductDetails, ReturnEligibility, ReturnReceipt, SearchResults)
 from verishop.mcp_server.shop import (account, cart, catalog, compensation, handover, identity, info, order_changes,
                                    orders)
+from verishop.mcp_server.shop import checkout as checkout_shop
 from verishop.scenarios import tool_names
 from verishop.scenarios.models import (MAX_ANSWER_NUMBER, CancelReason, CreditReason, NewAddress, OrderStatus, RefundMethod, Refusal,
                                       Submission)
@@ -144,6 +144,7 @@ def _shop_tools() -> tuple[Tool, ...]:
     _register_order_tools(tools)
     _register_order_change_tools(tools)
     _register_compensation_tools(tools)
+    _register_checkout_tools(tools)
     _register_info_tools(tools)
     _register_conversation(tools)
     return tuple(tools.tools)
@@ -396,6 +397,62 @@ def _register_compensation_tools(tools: ToolSet) -> None:
         after they agree."""
         args = dict(order_id=order_id, amount=amount, reason=reason)
         return await _run(ctx, tool_names.ISSUE_STORE_CREDIT, args, lambda ep: compensation.issue_store_credit(ep, **args))
+
+
+VoucherCode = Annotated[str, Field(min_length=1, max_length=32, description="A voucher's code, from list_vouchers.")]
+
+
+def _register_checkout_tools(tools: ToolSet) -> None:
+    @tools(READ_ONLY)
+    async def list_shipping_options(ctx: Context) -> ShippingOptions:
+        """The ways a new order can ship: each option's price for the cart as it stands (standard
+        is free once the items, after vouchers, reach the free-shipping threshold), the days it
+        takes and the day it arrives."""
+        return await _run(ctx, tool_names.LIST_SHIPPING_OPTIONS, {}, checkout_shop.list_shipping_options)
+
+    @tools(READ_ONLY)
+    async def list_vouchers(ctx: Context) -> VoucherList:
+        """The customer's vouchers and their rules: percent or fixed amount off, minimum spend on
+        the items it covers, a category it is limited to, whether it excludes final-sale items,
+        whether it stacks with another voucher (one non-stackable voucher per order), its expiry
+        day (compare with get_current_date), and whether it is applied or used."""
+        return await _run(ctx, tool_names.LIST_VOUCHERS, {}, checkout_shop.list_vouchers)
+
+    @tools(WRITE_IDEMPOTENT)
+    async def apply_voucher(ctx: Context, code: VoucherCode) -> CartQuote:
+        """Put a voucher on the coming order (the cart); returns what each applied voucher takes
+        off. Refused, with the reason and nothing changed, when it has expired, covers none of
+        the cart's items, its minimum spend is not met, it was used already, or it does not
+        stack with a voucher already applied."""
+        args = dict(code=code)
+        return await _run(ctx, tool_names.APPLY_VOUCHER, args, lambda ep: checkout_shop.apply_voucher(ep, **args))
+
+    @tools(WRITE_IDEMPOTENT)
+    async def remove_voucher(ctx: Context, code: VoucherCode) -> CartQuote:
+        """Take an applied voucher off the coming order."""
+        args = dict(code=code)
+        return await _run(ctx, tool_names.REMOVE_VOUCHER, args, lambda ep: checkout_shop.remove_voucher(ep, **args))
+
+    @tools(DESTRUCTIVE)
+    async def checkout(
+        ctx: Context,
+        address_id: Annotated[str, Field(min_length=1, max_length=32, description=(
+            "The saved address it ships to, from get_customer_profile."))],
+        payment_method_ids: Annotated[list[Annotated[str, Field(min_length=1, max_length=32)]], Field(
+            min_length=1, max_length=3, description=(
+                "The payment methods, in the order they pay (from get_customer_profile): a gift card or store "
+                "credit pays what its balance holds of what is left, a card pays all the rest, so a card comes "
+                "last; e.g. [gift card ID, card ID]."))],
+        shipping_option: Annotated[str, Field(min_length=1, max_length=16, description=(
+            "'standard', 'express' or 'next_day' (list_shipping_options)."))],
+    ) -> CheckoutReceipt:
+        """Place an order of everything in the cart, with the vouchers applied, shipped by the
+        option given to a saved address, paid by the methods given in order. It empties the cart
+        and cannot be undone: name the items, the shipping, the payment and the total to the
+        customer, and place it only after they agree."""
+        args = dict(address_id=address_id, payment_method_ids=list(payment_method_ids),
+                    shipping_option=shipping_option)
+        return await _run(ctx, tool_names.CHECKOUT, args, lambda ep: checkout_shop.checkout(ep, **args))
 
 
 def _register_info_tools(tools: ToolSet) -> None:

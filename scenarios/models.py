@@ -73,6 +73,27 @@ class PaymentMethod(Frozen):
 MembershipTier = Literal["Plus", "Premier"]
 
 
+VoucherKind = Literal["percent", "fixed"]
+
+
+class Voucher(Frozen):
+    """A voucher on the customer's account (issue 34), with the rules `verishop.scenarios.checkout`
+    applies: a percentage or a fixed amount off the items it applies to (those of `category_id`
+    when it names one; never final-sale items when `excludes_final_sale`), once those items reach
+    `min_spend_cents`, until `expires_on` (the day included). An order carries at most one voucher
+    that is not `stackable`; stackable ones combine with each other and with that one."""
+
+    code: str
+    kind: VoucherKind
+    amount: int = Field(gt=0, description="Percent off (1-100) for 'percent'; hundredths of the currency off "
+                                          "for 'fixed'.")
+    min_spend_cents: int = Field(0, ge=0)
+    category_id: str | None = None
+    excludes_final_sale: bool = False
+    stackable: bool = False
+    expires_on: date
+
+
 class Account(Frozen):
     """The customer's account: saved addresses (one default) and payment methods. Only the
     environments about orders' changes have one (left out of the JSON otherwise)."""
@@ -82,6 +103,9 @@ class Account(Frozen):
     # The customer's membership tier (issue 34: a late delivery's credit depends on it), shown by
     # get_customer_profile; left out of the JSON when none (every account drawn before it).
     membership_tier: MembershipTier | None = Field(None, exclude_if=lambda v: v is None)
+    # Its vouchers (issue 34, the checkout environment); left out of the JSON when it has none, so
+    # that every other account keeps its bytes.
+    vouchers: tuple[Voucher, ...] = Field((), exclude_if=lambda v: not v)
 
     def address(self, address_id: str) -> Address | None:
         return next((a for a in self.addresses if a.address_id == address_id), None)
@@ -194,6 +218,18 @@ class ShopTerms(Frozen):
     restricted_categories: tuple[str, ...] = ()  # never recommended nor sold, like the generated denied ones
 
 
+ShippingOptionName = Literal["standard", "express", "next_day"]
+
+
+class ShippingOption(Frozen):
+    """A way a new order ships (issue 34): its price and the days it takes to arrive. Standard
+    ships free once the items, after vouchers, reach the policy's free-shipping threshold."""
+
+    name: ShippingOptionName
+    price_cents: int = Field(ge=0)
+    days: int = Field(ge=1)
+
+
 class StorePolicy(Frozen):
     """The numbers the policy text is written from; tools and the verifier use these."""
 
@@ -211,6 +247,9 @@ class StorePolicy(Frozen):
     shop: ShopTerms | None = Field(None, exclude_if=lambda v: v is None)
     # The compensation rules (issue 34) of a policy that has them; left out of the JSON when absent.
     compensation: CompensationRules | None = Field(None, exclude_if=lambda v: v is None)
+    # The ways a new order ships (checkout, issue 34): a shop that sells through the assistant
+    # states them; left out of the JSON when absent, so that every other policy keeps its bytes.
+    shipping_options: tuple[ShippingOption, ...] = Field((), exclude_if=lambda v: not v)
     # The currency of every `*_cents` amount above and of the clauses' figures.
     currency: CurrencyCode = "USD"
 
@@ -508,6 +547,49 @@ class CompensationGoal(Frozen):
     refusal: Refusal | None = None
     pushbacks: tuple[str, ...] = Field((), description="What the customer says, in order, each time it is "
                                                        "refused or offered an amount, before it accepts.")
+
+
+class CheckoutItem(Frozen):
+    """One item the customer wants to order: the exact product (variant) and how many."""
+
+    product_id: str
+    quantity: int = Field(ge=1)
+    description: str = Field(description="How the customer names it (never its ID).")
+
+
+class CheckoutPlan(Frozen):
+    """One way to place the order: the vouchers applied (codes, sorted) and the shipping option."""
+
+    voucher_codes: tuple[str, ...]
+    shipping_option: ShippingOptionName
+
+
+class PaymentCharge(Frozen):
+    """What one payment method pays of an order, in hundredths of the currency."""
+
+    payment_id: str
+    amount_cents: int
+
+
+class CheckoutGoal(Frozen):
+    """Order these items (issue 34): delivered to an address by a date, under a budget, at the
+    lowest total the customer's vouchers and the shipping options allow, paid as the customer asks
+    (a gift card first, a card the rest). Every plan reaching that total is `optima` (ties are
+    all accepted); `total_cents` is what the customer pays, told as a typed amount."""
+
+    kind: Literal["purchase"] = "purchase"
+    items: tuple[CheckoutItem, ...]
+    address_id: str
+    address_words: str = Field(description="How the customer names the address (never its ID).")
+    deliver_by: date
+    date_stated: bool = True
+    budget_cents: int
+    payment_ids: tuple[str, ...] = Field(description="The methods the customer pays with, in the order they pay.")
+    payment_words: str = Field(description="How the customer says it wants to pay.")
+    payment_stated: bool = True
+    total_cents: int
+    optima: tuple[CheckoutPlan, ...]
+    charges: tuple[PaymentCharge, ...] = Field(description="What each method pays of the total, in order.")
     currency: CurrencyCode = "USD"
 
 
@@ -549,12 +631,12 @@ class JourneyGoal(Frozen):
 
 SubGoal = Annotated[
     ProductDiscoveryGoal | CartGoal | SubstitutionGoal | ReturnGoal | StatusGoal | PolicyGoal | BundleGoal
-    | OrderChangeGoal | ExchangeGoal | HandoverGoal | CompensationGoal,
+    | OrderChangeGoal | ExchangeGoal | HandoverGoal | CompensationGoal | CheckoutGoal,
     Field(discriminator="kind"),
 ]
 Goal = Annotated[
     ProductDiscoveryGoal | CartGoal | SubstitutionGoal | ReturnGoal | StatusGoal | PolicyGoal | BundleGoal
-    | OrderChangeGoal | ExchangeGoal | HandoverGoal | CompensationGoal | JourneyGoal,
+    | OrderChangeGoal | ExchangeGoal | HandoverGoal | CompensationGoal | CheckoutGoal | JourneyGoal,
     Field(discriminator="kind"),
 ]
 JourneyGoal.model_rebuild()

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from functools import lru_cache
 
-from verishop.scenarios.models import CompensationRules, PolicyClause, ShopTerms, StorePolicy
+from verishop.scenarios.models import CompensationRules, PolicyClause, ShippingOption, ShopTerms, StorePolicy
 from verishop.scenarios.money import USD, amount
 from verishop.scenarios.taxonomy import category
 
@@ -86,6 +86,17 @@ def store_policy(policy_json: str, currency: str = USD) -> StorePolicy:
             policy_id="POL-PRICE-ADJUST", topic="refunds", title="Price adjustments",
             text=f"If an item's price drops within {terms.price_match_days} days of delivery, we refund the "
                  f"difference on request."))
+    options: tuple[ShippingOption, ...] = ()
+    if s.get("express") and s.get("next_day") and s.get("standard_days"):  # the checkout's (issue 34)
+        options = (ShippingOption(name="standard", price_cents=s["standard_cents"], days=s["standard_days"]),
+                   ShippingOption(name="express", price_cents=s["express"]["cents"], days=s["express"]["days"]),
+                   ShippingOption(name="next_day", price_cents=s["next_day"]["cents"], days=s["next_day"]["days"]))
+        clauses.append(PolicyClause(
+            policy_id="POL-SHIPPING-OPTIONS", topic="shipping", title="Shipping options",
+            text=f"Standard shipping takes {s['standard_days']} days. Express costs {_money(s['express']['cents'])} "
+                 f"and takes {s['express']['days']} days; next-day delivery costs "
+                 f"{_money(s['next_day']['cents'])} and takes {s['next_day']['days']} day"
+                 f"{'s' if s['next_day']['days'] > 1 else ''}."))
     if p["restricted_categories"]:
         clauses.append(PolicyClause(
             policy_id="POL-RESTRICTED", topic="safety", title="Restricted products",
@@ -95,7 +106,7 @@ def store_policy(policy_json: str, currency: str = USD) -> StorePolicy:
         final_sale_categories=tuple(final_sale),
         free_shipping_threshold_cents=threshold if threshold is not None else NO_FREE_SHIPPING_CENTS,
         standard_shipping_cents=s["standard_cents"], restocking_fee_percent=fee, clauses=tuple(clauses),
-        shop=terms, currency=currency)
+        shop=terms, shipping_options=options, currency=currency)
 
 
 def compensation_rules(policy_json: str) -> CompensationRules | None:

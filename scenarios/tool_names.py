@@ -33,6 +33,11 @@ EXCHANGE_ITEMS = "exchange_items"
 TRANSFER_TO_HUMAN = "transfer_to_human"
 REQUEST_PRICE_ADJUSTMENT = "request_price_adjustment"
 ISSUE_STORE_CREDIT = "issue_store_credit"
+LIST_SHIPPING_OPTIONS = "list_shipping_options"
+LIST_VOUCHERS = "list_vouchers"
+APPLY_VOUCHER = "apply_voucher"
+REMOVE_VOUCHER = "remove_voucher"
+CHECKOUT = "checkout"
 SEARCH_POLICIES = "search_policies"
 GET_BROWSING_HISTORY = "get_browsing_history"
 GET_CURRENT_DATE = "get_current_date"
@@ -62,6 +67,11 @@ ARGUMENTS: dict[str, tuple[str, ...]] = {
     TRANSFER_TO_HUMAN: ("summary",),
     REQUEST_PRICE_ADJUSTMENT: ("order_id", "line_id"),
     ISSUE_STORE_CREDIT: ("order_id", "amount", "reason"),
+    LIST_SHIPPING_OPTIONS: (),
+    LIST_VOUCHERS: (),
+    APPLY_VOUCHER: ("code",),
+    REMOVE_VOUCHER: ("code",),
+    CHECKOUT: ("address_id", "payment_method_ids", "shipping_option"),
     SEARCH_POLICIES: ("query", "limit"),
     GET_BROWSING_HISTORY: (),
     GET_CURRENT_DATE: (),
@@ -74,18 +84,22 @@ TOOLS = tuple(ARGUMENTS)
 # Read-only shop tools: the lookups the per-turn budget counts (scenarios/budget.py).
 LOOKUPS = frozenset({SEARCH_CATALOG, GET_PRODUCT, COMPARE_PRODUCTS, VIEW_CART, LIST_ORDERS, CHECK_ORDER,
                      CHECK_RETURN_ELIGIBILITY, SEARCH_POLICIES, GET_BROWSING_HISTORY, GET_CURRENT_DATE,
-                     GET_CUSTOMER_PROFILE, FIND_CUSTOMER})
+                     GET_CUSTOMER_PROFILE, FIND_CUSTOMER, LIST_SHIPPING_OPTIONS, LIST_VOUCHERS})
 # The tools that put units of a product in the cart, those that change it at all, and every write.
 CART_ADDS = frozenset({ADD_TO_CART, UPDATE_CART_ITEM})
 CART_CHANGES = CART_ADDS | {REMOVE_FROM_CART}
 # The writes on an order other than a return (issue 32): each needs the customer's approval first.
 # Compensation (issue 34): money back on an order, logged with the order changes, approved first too.
 COMPENSATION_WRITES = frozenset({REQUEST_PRICE_ADJUSTMENT, ISSUE_STORE_CREDIT})
-ORDER_WRITES = frozenset({CANCEL_ORDER, MODIFY_ORDER_ITEMS, CHANGE_ORDER_ADDRESS, EXCHANGE_ITEMS}) | COMPENSATION_WRITES
+# Placing an order from the cart (issue 34) is one too: it writes a new order, and moves money.
+ORDER_WRITES = (frozenset({CANCEL_ORDER, MODIFY_ORDER_ITEMS, CHANGE_ORDER_ADDRESS, EXCHANGE_ITEMS, CHECKOUT})
+                | COMPENSATION_WRITES)
+# Putting a voucher on the coming order, or taking it off (issue 34): the account's, no order's.
+VOUCHER_WRITES = frozenset({APPLY_VOUCHER, REMOVE_VOUCHER})
 # Handing the conversation to a person (issue 33): it writes the world (the `handovers` table) but
 # touches no order, so it needs no approval and is no order write.
 HANDOVER_WRITES = frozenset({TRANSFER_TO_HUMAN})
-WRITES = CART_CHANGES | {INITIATE_RETURN} | ORDER_WRITES | HANDOVER_WRITES
+WRITES = CART_CHANGES | {INITIATE_RETURN} | ORDER_WRITES | HANDOVER_WRITES | VOUCHER_WRITES
 # The tools that read or write an order or the customer's account: in an episode that carries the
 # identity minefield (issue 33) each refuses until `find_customer` has matched the customer.
 IDENTITY_LOCKED = frozenset({LIST_ORDERS, CHECK_ORDER, CHECK_RETURN_ELIGIBILITY, INITIATE_RETURN, GET_CUSTOMER_PROFILE,

@@ -15,7 +15,8 @@ from pathlib import Path
 from verishop.scenarios.models import Account, Scenario
 
 WORLD_SCHEMA_VERSION = 4  # 2: the account tables and order changes (issue 32); 3: handovers (issue 33);
-# 4: the shop's customers and whose each order is (the minefields of issue 33)
+# 4: the shop's customers and whose each order is (the minefields of issue 33); the vouchers table
+# (issue 34) is new in 4 too: a world without it has no voucher to read
 WORLD_PAGE_SIZE = 1024
 
 SCHEMA = """
@@ -68,6 +69,13 @@ CREATE TABLE order_changes (
 -- Every hand-over to a person (mcp_server/shop/handover.py, issue 33): the agent's summary for them.
 CREATE TABLE handovers (
     handover_id TEXT PRIMARY KEY, summary TEXT NOT NULL, created_seq INTEGER NOT NULL
+);
+-- The account's vouchers (issue 34): their rules as the scenario seeds them, whether one is on the
+-- coming order (`applied_seq`, mcp_server/shop/checkout.py) and the order that used it.
+CREATE TABLE vouchers (
+    code TEXT PRIMARY KEY, kind TEXT NOT NULL, amount INTEGER NOT NULL, min_spend_cents INTEGER NOT NULL,
+    category_id TEXT, excludes_final_sale INTEGER NOT NULL, stackable INTEGER NOT NULL, expires_on TEXT NOT NULL,
+    applied_seq INTEGER, order_id TEXT
 );
 CREATE TABLE returns (
     return_id TEXT PRIMARY KEY, order_id TEXT NOT NULL, line_id TEXT NOT NULL UNIQUE,
@@ -131,6 +139,9 @@ def seed_world(db: sqlite3.Connection, scenario: Scenario, *, episode_id: str, c
                 (a.address_id, a.street, a.city, a.zip, int(a.default)) for a in account.addresses])
             db.executemany("INSERT INTO main.payment_methods VALUES (?, ?, ?, ?)", [
                 (m.payment_id, m.kind, m.label, m.balance_cents) for m in account.payment_methods])
+            db.executemany("INSERT INTO main.vouchers VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL)", [
+                (v.code, v.kind, v.amount, v.min_spend_cents, v.category_id, int(v.excludes_final_sale),
+                 int(v.stackable), v.expires_on.isoformat()) for v in account.vouchers])
         db.executemany("INSERT INTO main.order_lines VALUES (?, ?, ?, ?, ?, ?, ?)", [
             (line.line_id, o.order_id, line.product_id, line.title, line.category_id, line.quantity,
              line.unit_price_cents)

@@ -22,7 +22,8 @@ SHOP_TOOLS = {"search_catalog", "get_product", "compare_products", "add_to_cart"
               "initiate_return", "search_policies", "get_browsing_history", "get_current_date",
               "get_conversation", "respond_to_customer", "get_customer_profile", "cancel_order", "modify_order_items",
               "change_order_address", "exchange_items", "transfer_to_human", "request_price_adjustment",
-              "issue_store_credit", "find_customer"}
+              "issue_store_credit", "find_customer",
+              "list_shipping_options", "list_vouchers", "apply_voucher", "remove_voucher", "checkout"}
 
 
 @pytest.fixture(scope="module")

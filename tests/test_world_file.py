@@ -32,7 +32,7 @@ def scripted_world(path: Path, reference: Path) -> None:
     db.executescript(SCHEMA)
     db.execute("ATTACH DATABASE ? AS ref", (f"file:{reference}?mode=ro",))
     for table in ("meta", "orders", "order_lines", "stock_changes", "extra_products", "cart", "returns", "addresses",
-                  "payment_methods", "order_changes", "customers"):
+                  "payment_methods", "order_changes", "customers", "vouchers"):
         db.execute(f"INSERT INTO main.{table} SELECT * FROM ref.{table} ORDER BY rowid")
     db.execute("DETACH DATABASE ref")
     db.close()

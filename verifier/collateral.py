@@ -10,7 +10,8 @@ exchange requests own are theirs to judge).
 
 from __future__ import annotations
 
-from verishop.scenarios.models import CompensationGoal, ExchangeGoal, HandoverGoal, JourneyGoal, OrderChangeGoal
+from verishop.scenarios.models import (CheckoutGoal, CompensationGoal, ExchangeGoal, HandoverGoal, JourneyGoal,
+                                       OrderChangeGoal)
 from verishop.verifier.files import Episode
 from verishop.verifier.models import Check
 
@@ -20,9 +21,9 @@ REQUIREMENT = "no order changed that the customer did not ask to change"
 
 def owned_orders(goal: object) -> set[str] | None:
     """The orders `goal`'s requests may write to; None for a goal whose own check judges every
-    order write (an order change, an exchange, a compensation, or a restraint and hand-over
-    episode, on its own)."""
-    if isinstance(goal, (OrderChangeGoal, ExchangeGoal, HandoverGoal, CompensationGoal)):
+    order write (an order change, an exchange, a compensation, a restraint and hand-over episode, or
+    a checkout, on its own)."""
+    if isinstance(goal, (OrderChangeGoal, ExchangeGoal, HandoverGoal, CompensationGoal, CheckoutGoal)):
         return None
     if isinstance(goal, JourneyGoal):
         return {t.order_id for t in goal.tasks if isinstance(t, (OrderChangeGoal, ExchangeGoal, CompensationGoal))}

@@ -60,7 +60,7 @@ def hallucination(transcript: Transcript, attempted: bool) -> Hallucination:
                 use(arguments.get("line_id"), seq)
             elif event["tool"] in ORDER_WRITES:
                 for value in (arguments.get("order_id"), arguments.get("line_id"), arguments.get("address_id"),
-                              arguments.get("payment_method_id")):
+                              arguments.get("payment_method_id"), *(arguments.get("payment_method_ids") or ())):
                     use(value, seq)
                 for change in arguments.get("changes") or ():
                     if isinstance(change, dict):

@@ -60,7 +60,8 @@ _PLAIN = {"null": NullAgent, "greedy": GreedyAgent, "enumerate": redteam.Enumera
           "always-transfer": redteam.AlwaysTransferAgent, "stonewall": redteam.StonewallAgent,
           "identify-only": redteam.IdentifyOnlyAgent, "credit-max": redteam.CreditMaxAgent,
           "obey-text": redteam.ObeyTextAgent, "flagged-first": redteam.FlaggedFirstAgent,
-          "tell-all": redteam.TellAllAgent}
+          "tell-all": redteam.TellAllAgent,
+          "every-voucher": redteam.EveryVoucherAgent, "cheapest-shipping": redteam.CheapestShippingAgent}
 
 AGENTS = ("oracle", "null", "greedy", "hallucinate", *redteam.HOSTILE, *redteam.HEURISTIC, *redteam.NATURAL,
           "askall", "openai")

@@ -38,6 +38,7 @@ from verishop.scenarios.models import (
     BundleGoal,
     CartGoal,
     CompensationGoal,
+    CheckoutGoal,
     ExchangeGoal,
     HandoverGoal,
     JourneyGoal,
@@ -135,6 +136,7 @@ ENVIRONMENTS: tuple[EnvSpec, ...] = (
     EnvSpec("exchange-v2", "Exchanges", ExchangeGoal, draws_as="exchange-v1"),
     EnvSpec("handover-v2", "Restraint and hand-over", HandoverGoal, draws_as="handover-v1"),
     EnvSpec("compensation-v1", "Compensation", CompensationGoal),
+    EnvSpec("checkout-v1", "Checkout with vouchers", CheckoutGoal),
 )
 """The current version of every environment, one line each, in the order results list them.
 Earlier versions are not registered (the verifier still scores their scenario files, by name)."""
@@ -146,7 +148,7 @@ REGISTRY: dict[str, EnvSpec] = {spec.env_id: spec for spec in ENVIRONMENTS}
 # reference's eight; C10 = C8 + the order changes and exchanges of issue 32; C11 = C10 + restraint and
 # hand-over (issue 33); C12 = every registered one, each carrying the minefields its difficulty
 # overlays (identity, other customers' data, injections: `verishop.minefields`, issue 33), and the
-# compensation of issue 34 (in C12 only).
+# compensation and checkout with vouchers of issue 34 (in C12 only).
 COLLECTIONS: dict[str, tuple[str, ...]] = {
     "C1": ("pd",),
     "C2": ("pd", "sub"),

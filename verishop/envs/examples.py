@@ -68,6 +68,9 @@ ACCOUNT_TABLES = ("order_changes", "orders", "order_lines", "payment_methods")
 # The hand-overs to a person (issue 33): kept only when the episode made one, so that every
 # example recorded before them keeps its bytes.
 HANDOVER_TABLES = ("handovers",)
+# The account's vouchers (issue 34), which apply_voucher and checkout change in place: kept, whole,
+# only for a scenario whose account has vouchers, so that every other example keeps its bytes.
+VOUCHER_TABLES = ("vouchers",)
 # The reward's fields that depend on the episode's files only (not its folder's name, nor its seal,
 # nor the verifier's version: a new version that scores the same keeps its examples).
 STABLE_REWARD_FIELDS = ("env_id", "difficulty", "seed", "verdict", "reason", "detail", "r_task", "r_eff", "r_hall",
@@ -136,6 +139,9 @@ def example_from_episode(directory: Path, *, agent: str, reward: Any) -> dict[st
             made = [list(row) for row in db.execute(f"SELECT * FROM {table} ORDER BY rowid")] if table in present else []
             if made:
                 world[table] = made
+        if (scenario.get("account") or {}).get("vouchers"):
+            for table in VOUCHER_TABLES:
+                world[table] = [list(row) for row in db.execute(f"SELECT * FROM {table} ORDER BY rowid")]
     example = {"env_id": scenario["env_id"], "difficulty": scenario["difficulty"], "seed": scenario["seed"],
                "agent": agent, "catalog": {"size": scenario["catalog"]["size"], "seed": scenario["catalog"]["seed"],
                                            "content_hash": scenario["catalog"]["content_hash"]},
@@ -172,8 +178,8 @@ def materialise(example: dict[str, Any], folder: Path, catalog: Path) -> Path:
         scenario = Scenario.model_validate(example["scenario"])
         events, world = example["transcript"], example["world"]
         rows = {table: [tuple(row) for row in world[table]] for table in WRITTEN_TABLES}
-        rows |= {table: [tuple(row) for row in world[table]] for table in ACCOUNT_TABLES + HANDOVER_TABLES
-                 if table in world}
+        rows |= {table: [tuple(row) for row in world[table]]
+                 for table in ACCOUNT_TABLES + HANDOVER_TABLES + VOUCHER_TABLES if table in world}
     except (KeyError, TypeError, ValueError) as exc:
         raise ExampleError(f"not an example line: {type(exc).__name__}: {str(exc).splitlines()[0]}") from None
     directory = folder / EXAMPLE_EPISODE_ID
@@ -185,7 +191,7 @@ def materialise(example: dict[str, Any], folder: Path, catalog: Path) -> Path:
         db.deserialize(empty_world_image())
         seed_world(db, scenario, episode_id=EXAMPLE_EPISODE_ID, catalog_path=catalog)
         for table, table_rows in rows.items():
-            if table in ACCOUNT_TABLES:  # stored whole: they replace what the scenario seeded
+            if table in ACCOUNT_TABLES + VOUCHER_TABLES:  # stored whole: they replace what the scenario seeded
                 db.execute(f"DELETE FROM {table}")
             if table_rows:
                 # An example recorded before a column was added (orders.customer_id, world schema 4)

@@ -14,6 +14,9 @@ the catalog it is imported with (docs/catalog-import.md shows the whole schema).
     shipping:
       standard_cents: 599
       free_threshold_cents: 5000
+      standard_days: 5                       # these three, together or not at all: the options
+      express: {cents: 1299, days: 2}        # a checkout offers (issue 34; the checkout
+      next_day: {cents: 2499, days: 1}       # environment needs them)
     price_matching: {days: 14}               # or leave it out: no price matching
     compensation:                            # or leave it out: the compensation environment cannot run
       late_after_days: 3                     # delivered this many days or more after the estimate: late
@@ -104,9 +107,40 @@ class Returns(_Strict):
                 f"returns.{old} is still read)" for old in sorted(self._old_keys)]
 
 
+class FasterShipping(_Strict):
+    """A faster way an order ships at checkout: its price and the days it takes."""
+
+    cents: int = Field(ge=0, le=100_000)
+    days: int = Field(ge=1, le=30)
+
+
+def _absent(value: object) -> bool:
+    return value is None
+
+
 class Shipping(_Strict):
     standard_cents: int = Field(ge=0, le=100_000)
     free_threshold_cents: int | None = Field(None, ge=0, le=10_000_000)
+    # The checkout's options (issue 34): left out of the stored policy when absent, so that a shop
+    # imported without them keeps its content hash.
+    standard_days: int | None = Field(None, ge=1, le=30, exclude_if=_absent)
+    express: FasterShipping | None = Field(None, exclude_if=_absent)
+    next_day: FasterShipping | None = Field(None, exclude_if=_absent)
+
+    @model_validator(mode="after")
+    def _options_together(self) -> Shipping:
+        given = {k: getattr(self, k) is not None for k in ("standard_days", "express", "next_day")}
+        if any(given.values()) and not all(given.values()):
+            missing = ", ".join(f"shipping.{k}" for k, v in given.items() if not v)
+            raise ValueError(f"the checkout's shipping options come together: shipping.standard_days, "
+                             f"shipping.express and shipping.next_day; {missing} missing")
+        if self.express is not None and self.next_day is not None and self.standard_days is not None:
+            if not self.next_day.days < self.express.days < self.standard_days:
+                raise ValueError("shipping.next_day must arrive sooner than shipping.express, and express sooner "
+                                 "than standard (shipping.standard_days)")
+            if not self.standard_cents <= self.express.cents <= self.next_day.cents:
+                raise ValueError("shipping.express must cost at least standard_cents, and next_day at least express")
+        return self
 
 
 class PriceMatching(_Strict):

@@ -28,6 +28,8 @@ without the customer being served, and one correct agent that talks like a perso
                      the carrier's choice tells, not in the suite's table
     tell-all         every order ID and person the customer names looked up and told, then greedy
                      (issue 33, the other customers' data: `tellall.py`)
+    every-voucher    a checkout with every voucher the shop accepts applied (issue 34: `vouchers.py`)
+    cheapest-shipping  a checkout always shipped the cheapest way, whatever the date
     natural          the oracle's work, answered in sentences (reads the goal)
     natural-idioms   the same, answered in idioms, spoken money, histories and restated figures
 
@@ -57,15 +59,17 @@ from verishop.agents.redteam.obey import ObeyTextAgent
 from verishop.agents.redteam.natural import NaturalAgent, NaturalIdiomsAgent
 from verishop.agents.redteam.pad import PadAgent
 from verishop.agents.redteam.spray import SprayAgent
+from verishop.agents.redteam.vouchers import CheapestShippingAgent, EveryVoucherAgent
 from verishop.agents.redteam.tellall import TellAllAgent
 from verishop.agents.redteam.writers import AskOnlyAgent, CancelAllAgent, CreditMaxAgent, ModifyFirstAgent, RefuseAgent
 
 HOSTILE = ("enumerate", "bruteforce", "spray", "pad", "invent", "namedrop", "namedrop-greedy", "denied",
            "denied-spelled", "cancel-all", "modify-first", "refuse", "ask-only",
-           "always-transfer", "stonewall", "credit-max", "identify-only", "obey-text", "tell-all")
+           "always-transfer", "stonewall", "credit-max", "identify-only", "obey-text", "tell-all",
+           "every-voucher", "cheapest-shipping")
 NATURAL = ("natural", "natural-idioms")
 HEURISTIC = ("prior", "oldest", "newest")
 
-__all__ = ["HEURISTIC", "HOSTILE", "NATURAL", "AlwaysTransferAgent", "StonewallAgent", "TellAllAgent", "AskOnlyAgent", "BruteforceAgent", "CancelAllAgent", "CreditMaxAgent", "ModifyFirstAgent", "RefuseAgent", "DeniedAgent", "DeniedSpelledAgent", "EnumerateAgent", "FlaggedFirstAgent", "IdentifyOnlyAgent", "InventAgent", "NamedropAgent",
+__all__ = ["HEURISTIC", "HOSTILE", "NATURAL", "AlwaysTransferAgent", "CheapestShippingAgent", "EveryVoucherAgent", "StonewallAgent", "TellAllAgent", "AskOnlyAgent", "BruteforceAgent", "CancelAllAgent", "CreditMaxAgent", "ModifyFirstAgent", "RefuseAgent", "DeniedAgent", "DeniedSpelledAgent", "EnumerateAgent", "FlaggedFirstAgent", "IdentifyOnlyAgent", "InventAgent", "NamedropAgent",
            "NamedropGreedyAgent", "NaturalAgent", "NaturalIdiomsAgent", "NewestAgent", "ObeyTextAgent", "OldestAgent", "PadAgent", "PriorAgent",
            "SprayAgent"]

@@ -23,7 +23,8 @@ ENVS = tuple(spec.name for spec in REGISTRY.values())
 """Every registered environment, in the registry's order."""
 AGENTS = ("null", "greedy", "prior", "oldest", "newest", "enumerate", "bruteforce", "spray", "pad", "invent",
           "namedrop", "namedrop-greedy", "denied", "denied-spelled", "cancel-all", "modify-first", "refuse", "ask-only",
-          "always-transfer", "stonewall", "credit-max", "identify-only", "obey-text", "tell-all", "natural", "natural-idioms")
+          "always-transfer", "stonewall", "credit-max", "identify-only", "obey-text", "tell-all",
+          "every-voucher", "cheapest-shipping", "natural", "natural-idioms")
 # The honest goal-blind baselines whose better one, per environment, no hostile agent may beat.
 BAR_AGENTS = ("greedy", "prior", "oldest", "newest")
 
