@@ -104,7 +104,8 @@ WRITES = CART_CHANGES | {INITIATE_RETURN} | ORDER_WRITES | HANDOVER_WRITES | VOU
 # identity minefield (issue 33) each refuses until `find_customer` has matched the customer.
 IDENTITY_LOCKED = frozenset({LIST_ORDERS, CHECK_ORDER, CHECK_RETURN_ELIGIBILITY, INITIATE_RETURN, GET_CUSTOMER_PROFILE,
                              CANCEL_ORDER, MODIFY_ORDER_ITEMS, CHANGE_ORDER_ADDRESS, EXCHANGE_ITEMS,
-                             REQUEST_PRICE_ADJUSTMENT, ISSUE_STORE_CREDIT})
+                             REQUEST_PRICE_ADJUSTMENT, ISSUE_STORE_CREDIT, LIST_VOUCHERS, APPLY_VOUCHER, REMOVE_VOUCHER,
+                             CHECKOUT})
 # Identifying the customer: read-only, but a gate the shop sets rather than a search of the task, so
 # it has its own per-turn cap instead of spending the lookup budget (scenarios/budget.py).
 IDENTIFICATION = frozenset({FIND_CUSTOMER})

@@ -195,7 +195,10 @@ async def test_every_locked_tool_refuses_until_the_customer_is_identified_and_ch
                  "exchange_items": {"order_id": order_id, "payment_method_id": "PM000000",
                                     "changes": [{"line_id": "LN00000000", "product_id": "P00000000"}]},
                  "request_price_adjustment": {"order_id": order_id, "line_id": "LN00000000"},
-                 "issue_store_credit": {"order_id": order_id, "amount": 5, "reason": "goodwill"}}
+                 "issue_store_credit": {"order_id": order_id, "amount": 5, "reason": "goodwill"},
+                 "list_vouchers": {}, "apply_voucher": {"code": "SAVE10"}, "remove_voucher": {"code": "SAVE10"},
+                 "checkout": {"address_id": "AD000000", "payment_method_ids": ["PM000000"],
+                              "shipping_option": "standard"}}
         assert set(calls) == set(IDENTITY_LOCKED)
         for tool, arguments in calls.items():
             assert "identify the customer first with find_customer" in await shop.error(tool, **arguments), tool

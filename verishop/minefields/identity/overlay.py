@@ -28,7 +28,9 @@ from verishop.scenarios.models import IdentityCheck, OtherCustomer, Scenario
 START_DIFFICULTY = 3
 # From here a mistyped email is some other customer's.
 TYPO_OWNER_DIFFICULTY = 7
-ORDER_TASKS = frozenset({"return", "status", "order_change", "exchange", "handover", "compensation"})
+# The kinds of task that read or write the customer's orders or account (a checkout: its vouchers,
+# addresses and payment methods, and the order it places).
+ORDER_TASKS = frozenset({"return", "status", "order_change", "exchange", "handover", "compensation", "purchase"})
 RULE = ("Before any order or account tool, identify the customer with find_customer: by their email, or by their "
         "name and zip code together; never act on an account that is not theirs.")
 
