@@ -19,6 +19,7 @@ DIGESTS = {
     "bundle-v6": "f949c22bde2d82b5474a2e14928ff32e97c43e786acc5bd83a5135b45b1f1adf",
     "cart-v6": "c503a6bcdd6c048d78dfe97faaf2d6a2d810cec0ca847af12629241eb56652c5",
     "change-v2": "cc4a492dd61b9efeb667b4bf8b8c7da60d9582650cd31cad6603931ac12885c3",
+    "checkout-v1": "231dd1d0cc03620689e08de636bfcc395df611f8dc4b41826ad30cd3fac08d64",
     "compensation-v1": "fb97db07f5c10f03e79617b932d5cc1e8ca54755ac39d2279308b4ab478de2ec",
     "exchange-v2": "28f336fa3689e6cecff6cb625bf2842fd161784a1ee3d73d944445a69b5a8189",
     "handover-v2": "8acc6bad797b4fbe05ee6e3937fbbf16b30feabcaff60eefd9e5ba36896a3d8e",
