@@ -52,7 +52,7 @@ async def test_a_crashed_episode_is_scored_on_the_identification_its_transcript_
                     *(str(d) for d in run_dirs.values())], capture_output=True, timeout=180, env={**os.environ, **env})
     for identifies_first, run_dir in run_dirs.items():
         reward = json.loads((run_dir / "reward.json").read_text())
-        assert reward["verdict"] == "scored" and reward["minefields"] == ["identity"], reward
+        assert reward["verdict"] == "scored" and reward["minefields"][0] == "identity", reward
         check = next(c for c in reward["breakdown"] if c["name"] == "identity")
         assert check["passed"] is identifies_first, check
         assert reward["hard_fail"] is None
