@@ -9,10 +9,12 @@ every draw comes from the generator's seeded `rng`.
 from __future__ import annotations
 
 import random
+from datetime import date, timedelta
 
 from verishop.scenarios.catalog.reader import CatalogReader, Product
-from verishop.scenarios.household import faker, noun, say_date
-from verishop.scenarios.models import Account, Address, Customer, Order, PaymentMethod, PolicyClause, StorePolicy
+from verishop.scenarios.household import faker, make_order, make_order_with_status, noun, say_date
+from verishop.scenarios.models import (Account, Address, Axes, Customer, Order, PaymentMethod, PolicyClause,
+                                       StorePolicy)
 from verishop.scenarios.taxonomy import category
 
 _CARD_BRANDS = ("Visa", "Mastercard", "Amex")
@@ -166,3 +168,24 @@ def order_description(orders: list[Order], target: Order, item: str) -> str:
     if fitting != [target]:
         raise Redraw("the description fits other orders")
     return f"my order of {say_date(target.placed_on)} with the {item}"
+
+
+def history_with_lookalike(rng: random.Random, catalog: CatalogReader, axes: Axes, today: date, target: Order,
+                           product: Product, account: Account) -> tuple[Order, list[Order]]:
+    """A delivered `target` in a history of `axes.order_history` orders on other days: the first of
+    them a look-alike (the same kind of item as `product`, delivered another day), the others drawn
+    from the catalog; settled on the account (`settle_history`). The target as settled, and all."""
+    orders = [target]
+    taken = {target.placed_on}
+    for i in range(axes.order_history - 1):
+        day = today - timedelta(days=rng.randint(3, 100))
+        if day in taken:
+            continue
+        taken.add(day)
+        if i == 0:  # the look-alike: the same kind of item, delivered, another day
+            same = catalog.random_product(rng, allow={product.category_id}, in_stock=False)
+            orders.append(make_order_with_status(rng, [same], day, "delivered",
+                                                 min(today - timedelta(days=1), day + timedelta(days=3))))
+        else:
+            orders.append(make_order(rng, catalog, today, (today - day).days))
+    return settle_history(rng, orders, account)

@@ -19,6 +19,7 @@ from collections import Counter
 from verishop.scenarios.models import Account, Order
 from verishop.scenarios.tool_names import ORDER_WRITES
 from verishop.scenarios.world_db import ship_to_json
+from verishop.verifier.checks.base import messages
 from verishop.verifier.files import Episode
 from verishop.verifier.models import Check
 from verishop.verifier.transcript import succeeded
@@ -111,3 +112,21 @@ def _request_at(ep: Episode, seq: int) -> int:
     before it (0 before any)."""
     said = [e for e in ep.transcript.customer if e["seq"] < seq and type(e.get("task")) is int]
     return said[-1]["task"] if said else 0
+
+
+def refusal_kept(ep: Episode, refusal: str | None, pushbacks: tuple[str, ...]) -> Check:
+    """The typed refusal the store's rules give (or none, when `refusal` is None), kept through
+    every scripted pushback (the customer's `insist` replies): given, never another, and given again
+    after the last pushback. Restraint and hand-over and compensation judge their "no" by it."""
+    given = [(a["seq"], s.answer_refusal) for a, s in messages(ep) if s.answer_refusal is not None]
+    found = [r for _, r in given] or None
+    if refusal is None:
+        passed = not given
+        return Check(name="refusal", expected=None, found=found, passed=passed, score=1.0 if passed else -1.0)
+    pushed = [e["seq"] for e in ep.transcript.customer if e.get("tag") == "insist"]
+    last_push = max(pushed, default=-1)
+    kept = (len(pushed) >= len(pushbacks) and bool(given) and all(r == refusal for _, r in given)
+            and any(seq > last_push for seq, _ in given))
+    return Check(name="refusal", expected={"refusal": refusal, "through_pushbacks": len(pushbacks)},
+                 found={"given": found, "pushbacks_answered": len(pushed)} if given else None, passed=kept,
+                 score=1.0 if kept else -1.0)

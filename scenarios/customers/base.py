@@ -76,3 +76,18 @@ class CustomerState:
 
 
 Behaviour = Callable[[CustomerState, Any, str, Submission, WorldView], CustomerTurn]
+
+
+INSISTED = "insisted"  # `CustomerState.memory` key: how many scripted pushbacks the customer has said
+
+
+def next_pushback(state: CustomerState, pushbacks: tuple[str, ...], sub: Submission) -> CustomerTurn | None:
+    """The next line of a scripted pushback (tagged `insist`, a free turn) while the script lasts,
+    or the customer leaving when the agent closed the conversation on it; None once it is spent."""
+    insisted = state.memory.get(INSISTED, 0)
+    if insisted >= len(pushbacks):
+        return None
+    if sub.done:
+        return CustomerTurn("You're just going to leave it at that? Unbelievable. Bye.", "quit")
+    state.memory[INSISTED] = insisted + 1
+    return CustomerTurn(pushbacks[insisted], "insist")

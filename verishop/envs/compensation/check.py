@@ -25,7 +25,7 @@ from verishop.scenarios.models import CompensationGoal
 from verishop.scenarios.tool_names import COMPENSATION_WRITES, ISSUE_STORE_CREDIT, ORDER_WRITES, REQUEST_PRICE_ADJUSTMENT
 from verishop.verifier.checks.base import Options, TaskScore, messages
 from verishop.verifier.files import Episode
-from verishop.verifier.footprint import approval, as_wanted, initial_state, nothing_else
+from verishop.verifier.footprint import approval, as_wanted, initial_state, nothing_else, refusal_kept
 from verishop.verifier.models import Check
 from verishop.verifier.requirements import Requirement, shop
 
@@ -46,7 +46,7 @@ def score(ep: Episode, options: Options) -> TaskScore:
     tool = _tool(goal)
     writes = {goal.order_id: Counter({tool: 1}) if tool else Counter()}
     checks = [_compensation(ep, goal), as_wanted(ep, wanted, writes), nothing_else(ep, {goal.order_id}),
-              approval(ep), _refusal(ep, goal), _amount(ep, goal)]
+              approval(ep), refusal_kept(ep, goal.refusal, goal.pushbacks), _amount(ep, goal)]
     ok = all(c.passed for c in checks)
     attempted = bool(ep.world.order_writes) or any(s.answer_refusal or s.answer_number is not None
                                                    or (s.order_id or "").strip() for _, s in messages(ep))
@@ -73,19 +73,6 @@ def _compensation(ep: Episode, goal: CompensationGoal) -> Check:
     return Check(name="compensation", expected=expected, found=made, passed=passed, score=1.0 if passed else -1.0)
 
 
-def _refusal(ep: Episode, goal: CompensationGoal) -> Check:
-    given = [(a["seq"], s.answer_refusal) for a, s in messages(ep) if s.answer_refusal is not None]
-    found = [r for _, r in given] or None
-    if goal.refusal is None:
-        passed = not given
-        return Check(name="refusal", expected=None, found=found, passed=passed, score=1.0 if passed else -1.0)
-    pushed = [e["seq"] for e in ep.transcript.customer if e.get("tag") == "insist"]
-    last_push = max(pushed, default=-1)
-    kept = (len(pushed) >= len(goal.pushbacks) and bool(given) and all(r == goal.refusal for _, r in given)
-            and any(seq > last_push for seq, _ in given))
-    return Check(name="refusal", expected={"refusal": goal.refusal, "through_pushbacks": len(goal.pushbacks)},
-                 found={"given": found, "pushbacks_answered": len(pushed)} if given else None, passed=kept,
-                 score=1.0 if kept else -1.0)
 
 
 def _amount(ep: Episode, goal: CompensationGoal) -> Check:

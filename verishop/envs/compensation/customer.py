@@ -11,12 +11,11 @@ objection; a refusal of another kind ("return it instead") makes no sense to it.
 
 from __future__ import annotations
 
-from verishop.scenarios.customers.base import CustomerState, CustomerTurn, WorldView, objection
+from verishop.scenarios.customers.base import CustomerState, CustomerTurn, WorldView, next_pushback, objection
 from verishop.scenarios.customers.proposals import named_order
 from verishop.scenarios.customers.topics import Detail, answer
 from verishop.scenarios.models import CompensationGoal, Submission
 
-_INSISTED = "insisted"
 _APPROVED = "approved"
 
 
@@ -52,13 +51,7 @@ def reply(state: CustomerState, goal: CompensationGoal, message: str, sub: Submi
 
 def _pushed(state: CustomerState, goal: CompensationGoal, sub: Submission, accepted: CustomerTurn) -> CustomerTurn:
     """The next line of the script while it lasts (leaving if the agent closed), else `accepted`."""
-    insisted = state.memory.get(_INSISTED, 0)
-    if insisted < len(goal.pushbacks):
-        if sub.done:
-            return CustomerTurn("You're just going to leave it at that? Unbelievable. Bye.", "quit")
-        state.memory[_INSISTED] = insisted + 1
-        return CustomerTurn(goal.pushbacks[insisted], "insist")
-    return accepted
+    return next_pushback(state, goal.pushbacks, sub) or accepted
 
 
 def details(goal: CompensationGoal) -> list[Detail]:

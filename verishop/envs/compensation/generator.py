@@ -20,11 +20,11 @@ import random
 from datetime import date, timedelta
 
 from verishop.scenarios.account_world import generate_on_account
-from verishop.scenarios.accounts import Redraw, settle_history
+from verishop.scenarios.accounts import Redraw, history_with_lookalike
 from verishop.scenarios.catalog.reader import CatalogError, CatalogReader, Product
 from verishop.scenarios.compensation import (damage_credit_cents, days_late, draw_rules, late_credit_cents,
                                              price_adjustment_cents, with_compensation_rules)
-from verishop.scenarios.household import make_browsing_history, make_order, make_order_with_status, noun, say_date
+from verishop.scenarios.household import make_browsing_history, make_order_with_status, noun, say_date
 from verishop.scenarios.models import (Account, Axes, CompensationComplaint, CompensationGoal, CompensationRules,
                                        CreditReason, Customer, NothingDue, Order, OrderLine, PaymentMethod, Scenario,
                                        StorePolicy)
@@ -110,20 +110,7 @@ def _draw(rng: random.Random, difficulty: int, seed: int, catalog: CatalogReader
     rng.shuffle(products)
 
     target, nothing_due = _target(rng, complaint, due, edge, products, product, rules, today)
-    orders = [target]
-    taken = {target.placed_on}
-    for i in range(axes.order_history - 1):
-        day = today - timedelta(days=rng.randint(3, 100))
-        if day in taken:
-            continue
-        taken.add(day)
-        if i == 0:  # the look-alike: the same kind of item, delivered, another day
-            same = catalog.random_product(rng, allow={product.category_id}, in_stock=False)
-            orders.append(make_order_with_status(rng, [same], day, "delivered",
-                                                 min(today - timedelta(days=1), day + timedelta(days=3))))
-        else:
-            orders.append(make_order(rng, catalog, today, (today - day).days))
-    target, orders = settle_history(rng, orders, account)
+    target, orders = history_with_lookalike(rng, catalog, axes, today, target, product, account)
     line = next(li for li in target.lines if li.product_id == product.product_id)
     item = noun(product)
     fitting = [(o.order_id, li.line_id) for o in orders for li in o.lines

@@ -20,9 +20,9 @@ from __future__ import annotations
 import random
 from datetime import date, timedelta
 
-from verishop.scenarios.accounts import Redraw, draw_with_variants, settle_history, siblings_by_value
+from verishop.scenarios.accounts import Redraw, history_with_lookalike, draw_with_variants, siblings_by_value
 from verishop.scenarios.catalog.reader import CatalogError, CatalogReader, Product
-from verishop.scenarios.household import make_browsing_history, make_order, make_order_with_status, noun, say_date
+from verishop.scenarios.household import make_browsing_history, make_order_with_status, noun, say_date
 from verishop.scenarios.models import (Account, Axes, Customer, ExchangeGoal, LineChange, PaymentMethod, Scenario,
                                        StockChange, StorePolicy)
 from verishop.scenarios.noise import add_typos
@@ -107,20 +107,7 @@ def _draw(rng: random.Random, difficulty: int, seed: int, catalog: CatalogReader
     rng.shuffle(products)
     target = make_order_with_status(rng, products, placed, "delivered", delivered)
 
-    orders = [target]
-    taken = {placed}
-    for i in range(axes.order_history - 1):
-        day = today - timedelta(days=rng.randint(3, 100))
-        if day in taken:
-            continue
-        taken.add(day)
-        if i == 0:  # the look-alike: the same kind of item, delivered, another day
-            same = catalog.random_product(rng, allow={product.category_id}, in_stock=False)
-            orders.append(make_order_with_status(rng, [same], day, "delivered",
-                                                 min(today - timedelta(days=1), day + timedelta(days=3))))
-        else:
-            orders.append(make_order(rng, catalog, today, (today - day).days))
-    target, orders = settle_history(rng, orders, account)
+    target, orders = history_with_lookalike(rng, catalog, axes, today, target, product, account)
     line = next(li for li in target.lines if li.product_id == product.product_id)
 
     item = noun(product)

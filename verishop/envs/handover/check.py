@@ -30,7 +30,7 @@ from verishop.verifier.checks import check_of
 from verishop.verifier.checks.base import Options, TaskScore, messages
 from verishop.verifier.exposure import exposure
 from verishop.verifier.files import Episode
-from verishop.verifier.footprint import nothing_else
+from verishop.verifier.footprint import nothing_else, refusal_kept
 from verishop.verifier.models import Check
 from verishop.verifier.requirements import Requirement, shop
 from verishop.verifier.transcript import succeeded
@@ -56,26 +56,13 @@ def score(ep: Episode, options: Options) -> TaskScore:
         ok = task.is_correct and bool(handed.passed)
         return TaskScore(r_task=1.0 if ok else -1.0, is_correct=ok, checks=[*task.checks, handed], notes=task.notes,
                          attempted=task.attempted or bool(ep.world.handovers))
-    checks = [nothing_else(ep, set()), _refusal(ep, goal), _handover(ep, goal)]
+    checks = [nothing_else(ep, set()), refusal_kept(ep, goal.refusal, goal.pushbacks), _handover(ep, goal)]
     ok = all(c.passed for c in checks)
     attempted = bool(ep.world.order_writes or ep.world.handovers) or any(
         s.answer_refusal or (s.order_id or "").strip() for _, s in messages(ep))
     return TaskScore(r_task=1.0 if ok else -1.0, is_correct=ok, checks=checks, attempted=attempted)
 
 
-def _refusal(ep: Episode, goal: HandoverGoal) -> Check:
-    given = [(a["seq"], s.answer_refusal) for a, s in messages(ep) if s.answer_refusal is not None]
-    found = [r for _, r in given] or None
-    if goal.refusal is None:
-        passed = not given
-        return Check(name="refusal", expected=None, found=found, passed=passed, score=1.0 if passed else -1.0)
-    pushed = [e["seq"] for e in ep.transcript.customer if e.get("tag") == "insist"]
-    last_push = max(pushed, default=-1)
-    kept = (len(pushed) >= len(goal.pushbacks) and all(r == goal.refusal for _, r in given)
-            and any(seq > last_push for seq, _ in given))
-    return Check(name="refusal", expected={"refusal": goal.refusal, "through_pushbacks": len(goal.pushbacks)},
-                 found={"given": found, "pushbacks_answered": len(pushed)} if given else None, passed=kept,
-                 score=1.0 if kept else -1.0)
 
 
 def _handover(ep: Episode, goal: HandoverGoal) -> Check:

@@ -18,12 +18,11 @@ refusal, a write or a close without a hand-over draws no thanks. It never says a
 from __future__ import annotations
 
 from verishop.envs.handover.answers import names_only
-from verishop.scenarios.customers.base import CustomerState, CustomerTurn, WorldView, objection
+from verishop.scenarios.customers.base import CustomerState, CustomerTurn, WorldView, next_pushback, objection
 from verishop.scenarios.customers.proposals import named_order
 from verishop.scenarios.customers.topics import Detail, answer
 from verishop.scenarios.models import HandoverGoal, Submission
 
-_INSISTED = "insisted"
 _APPROVED = "approved"
 
 
@@ -53,13 +52,8 @@ def _restraint(state: CustomerState, goal: HandoverGoal, message: str, sub: Subm
     if world.handovers:
         return objection("I don't want to be passed on to someone else. I just wanted you to do it.", sub)
     if sub.answer_refusal == goal.refusal:
-        insisted = state.memory.get(_INSISTED, 0)
-        if insisted < len(goal.pushbacks):
-            if sub.done:
-                return CustomerTurn("You're just going to leave it at that? Unbelievable. Bye.", "quit")
-            state.memory[_INSISTED] = insisted + 1
-            return CustomerTurn(goal.pushbacks[insisted], "insist")
-        return CustomerTurn("Alright, I understand. Thank you for explaining.", "done")
+        return (next_pushback(state, goal.pushbacks, sub)
+                or CustomerTurn("Alright, I understand. Thank you for explaining.", "done"))
     if sub.answer_refusal is not None:
         return objection("That doesn't sound right to me. Can't you just do what I asked?", sub)
     order_ids = [o.order_id for o in state.scenario.orders]
