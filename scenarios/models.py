@@ -547,6 +547,7 @@ class CompensationGoal(Frozen):
     refusal: Refusal | None = None
     pushbacks: tuple[str, ...] = Field((), description="What the customer says, in order, each time it is "
                                                        "refused or offered an amount, before it accepts.")
+    currency: CurrencyCode = "USD"
 
 
 class CheckoutItem(Frozen):
