@@ -44,14 +44,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from verishop.envs import EnvSpec, get_env
-from verishop.envs.compensation.generator import TIERS, with_store_credit
 from verishop.envs.journey.descriptions import WRITE_GOALS, about_orders, ambiguous, merged_orders
 from verishop.scenarios.catalog.reader import CatalogError, CatalogReader
 from verishop.scenarios.compensation import draw_rules, with_compensation_rules
 from verishop.scenarios.difficulty import axes_for
 from verishop.scenarios.shared_world import SharedWorld, pick_account, pick_customer, pick_policy, pick_today
 from verishop.scenarios.household import make_browsing_history
-from verishop.scenarios.models import (CompensationGoal, CompensationRules, JourneyGoal, Scenario, StorePolicy,
+from verishop.scenarios.models import (Account, CompensationGoal, CompensationRules, JourneyGoal, Scenario, StorePolicy,
                                        SubGoal)
 from verishop.scenarios.policy import extend_policy
 from verishop.scenarios.prompts import account_system_prompt, system_prompt
@@ -203,7 +202,7 @@ def generate(difficulty: int, seed: int, catalog: CatalogReader, shared: SharedW
     # when a compensation request is drawn), the tier and a store-credit balance on the account.
     money_rng = make_rng("journey-compensation", REQUEST_STREAM, difficulty, seed)
     rules = _compensation_rules(money_rng, policy, catalog)
-    account = with_store_credit(money_rng, account, money_rng.choice(TIERS))
+    account = _with_tier_and_store_credit(money_rng, account)
     world = SharedWorld(today=today, customer=customer, account=account,
                         policy=policy.model_copy(update={"compensation": rules}) if rules is not None else policy)
     drawn = _kinds(rng, difficulty, axes.p_switch)
@@ -260,6 +259,13 @@ def _compensation_rules(rng: random.Random, policy: StorePolicy, catalog: Catalo
     if policy.shop is not None:
         return compensation_rules(catalog.shop_policy) if catalog.shop_policy else None
     return drawn
+
+
+def _with_tier_and_store_credit(rng: random.Random, account: Account) -> Account:
+    """The account with a membership tier and a store-credit balance, as a compensation request's
+    own generator gives its account (through the registry: no environment imports another's folder)."""
+    words = get_env("compensation").role("generator")
+    return words.with_store_credit(rng, account, rng.choice(words.TIERS))
 
 
 def _with_compensation(policy: StorePolicy, rules: CompensationRules | None, subs: list[Scenario]) -> StorePolicy:
