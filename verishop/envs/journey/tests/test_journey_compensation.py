@@ -7,6 +7,7 @@ footprint like an order change."""
 from __future__ import annotations
 
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -138,3 +139,38 @@ async def test_a_wrong_cent_compensation_inside_a_journey_fails_that_request_alo
     assert found["request 2: compensation"] is False
     assert found["request 2 · compensation"] is False and found["request 2 · amount"] is False
     assert found["request 2 · nothing_else_changed"] is True and not reward.is_correct
+
+
+# --- on an imported shop: the policy file's rules, or no compensation request at all ----------
+
+
+def _imported(tmp_path, text: str):
+    from verishop.scenarios.catalog.feeds.run import run_import
+
+    shop = Path(__file__).parents[4] / "examples" / "shop"
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    (tmp_path / "policy.yaml").write_text(text)
+    run_import([shop / "merchant.tsv"], tmp_path / "shop.db", policy=tmp_path / "policy.yaml")
+    return tmp_path / "shop.db"
+
+
+_BASE = "returns:\n  return_window_days: 30\nshipping: {standard_cents: 650}\n"
+_RULES = ("compensation:\n  late_after_days: 4\n  late_credit_percent: 7\n  plus_late_credit_percent: 11\n"
+          "  premier_late_credit_percent: 13\n  late_credit_cap_cents: 1234\n  damage_report_days: 5\n"
+          "  damage_credit_percent: 17\n  damage_credit_cap_cents: 2345\n  price_adjustment_days: 9\n")
+
+
+def test_an_imported_shops_journey_judges_compensation_by_its_policy_file_or_draws_none(tmp_path):
+    from verishop.scenarios.catalog.reader import CatalogReader
+
+    with CatalogReader(_imported(tmp_path / "with", _BASE + _RULES)) as catalog:
+        s = next(s for s in (generate_journey(6, seed, catalog, kinds=("compensation", "status"))
+                             for seed in range(20)) if _compensations(s))
+        assert (s.policy.compensation.late_after_days, s.policy.compensation.damage_credit_percent) == (4, 17)
+        for goal in _compensations(s):
+            assert _recomputed_cents(s, goal, catalog) == goal.amount_cents
+    with CatalogReader(_imported(tmp_path / "without", _BASE)) as catalog:
+        for seed in range(4):
+            s = generate_journey(6, seed, catalog, kinds=("compensation", "status"))
+            assert not _compensations(s) and s.policy.compensation is None
+            assert CLAUSE_ID not in {c.policy_id for c in s.policy.clauses}
