@@ -174,3 +174,60 @@ def test_an_imported_shops_journey_judges_compensation_by_its_policy_file_or_dra
             s = generate_journey(6, seed, catalog, kinds=("compensation", "status"))
             assert not _compensations(s) and s.policy.compensation is None
             assert CLAUSE_ID not in {c.policy_id for c in s.policy.clauses}
+
+
+# --- each request on its own footprint ---------------------------------------------------------
+
+
+def test_the_compensation_customer_does_not_see_another_requests_write_but_objects_to_a_stray_one(reader):
+    from verishop.scenarios.customers import SimulatedCustomer
+    from verishop.scenarios.customers.base import OrderWrite, WorldView
+    from verishop.scenarios.models import Submission
+    from verishop.scenarios.tool_names import CANCEL_ORDER
+
+    s = journey(reader, 6, ("change", "compensation"))
+    first, second = s.goal.tasks
+    stray = next(o for o in s.orders if o.order_id not in {first.order_id, second.order_id})
+    customer = SimulatedCustomer(s, reader.product)
+    customer.state.memory["task"] = 1  # the customer is on its compensation request now
+    theirs = OrderWrite(CANCEL_ORDER, first.order_id, {"reason": "other"})
+    turn = customer.reply("Let me look into it.", Submission(), WorldView(order_writes=(theirs,)))
+    assert turn.task == 1 and turn.tag not in ("correct", "quit") and first.order_id not in turn.text
+    stray_write = OrderWrite(CANCEL_ORDER, stray.order_id, {"reason": "other"})
+    turn = customer.reply("Done.", Submission(), WorldView(order_writes=(theirs, stray_write)))
+    assert turn.tag == "correct"  # it objects to a change it had not agreed to
+
+
+class _StrayCreditFirst:
+    """A session that, before the compensation request's own write, credits an order no request owns."""
+
+    def __init__(self, shop, stray: str):
+        self.shop, self.stray = shop, stray
+
+    async def call(self, tool: str, **arguments: Any) -> dict[str, Any]:
+        if tool == ISSUE_STORE_CREDIT and self.stray:
+            await self.shop.call(ISSUE_STORE_CREDIT, order_id=self.stray, amount=1.0, reason="goodwill")
+            self.stray = ""
+        return await self.shop.call(tool, **arguments)
+
+
+async def test_a_credit_on_an_order_no_request_owns_fails_the_compensation_requests_footprint(hub, verifier, reader):
+    from verishop.agents.oracles import play_for
+    from verishop.agents.session import KeepOpen
+
+    s = _widen(journey(reader, 6, ("change", "compensation"),
+                       lambda s: s.goal.tasks[1].amount_cents > 0 and s.goal.tasks[1].complaint != "price_drop"))
+    owned = {t.order_id for t in s.goal.tasks}
+    stray = next(o.order_id for o in s.orders if o.order_id not in owned)
+
+    async def play(shop, goal):
+        first, second = goal.tasks
+        await play_for(first)(KeepOpen(shop), first)
+        await play_for(second)(_StrayCreditFirst(shop, stray), second)
+
+    reward = await play_scored(hub, verifier, s, play)
+    found = {c.name: c.passed for c in reward.breakdown}
+    # the stray credit is collateral damage, and a credit beside the one wanted (its check lists every credit)
+    assert found["request 2 · nothing_else_changed"] is False and found["request 2 · compensation"] is False
+    assert found["request 1 · nothing_else_changed"] is False  # an order no request changes: in every footprint
+    assert not reward.is_correct
