@@ -47,7 +47,6 @@ RESCORED = {
     "return-v8": ("return-v4", "691bd07d12eea693eb48dcf0742ef7226ca4447566e580b087193ea83109c522"),
     "sub-v8": ("sub-v4", "4c7bfb920ade92a08e1513f6a306f33b72703df49f48d9c97cea90bd32b934d3"),
     # Issue 33: the minefields overlaid on these tasks, whose draws are the previous version's.
-    "journey-v11": ("journey-v10", "054660301bfb3254ae5be65dbed8fcf92d598150fe7cd9a348ffbcb55970496a"),
     "change-v2": ("change-v1", "5cfa599bfef7dbd91fb2652c7b4fd949f19fcf547edc96ad008fedbef265ffee"),
     "exchange-v2": ("exchange-v1", "420f403796d8b88069fa06fc0d2efa62393dde4717bb92af99358c34fdc4c6d1"),
     "handover-v2": ("handover-v1", "94fcae04f044aa32cc0f554fc3d40080574bfe6a5fbb42b342838f86533aca32"),

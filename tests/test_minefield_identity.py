@@ -100,7 +100,7 @@ def test_only_tasks_that_read_or_write_orders_carry_it(reader):
         assert not any(carries()(generate(env, 10, seed, reader)) for seed in range(5)), env
     journeys = [generate("journey", 10, seed, reader) for seed in range(12)]
     for s in journeys:
-        about_orders = any(t.kind in ("return", "status", "order_change", "exchange", "handover")
+        about_orders = any(t.kind in ("return", "status", "order_change", "exchange", "handover", "compensation")
                            for t in s.goal.tasks)
         assert carries()(s) == about_orders, [t.kind for t in s.goal.tasks]
     assert any(carries()(s) for s in journeys)

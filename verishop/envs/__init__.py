@@ -131,7 +131,7 @@ ENVIRONMENTS: tuple[EnvSpec, ...] = (
     EnvSpec("return-v8", "Returns", ReturnGoal, draws_as="return-v4"),
     EnvSpec("status-v7", "Order status", StatusGoal, draws_as="status-v3"),
     EnvSpec("bundle-v6", "Project bundle", BundleGoal, draws_as="bundle-v2"),
-    EnvSpec("journey-v11", "Multi-intent journey", JourneyGoal, draws_as="journey-v10"),
+    EnvSpec("journey-v11", "Multi-intent journey", JourneyGoal),
     EnvSpec("change-v2", "Order changes", OrderChangeGoal, draws_as="change-v1"),
     EnvSpec("exchange-v2", "Exchanges", ExchangeGoal, draws_as="exchange-v1"),
     EnvSpec("handover-v2", "Restraint and hand-over", HandoverGoal, draws_as="handover-v1"),

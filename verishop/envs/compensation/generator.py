@@ -11,6 +11,10 @@ customer pushes back more times (none at d ≤ 1, three from d = 10) and the day
 (p_missing). The history holds H = 1 + ⌊d/2⌋ orders: a look-alike (the same kind of item, another
 day) and others. The opening carries typo noise (p_noise).
 
+Inside a journey (`shared`), the journey's policy carries the rules (`StorePolicy.compensation`,
+the clause added by the journey) and its account the membership tier and a store-credit balance,
+shared by every request: the tier is still drawn here, and not used.
+
 What changed in each version, and why: CHANGELOG.md.
 """
 
@@ -18,6 +22,7 @@ from __future__ import annotations
 
 import random
 from datetime import date, timedelta
+from functools import partial
 
 from verishop.scenarios.account_world import generate_on_account
 from verishop.scenarios.accounts import Redraw, history_with_lookalike
@@ -64,7 +69,8 @@ def edge_probability(d: int) -> float:
 
 
 def generate(difficulty: int, seed: int, catalog: CatalogReader, shared: SharedWorld | None = None) -> Scenario:
-    return generate_on_account(ENV_ID, difficulty, seed, catalog, shared, _draw)
+    in_journey = shared is not None and shared.account is not None
+    return generate_on_account(ENV_ID, difficulty, seed, catalog, shared, partial(_draw, keep_tier=in_journey))
 
 
 def _rules(rng: random.Random, policy: StorePolicy, catalog: CatalogReader) -> CompensationRules:
@@ -81,7 +87,7 @@ def _rules(rng: random.Random, policy: StorePolicy, catalog: CatalogReader) -> C
     return drawn
 
 
-def _with_store_credit(rng: random.Random, account: Account, tier: str | None) -> Account:
+def with_store_credit(rng: random.Random, account: Account, tier: str | None) -> Account:
     """The account with the membership tier and a store-credit balance for credit to go to."""
     methods = account.payment_methods
     if not any(m.kind == "store_credit" for m in methods):
@@ -95,13 +101,14 @@ def _with_store_credit(rng: random.Random, account: Account, tier: str | None) -
 
 
 def _draw(rng: random.Random, difficulty: int, seed: int, catalog: CatalogReader, axes: Axes, today: date,
-          customer: Customer, policy: StorePolicy, account: Account) -> Scenario:
+          customer: Customer, policy: StorePolicy, account: Account, *, keep_tier: bool = False) -> Scenario:
     rules = _rules(rng, policy, catalog)
     policy = with_compensation_rules(policy, rules)
     complaint: CompensationComplaint = rng.choice(COMPLAINTS)
     due = rng.random() >= P_NOTHING_DUE
     edge = rng.random() < edge_probability(difficulty)
-    account = _with_store_credit(rng, account, rng.choice(TIERS))
+    tier = rng.choice(TIERS)
+    account = with_store_credit(rng, account, account.membership_tier if keep_tier else tier)
     deny = catalog.denied_category_ids
     product = catalog.random_product(rng, deny=deny, in_stock=False)
     extras = [p for p in (catalog.random_product(rng, deny=deny, in_stock=False)

@@ -1,6 +1,7 @@
 """Which orders of a journey's merged history each request's words fit.
 
-Every request about orders (a return, a status question, an order change, an exchange) names its
+Every request about orders (a return, a status question, an order change, an exchange, a
+compensation request) names its
 target by a description its own generator checked against its own history: exactly one order (or
 line) of that history fits it. A journey merges the histories of all its order requests into one,
 so another request's orders could fit a description too ("my most recent order" when another
@@ -21,11 +22,13 @@ from collections.abc import Callable, Sequence
 from verishop.envs import get_env
 from verishop.scenarios.catalog.reader import CatalogReader, Product
 from verishop.scenarios.household import noun, say_date
-from verishop.scenarios.models import ExchangeGoal, Order, OrderChangeGoal, ReturnGoal, Scenario, StatusGoal
+from verishop.scenarios.models import (CompensationGoal, ExchangeGoal, Order, OrderChangeGoal, ReturnGoal, Scenario,
+                                       StatusGoal)
 
-ORDER_GOALS = (StatusGoal, ReturnGoal, OrderChangeGoal, ExchangeGoal)
-# The requests whose answer is a write on their own order: what they own, their gold world judges.
-WRITE_GOALS = (OrderChangeGoal, ExchangeGoal)
+ORDER_GOALS = (StatusGoal, ReturnGoal, OrderChangeGoal, ExchangeGoal, CompensationGoal)
+# The requests whose answer is a write on their own order (or, for compensation, none when nothing
+# is due): what they own, their gold world judges.
+WRITE_GOALS = (OrderChangeGoal, ExchangeGoal, CompensationGoal)
 # How far from its day an order still fits a status question's "around March 3" or "about 3 weeks
 # ago": the day said is within 1 (3 for weeks) of the order's, and fits orders within 3 of that.
 NEAR_DAYS = 6
@@ -37,9 +40,12 @@ def about_orders(sub: Scenario) -> bool:
     return isinstance(sub.goal, ORDER_GOALS)
 
 
-def target_of(goal: StatusGoal | ReturnGoal | OrderChangeGoal | ExchangeGoal) -> str:
-    """What the description must fit alone: the order, or the order's line."""
-    return goal.order_id if isinstance(goal, (StatusGoal, OrderChangeGoal)) else f"{goal.order_id}/{goal.line_id}"
+def target_of(goal: StatusGoal | ReturnGoal | OrderChangeGoal | ExchangeGoal | CompensationGoal) -> str:
+    """What the description must fit alone: the order, or the order's line (a late delivery is about
+    the order, a price drop or damage about its line)."""
+    whole_order = isinstance(goal, (StatusGoal, OrderChangeGoal)) or \
+        (isinstance(goal, CompensationGoal) and goal.line_id is None)
+    return goal.order_id if whole_order else f"{goal.order_id}/{goal.line_id}"
 
 
 def fitting(sub: Scenario, orders: Sequence[Order], lookup: Lookup) -> list[str]:
@@ -50,6 +56,8 @@ def fitting(sub: Scenario, orders: Sequence[Order], lookup: Lookup) -> list[str]
         return [o.order_id for o in orders
                 if any(f"my order of {say_date(o.placed_on)} with the {noun(line)}" == goal.description
                        for line in o.lines)]
+    if isinstance(goal, CompensationGoal):
+        return _fitting_compensation(goal, target, orders)
     if isinstance(goal, ExchangeGoal):
         item = noun(next(li for li in target.lines if li.line_id == goal.line_id))
         return [f"{o.order_id}/{li.line_id}" for o in orders for li in o.lines
@@ -70,6 +78,19 @@ def fitting(sub: Scenario, orders: Sequence[Order], lookup: Lookup) -> list[str]
     own = {o.order_id for o in sub.orders}
     return [o.order_id for o in orders if o.order_id == target.order_id
             or (o.order_id not in own and _may_fit_status(goal, target, sub.orders, o))]
+
+
+def _fitting_compensation(goal: CompensationGoal, target: Order, orders: Sequence[Order]) -> list[str]:
+    """A compensation request's words name the day and the item: "my order of March 3 with the
+    kettle" (late) fits every order of that day holding a kettle; "the kettle from my order of
+    March 3" (damaged, price drop) every kettle line of that day (its generator's own reading)."""
+    item = noun(next(li for li in target.lines if li.line_id == goal.line_id)) if goal.line_id is not None else \
+        goal.description.rsplit(" with the ", 1)[-1]
+    lines = [(o.order_id, li.line_id) for o in orders for li in o.lines
+             if o.placed_on == target.placed_on and noun(li) == item]
+    if goal.line_id is None:
+        return list(dict.fromkeys(order_id for order_id, _ in lines))
+    return [f"{order_id}/{line_id}" for order_id, line_id in lines]
 
 
 def _may_fit_status(goal: StatusGoal, target: Order, own: Sequence[Order], other: Order) -> bool:

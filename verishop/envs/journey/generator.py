@@ -19,6 +19,19 @@ is drawn again. The requests that change orders share one account (`SharedWorld.
 journey carries it, the store's rules for changing orders and the account shop's system prompt
 when it holds one of them. The other requests do not depend on orders.
 
+Compensation requests (since journey-v11) are about orders too: each its own orders merged into the
+one history, its words fitting its own order (late) or line (a price drop, damage) alone, judged on
+its own footprint like an order change. What decides their amounts is the journey's, drawn once
+from the seed's own stream and shared by every compensation request: the store's compensation rules
+on the shared policy (an imported shop's own, from its policy file; a shop without them draws no
+compensation request, another kind takes its place), and the membership tier and a store-credit
+balance on the shared account. The policy gains the compensation clause only when the journey holds
+a compensation request, so that no other request's policy reads it.
+
+Checkout requests are not drawn: a checkout places an order from the shared cart, which the cart
+and bundle requests fill and are judged by, and it would be judged on the day's order history the
+other order requests are described against (docs/environments.md).
+
 What changed in each version, and why: CHANGELOG.md (the registry in `verishop/envs/__init__.py` holds
 the current id).
 """
@@ -33,13 +46,16 @@ from dataclasses import dataclass, field
 from verishop.envs import EnvSpec, get_env
 from verishop.envs.journey.descriptions import WRITE_GOALS, about_orders, ambiguous, merged_orders
 from verishop.scenarios.catalog.reader import CatalogReader
+from verishop.scenarios.compensation import draw_rules, with_compensation_rules
 from verishop.scenarios.difficulty import axes_for
 from verishop.scenarios.shared_world import SharedWorld, pick_account, pick_customer, pick_policy, pick_today
 from verishop.scenarios.household import make_browsing_history
-from verishop.scenarios.models import JourneyGoal, Scenario, StorePolicy, SubGoal
+from verishop.scenarios.models import (Account, CompensationGoal, CompensationRules, JourneyGoal, Scenario, StorePolicy,
+                                       SubGoal)
 from verishop.scenarios.policy import extend_policy
 from verishop.scenarios.prompts import account_system_prompt, system_prompt
 from verishop.scenarios.rng import derive_seed, make_rng
+from verishop.scenarios.shop_policy import compensation_rules
 from verishop.scenarios.stock import EpisodeStock
 
 
@@ -50,7 +66,7 @@ REQUEST_STREAM = "journey-v10"
 SEED_STREAM = "journey-v10"
 MAX_ATTEMPTS = 30
 # The environments whose requests are about the customer's orders (before v10, one per journey).
-ORDER_KINDS = frozenset({"change", "exchange", "return", "status"})
+ORDER_KINDS = frozenset({"change", "compensation", "exchange", "return", "status"})
 _ID = re.compile(r"\b(?:P\d{8}|W\d{7}|LN\d{8})\b")
 
 
@@ -61,7 +77,7 @@ def request_count(difficulty: int) -> int:
 # The environments a journey's requests are drawn from, by name: a list of its own (sorted, as
 # journey-v2 drew them), so that registering a new environment never changes journey's bytes.
 # Adding one here is a new journey version.
-POOL = ("bundle", "cart", "change", "exchange", "pd", "policy", "return", "status", "sub")
+POOL = ("bundle", "cart", "change", "compensation", "exchange", "pd", "policy", "return", "status", "sub")
 
 
 def _pool() -> list[str]:
@@ -143,6 +159,10 @@ class Requests:
 
     def draw(self, spec: EnvSpec, label: tuple[object, ...]) -> Scenario | None:
         """A request of `spec`'s kind that fits the earlier ones: up to MAX_ATTEMPTS derived seeds."""
+        if spec.goal is CompensationGoal and self.world.policy.compensation is None:
+            # An imported shop whose policy file has no compensation rules: no seed would give one,
+            # and another kind takes its place (any other kind the shop cannot run still refuses).
+            return None
         for attempt in range(MAX_ATTEMPTS):
             sub = spec.generate(self.difficulty, derive_seed(*label, attempt) % 2**31, self.catalog, self.world)
             if not _conflicts(sub, self.drawn, self.catalog):
@@ -175,7 +195,15 @@ def generate(difficulty: int, seed: int, catalog: CatalogReader, shared: SharedW
     customer = pick_customer(rng, today, shared)
     # The extended policy (conditional clauses) lets a policy request ask multi-clause questions.
     policy = extend_policy(rng, pick_policy(rng, shared, catalog))
-    world = SharedWorld(today=today, customer=customer, policy=policy, account=pick_account(rng, customer, shared))
+    account = pick_account(rng, customer, shared)
+    # What every compensation request is judged by, from the seed's own stream (the main stream's
+    # draws stay as they were): the rules on the shared policy (their clause added at the end, only
+    # when a compensation request is drawn), the tier and a store-credit balance on the account.
+    money_rng = make_rng("journey-compensation", REQUEST_STREAM, difficulty, seed)
+    rules = _compensation_rules(money_rng, policy, catalog)
+    account = _with_tier_and_store_credit(money_rng, account)
+    world = SharedWorld(today=today, customer=customer, account=account,
+                        policy=policy.model_copy(update={"compensation": rules}) if rules is not None else policy)
     drawn = _kinds(rng, difficulty, axes.p_switch)
     kinds = list(kinds) if kinds is not None else drawn
 
@@ -202,7 +230,7 @@ def generate(difficulty: int, seed: int, catalog: CatalogReader, shared: SharedW
         sell_outs=tuple(dict.fromkeys(rule for sub in subs for rule in sub.sell_outs)),
         extra_products=tuple(p for sub in subs for p in sub.extra_products),
         account=world.account if changes_orders else None,
-        policy=_union_of_policies(policy, subs),
+        policy=_with_compensation(_union_of_policies(policy, subs), rules, subs),
         system_prompt=(account_system_prompt if changes_orders else system_prompt)(catalog.currency),
         opening_message=subs[0].opening_message,
         goal=JourneyGoal(tasks=tuple(sub.goal for sub in subs),
@@ -219,6 +247,31 @@ def _kinds(rng: random.Random, difficulty: int, p_switch: float) -> list[str]:
         switch = rng.random() < p_switch
         kinds.append(kinds[-1] if not switch else rng.choice([k for k in pool if k != kinds[-1]]))
     return kinds
+
+
+def _compensation_rules(rng: random.Random, policy: StorePolicy, catalog: CatalogReader) -> CompensationRules | None:
+    """The store's compensation rules for the journey: a generated shop's drawn, an imported shop's
+    from its policy file (None when it has none: no compensation request can then be drawn)."""
+    drawn = draw_rules(rng)
+    if policy.compensation is not None:
+        return policy.compensation
+    if policy.shop is not None:
+        return compensation_rules(catalog.shop_policy) if catalog.shop_policy else None
+    return drawn
+
+
+def _with_tier_and_store_credit(rng: random.Random, account: Account) -> Account:
+    """The account with a membership tier and a store-credit balance, as a compensation request's
+    own generator gives its account (through the registry: no environment imports another's folder)."""
+    words = get_env("compensation").role("generator")
+    return words.with_store_credit(rng, account, rng.choice(words.TIERS))
+
+
+def _with_compensation(policy: StorePolicy, rules: CompensationRules | None, subs: list[Scenario]) -> StorePolicy:
+    """The policy with the compensation rules and their clause, last, when a request is judged by them."""
+    if rules is None or not any(isinstance(sub.goal, CompensationGoal) for sub in subs):
+        return policy
+    return with_compensation_rules(policy, rules)
 
 
 def _union_of_policies(policy: StorePolicy, subs: list[Scenario]) -> StorePolicy:
