@@ -23,7 +23,7 @@ DIGESTS = {
     "compensation-v1": "fb97db07f5c10f03e79617b932d5cc1e8ca54755ac39d2279308b4ab478de2ec",
     "exchange-v2": "28f336fa3689e6cecff6cb625bf2842fd161784a1ee3d73d944445a69b5a8189",
     "handover-v2": "8acc6bad797b4fbe05ee6e3937fbbf16b30feabcaff60eefd9e5ba36896a3d8e",
-    "journey-v11": "ae32c97a7f9703a73b8e17bbf3a1d30415d85acad54d3355e190a0bdaf93d887",
+    "journey-v11": "f2bb61195b306f79c951df25a1a8f35229646218cae2a06670a2bf27fb899946",
     "pd-v9": "6532b244c1eb3f13674c2aef71db84b622e17e99b7622a6924b826ced55f4168",
     "policy-v6": "3cb51789f6ef197de06d7b7bd0cfc57a405fd0d7ff2e0a12e6dd92ec7954a918",
     "return-v8": "69102ad44286676c0ba284fb72935a22c86c8c3b3e8c2fbded2701889348bba8",
