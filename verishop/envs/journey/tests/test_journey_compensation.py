@@ -15,7 +15,7 @@ from mutants import play_scored
 
 from verishop.envs.journey.generator import generate as generate_journey
 from verishop.envs.journey.oracle import play as journey_oracle
-from verishop.envs.journey.tests.test_journey_orders import assert_well_formed, journey
+from test_journey_orders import assert_well_formed, journey  # (its folder is on the path: a test module, no package)
 from verishop.minefields.identity.overlay import applies as identity_applies
 from verishop.minefields.privacy.overlay import applies as privacy_applies
 from verishop.scenarios.compensation import (CLAUSE_ID, damage_credit_cents, late_credit_cents,
