@@ -25,6 +25,10 @@ class CustomerTurn:
     # it was generated): never noised again, so what the next request says does not depend on how
     # many turns the agent took before it.
     then: str | None = None
+    # The words this reply said before they were made neutral (issue 35): its typo noise draws as
+    # for those, so that every later reply of the episode (a journey's next request) is noised as
+    # before and the episode plays as before; None when the words are as they always were.
+    draws_as: str | None = None
 
     @property
     def ends_episode(self) -> bool:
@@ -35,6 +39,26 @@ def objection(text: str, sub: Submission) -> CustomerTurn:
     """The customer names a problem (`correct`), or, when the agent closed the conversation with
     it, says so and leaves (`quit`)."""
     return CustomerTurn(f"{text} Never mind, bye.", "quit") if sub.done else CustomerTurn(text, "correct")
+
+
+NEUTRAL_THANKS = "Okay, thank you."
+
+
+def neutral_close(formerly: str, words: str = NEUTRAL_THANKS) -> CustomerTurn:
+    """The customer accepts (`done`) in neutral words: the verdict needs what it cannot know (a
+    ranking against an ideal list, a policy figure, an order's status, an optimum, an exact
+    amount, who the shop checked it was), so it neither praises nor objects. `formerly`, its
+    happy words of before, sets the typo draws (`CustomerTurn.draws_as`)."""
+    return CustomerTurn(words, "done", draws_as=formerly)
+
+
+def seen_close(state: CustomerState, happy: str) -> CustomerTurn:
+    """The customer accepts (`done`) what it sees matching its goal (its cart, the writes on its
+    orders): happily, unless the episode carries a minefield, whose verdict needs what it cannot
+    see (whether the shop checked who it is, what it told others): then in neutral words."""
+    if state.scenario.minefields is not None and state.scenario.minefields.carried:
+        return neutral_close(happy)
+    return CustomerTurn(happy, "done")
 
 
 @dataclass(frozen=True)
