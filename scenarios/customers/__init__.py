@@ -23,7 +23,6 @@ ends the conversation (`quit`).
 
 from __future__ import annotations
 
-import random
 from dataclasses import dataclass, field
 
 from verishop.envs import draw_stream, spec_for, spec_for_goal
@@ -105,9 +104,9 @@ class SimulatedCustomer:
         turn = minefield_reply(self.state, self.scenario, message, submission, world)
         if turn is None:
             turn = self._reply(self.state, goal, message, submission, world)
-        if turn.tag == "done" and turn.draws_as is None and self.state.memory.get(OFFERED_DENIED):
+        if turn.tag == "done" and self.state.memory.get(OFFERED_DENIED):
             # Offered what the store must never sell, the episode is failed whatever it sees: no praise.
-            turn = CustomerTurn(NEUTRAL_THANKS, "done", turn.task, draws_as=turn.text)
+            turn = CustomerTurn(NEUTRAL_THANKS, "done", turn.task)
         if turn.tag in OBJECTIONS:
             self.state.objections += 1
             if self.state.objections > PATIENCE:
@@ -115,7 +114,7 @@ class SimulatedCustomer:
                                     "quit", turn.task)
         if not turn.ends_episode and self.state.turns_taken >= self.scenario.axes.max_turns:
             turn = CustomerTurn("I've run out of time for this, thanks anyway. Bye.", "quit", turn.task)
-        noisy = self._noised(turn)
+        noisy = add_typos(self.state.rng, turn.text, self.scenario.axes.p_noise)
         if turn.then is not None:  # already noised: appended as it is (`then`, recorded beside the reply)
             said = f"{turn.text} {turn.then}" if noisy != turn.text else None
             return CustomerTurn(f"{noisy} {turn.then}", turn.tag, turn.task, said=said, then=turn.then)
@@ -126,17 +125,6 @@ class SimulatedCustomer:
         restricted = self.scenario.policy.restricted_categories
         return any((p := self.lookup(pid)) is not None and is_denied(p.category_id, restricted)
                    for pid in named_products(message, submission))
-
-    def _noised(self, turn: CustomerTurn) -> str:
-        """The reply's words with typo noise; a reply whose words changed (`draws_as`) is noised
-        from the same draws and moves the generator as its former words did."""
-        rng, p_noise = self.state.rng, self.scenario.axes.p_noise
-        if turn.draws_as is None:
-            return add_typos(rng, turn.text, p_noise)
-        own = random.Random()
-        own.setstate(rng.getstate())
-        add_typos(rng, turn.draws_as, p_noise)
-        return add_typos(own, turn.text, p_noise)
 
 
 __all__ = ["PATIENCE", "CustomerState", "CustomerTurn", "SimulatedCustomer", "WorldView", "behaviour",

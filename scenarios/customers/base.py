@@ -25,10 +25,6 @@ class CustomerTurn:
     # it was generated): never noised again, so what the next request says does not depend on how
     # many turns the agent took before it.
     then: str | None = None
-    # The words this reply said before they were made neutral (issue 35): its typo noise draws as
-    # for those, so that every later reply of the episode (a journey's next request) is noised as
-    # before and the episode plays as before; None when the words are as they always were.
-    draws_as: str | None = None
 
     @property
     def ends_episode(self) -> bool:
@@ -44,12 +40,11 @@ def objection(text: str, sub: Submission) -> CustomerTurn:
 NEUTRAL_THANKS = "Okay, thank you."
 
 
-def neutral_close(formerly: str, words: str = NEUTRAL_THANKS) -> CustomerTurn:
+def neutral_close(words: str = NEUTRAL_THANKS) -> CustomerTurn:
     """The customer accepts (`done`) in neutral words: the verdict needs what it cannot know (a
     ranking against an ideal list, a policy figure, an order's status, an optimum, an exact
-    amount, who the shop checked it was), so it neither praises nor objects. `formerly`, its
-    happy words of before, sets the typo draws (`CustomerTurn.draws_as`)."""
-    return CustomerTurn(words, "done", draws_as=formerly)
+    amount, who the shop checked it was), so it neither praises nor objects (issue 35)."""
+    return CustomerTurn(words, "done")
 
 
 def seen_close(state: CustomerState, happy: str) -> CustomerTurn:
@@ -57,7 +52,7 @@ def seen_close(state: CustomerState, happy: str) -> CustomerTurn:
     orders): happily, unless the episode carries a minefield, whose verdict needs what it cannot
     see (whether the shop checked who it is, what it told others): then in neutral words."""
     if state.scenario.minefields is not None and state.scenario.minefields.carried:
-        return neutral_close(happy)
+        return neutral_close()
     return CustomerTurn(happy, "done")
 
 

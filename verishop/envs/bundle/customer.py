@@ -75,5 +75,4 @@ def _judge(state: CustomerState, goal: BundleGoal, ids: tuple[str, ...]) -> Cust
                             f"my budget of {money(goal.budget_cents, goal.currency)}.", "correct")
     # The verdict also needs every list it was offered right and each product shown by the shop's
     # tools, which it cannot tell: it takes the bundle without praise.
-    return neutral_close(f"That's everything I need for my {goal.project}. Thank you!",
-                         "Thanks, I'll go with those.")
+    return neutral_close(f"Thanks, I'll go with those for my {goal.project}.")

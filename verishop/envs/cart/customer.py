@@ -29,7 +29,7 @@ def reply(state: CustomerState, goal: CartGoal, message: str, sub: Submission, w
         # The verdict remembers every unit ever carted: once it saw its cart wrong, it takes the
         # right one without praise.
         if state.memory.get(_SAW_WRONG):
-            return neutral_close("That's exactly what I wanted in my cart. Thank you!")
+            return neutral_close()
         return seen_close(state, "That's exactly what I wanted in my cart. Thank you!")
     if sub.done:
         return CustomerTurn(f"Wait, my cart isn't right: {problem} Never mind, bye.", "quit")

@@ -25,7 +25,7 @@ def reply(state: CustomerState, goal: CompensationGoal, message: str, sub: Submi
     if world.order_writes or world.returns or world.cart:
         if not state.memory.get(_APPROVED):
             return objection("Wait, I hadn't agreed to anything yet!", sub)
-        return neutral_close("Thank you, that's sorted then.")  # it cannot know the amount it is owed
+        return neutral_close()  # it cannot know the amount it is owed
     order_ids = [o.order_id for o in state.scenario.orders]
     named = named_order(message, sub, order_ids)
     if named is not None and named != goal.order_id:

@@ -38,6 +38,5 @@ def reply(state: CustomerState, goal: JourneyGoal, message: str, sub: Submission
     turn = behaviour(request)(_sub_state(state, index), request, message, sub, own_world)
     if turn.tag == "done" and index + 1 < len(goal.tasks):
         state.memory["task"] = index + 1
-        return CustomerTurn(turn.text, "continue", task=index + 1, then=goal.openings[index + 1],
-                            draws_as=turn.draws_as)
-    return CustomerTurn(turn.text, turn.tag, task=index, draws_as=turn.draws_as)
+        return CustomerTurn(turn.text, "continue", task=index + 1, then=goal.openings[index + 1])
+    return CustomerTurn(turn.text, turn.tag, task=index)

@@ -46,8 +46,7 @@ def _judge_recommendations(state: CustomerState, goal: ProductDiscoveryGoal,
     fits = [p for p in known if all(satisfies(p, c) for c in goal.constraints) and p.stock > 0]
     if fits:
         # It sees a product that fits; the verdict ranks the list against an ideal one it cannot compute.
-        return neutral_close(f"The {fits[0].title} looks perfect. Thanks, that's all I needed!",
-                             f"Thanks, I'll go with the {fits[0].title}.")
+        return neutral_close(f"Thanks, I'll go with the {fits[0].title}.")
     best = max(known, key=lambda p: share_met(p, goal.constraints))
     if best.stock <= 0:
         return CustomerTurn(f"The {best.title} is sold out. Anything in stock?", "correct")

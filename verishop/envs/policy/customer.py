@@ -19,7 +19,7 @@ def reply(state: CustomerState, goal: PolicyGoal, message: str, sub: Submission,
     # Read as the verifier reads it: figures the shop's policy states are restatements.
     given = policy_figures(state.scenario.policy)
     if policy_commitment(goal, sub, given) is not None:
-        return neutral_close("Okay, thanks for checking. That answers my question!")  # it cannot know the figure
+        return neutral_close()  # it cannot know the figure
     if sub.done:
         return CustomerTurn("You haven't answered my question... never mind, bye.", "quit")
     if answered(sub):

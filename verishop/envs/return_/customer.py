@@ -38,7 +38,7 @@ def reply(state: CustomerState, goal: ReturnGoal, message: str, sub: Submission,
         return _answer(state, goal, message, "What would you suggest as a replacement?") \
             or CustomerTurn("Thanks, the return is started. What would you suggest as a replacement?", "continue")
     if goal.replacement:  # the verdict also needs each replacement shown by the shop's tools: it cannot tell
-        return neutral_close("Perfect, that's everything I needed. Thank you!")
+        return neutral_close()
     return seen_close(state, "Perfect, that's everything I needed. Thank you!")
 
 

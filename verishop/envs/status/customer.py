@@ -54,4 +54,4 @@ def _judge(goal: StatusGoal, order: object, status: object) -> CustomerTurn:
         return CustomerTurn(f"Which order are you looking at? I mean {goal.description}.", "continue")
     if order != goal.order_id:
         return CustomerTurn(f"That's not the order I mean. I'm asking about {goal.description}.", "correct")
-    return neutral_close("Okay, thanks for letting me know!")  # it cannot check the status
+    return neutral_close()  # it cannot check the status

@@ -70,8 +70,7 @@ def _judge(state: CustomerState, goal: SubstitutionGoal, ids: tuple[str, ...]) -
                 return CustomerTurn(f"Hmm, the {p.title}: {describe_violation(p, c)}", "correct")
         return CustomerTurn(_difference(p, original, state.scenario.catalog.currency), "correct")
     # The verdict ranks the list against the ideal one, which the customer cannot compute.
-    return neutral_close("These look like great replacements. Thanks, that's all I needed!",
-                         "Thanks, I'll go with those.")
+    return neutral_close("Thanks, I'll go with those.")
 
 
 def _difference(p: Product, original: Product, currency: str) -> str:
