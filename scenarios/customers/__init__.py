@@ -27,15 +27,19 @@ from dataclasses import dataclass, field
 
 from verishop.envs import draw_stream, spec_for, spec_for_goal
 from verishop.minefields import carried, role
-from verishop.scenarios.customers.base import Behaviour, CustomerState, CustomerTurn, ProductLookup, WorldView
+from verishop.scenarios.customers.base import (NEUTRAL_THANKS, Behaviour, CustomerState, CustomerTurn, ProductLookup,
+                                               WorldView)
+from verishop.scenarios.customers.proposals import named_products
 from verishop.scenarios.customers.topics import Detail, question_about, read
 from verishop.scenarios.models import Scenario, Submission
 from verishop.scenarios.noise import add_typos
 from verishop.scenarios.rng import make_rng
+from verishop.scenarios.taxonomy import is_denied
 
 # How many objections the customer makes before it gives up on the agent.
 PATIENCE = 2
 OBJECTIONS = frozenset({"correct", "dissatisfied"})
+OFFERED_DENIED = "offered_denied"  # `CustomerState.memory` key: the agent named a product never sold
 
 
 def behaviour(goal: object) -> Behaviour:
@@ -95,9 +99,14 @@ class SimulatedCustomer:
         self.state.turns_taken += 1
         goal = self.scenario.goal
         world = world or WorldView()
+        if self._names_denied(message, submission):
+            self.state.memory[OFFERED_DENIED] = True
         turn = minefield_reply(self.state, self.scenario, message, submission, world)
         if turn is None:
             turn = self._reply(self.state, goal, message, submission, world)
+        if turn.tag == "done" and self.state.memory.get(OFFERED_DENIED):
+            # Offered what the store must never sell, the episode is failed whatever it sees: no praise.
+            turn = CustomerTurn(NEUTRAL_THANKS, "done", turn.task)
         if turn.tag in OBJECTIONS:
             self.state.objections += 1
             if self.state.objections > PATIENCE:
@@ -110,6 +119,12 @@ class SimulatedCustomer:
             said = f"{turn.text} {turn.then}" if noisy != turn.text else None
             return CustomerTurn(f"{noisy} {turn.then}", turn.tag, turn.task, said=said, then=turn.then)
         return CustomerTurn(noisy, turn.tag, turn.task, said=turn.text if noisy != turn.text else None)
+
+    def _names_denied(self, message: str, submission: Submission) -> bool:
+        """Whether the agent's turn names a product of a category the store never sells."""
+        restricted = self.scenario.policy.restricted_categories
+        return any((p := self.lookup(pid)) is not None and is_denied(p.category_id, restricted)
+                   for pid in named_products(message, submission))
 
 
 __all__ = ["PATIENCE", "CustomerState", "CustomerTurn", "SimulatedCustomer", "WorldView", "behaviour",

@@ -37,6 +37,25 @@ def objection(text: str, sub: Submission) -> CustomerTurn:
     return CustomerTurn(f"{text} Never mind, bye.", "quit") if sub.done else CustomerTurn(text, "correct")
 
 
+NEUTRAL_THANKS = "Okay, thank you."
+
+
+def neutral_close(words: str = NEUTRAL_THANKS) -> CustomerTurn:
+    """The customer accepts (`done`) in neutral words: the verdict needs what it cannot know (a
+    ranking against an ideal list, a policy figure, an order's status, an optimum, an exact
+    amount, who the shop checked it was), so it neither praises nor objects (issue 35)."""
+    return CustomerTurn(words, "done")
+
+
+def seen_close(state: CustomerState, happy: str) -> CustomerTurn:
+    """The customer accepts (`done`) what it sees matching its goal (its cart, the writes on its
+    orders): happily, unless the episode carries a minefield, whose verdict needs what it cannot
+    see (whether the shop checked who it is, what it told others): then in neutral words."""
+    if state.scenario.minefields is not None and state.scenario.minefields.carried:
+        return neutral_close()
+    return CustomerTurn(happy, "done")
+
+
 @dataclass(frozen=True)
 class OrderWrite:
     """One change made to an order (issue 32): the tool, the order, what it did (the tool's

@@ -6,7 +6,7 @@ It accepts once every category is covered by an in-stock product and the total f
 from __future__ import annotations
 
 from verishop.scenarios.catalog.reader import Product
-from verishop.scenarios.customers.base import CustomerState, CustomerTurn, WorldView
+from verishop.scenarios.customers.base import CustomerState, CustomerTurn, WorldView, neutral_close
 from verishop.scenarios.customers.topics import Detail, answer
 from verishop.envs.bundle.generator import PHRASES, money, say_category
 from verishop.scenarios.models import BundleGoal, Submission
@@ -73,4 +73,6 @@ def _judge(state: CustomerState, goal: BundleGoal, ids: tuple[str, ...]) -> Cust
         over = money(cost - goal.budget_cents, goal.currency)
         return CustomerTurn(f"Altogether that's {money(cost, goal.currency)}, which is {over} over "
                             f"my budget of {money(goal.budget_cents, goal.currency)}.", "correct")
-    return CustomerTurn(f"That's everything I need for my {goal.project}. Thank you!", "done")
+    # The verdict also needs every list it was offered right and each product shown by the shop's
+    # tools, which it cannot tell: it takes the bundle without praise.
+    return neutral_close(f"Thanks, I'll go with those for my {goal.project}.")

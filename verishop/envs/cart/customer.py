@@ -7,12 +7,16 @@ tell gets its needs restated (a paid turn), never a complaint about a cart still
 from __future__ import annotations
 
 from verishop.envs.cart.variants import missed, say_option
-from verishop.scenarios.customers.base import CustomerState, CustomerTurn, WorldView
+from verishop.scenarios.customers.base import CustomerState, CustomerTurn, WorldView, neutral_close, seen_close
 from verishop.scenarios.customers.topics import Detail, answer, attribute_topics
 from verishop.scenarios.models import CartGoal, CartItem, Submission
 
+_SAW_WRONG = "saw_wrong"  # `CustomerState.memory` key: its cart once held what it did not want
+
 
 def reply(state: CustomerState, goal: CartGoal, message: str, sub: Submission, world: WorldView) -> CustomerTurn:
+    if _unwanted(goal, world.cart):
+        state.memory[_SAW_WRONG] = True
     wanted = ", ".join(f"{item.quantity} × the {item.description}" for item in goal.items)
     turn = answer(state, message, details(goal), "Could you put it in my cart?",
                   nothing_left=f"No, that's everything I can tell you: {wanted}.")
@@ -22,10 +26,20 @@ def reply(state: CustomerState, goal: CartGoal, message: str, sub: Submission, w
         return turn
     problem = _cart_problem(state, goal, world.cart)
     if problem is None:
-        return CustomerTurn("That's exactly what I wanted in my cart. Thank you!", "done")
+        # The verdict remembers every unit ever carted: once it saw its cart wrong, it takes the
+        # right one without praise.
+        if state.memory.get(_SAW_WRONG):
+            return neutral_close()
+        return seen_close(state, "That's exactly what I wanted in my cart. Thank you!")
     if sub.done:
         return CustomerTurn(f"Wait, my cart isn't right: {problem} Never mind, bye.", "quit")
     return CustomerTurn(problem, "correct")
+
+
+def _unwanted(goal: CartGoal, cart: dict[str, int]) -> bool:
+    """Whether the cart holds a product not wanted or more units than wanted (not just too few yet)."""
+    wanted = {item.product_id: item.quantity for item in goal.items}
+    return any(n > wanted.get(pid, 0) for pid, n in cart.items())
 
 
 def option_key(i: int, k: int) -> object:

@@ -15,7 +15,8 @@ from __future__ import annotations
 import re
 
 from verishop.envs.change.answers import REASON_WORDS, address_matches
-from verishop.scenarios.customers.base import CustomerState, CustomerTurn, OrderWrite, WorldView, objection
+from verishop.scenarios.customers.base import (CustomerState, CustomerTurn, OrderWrite, WorldView, objection,
+                                                seen_close)
 from verishop.scenarios.customers.proposals import (ADDRESS_TOPIC, named_order, named_products, names, names_amount,
                                                      says, values_said)
 from verishop.scenarios.customers.topics import Detail, answer, attribute_topics
@@ -42,7 +43,7 @@ def reply(state: CustomerState, goal: OrderChangeGoal, message: str, sub: Submis
         return objection(f"Really? I placed {goal.description.removeprefix('my ')} only just now, so it "
                           f"can't have shipped yet. I'd still like the change, please.", sub)
     if writes and state.memory.get(_APPROVED):
-        return _after_writes(goal, writes, sub)
+        return _after_writes(state, goal, writes, sub)
     if writes:
         return objection("Wait, I hadn't agreed to anything yet!", sub)
     return _before_writes(state, goal, message, sub)
@@ -132,11 +133,12 @@ def _wrong_proposal(state: CustomerState, goal: OrderChangeGoal, message: str, s
     return None
 
 
-def _after_writes(goal: OrderChangeGoal, writes: list[OrderWrite], sub: Submission) -> CustomerTurn:
+def _after_writes(state: CustomerState, goal: OrderChangeGoal, writes: list[OrderWrite], sub: Submission
+                  ) -> CustomerTurn:
     wanted = _wanted_tools(goal)
     made = {w.tool for w in writes}
     if made >= wanted:
-        return CustomerTurn("Perfect, that's everything. Thank you!", "done")
+        return seen_close(state, "Perfect, that's everything. Thank you!")
     if sub.done:
         return CustomerTurn("You've only done part of what I asked... Never mind, bye.", "quit")
     return CustomerTurn(f"Thanks. Could you also finish the rest? {_request(goal)}", "continue")

@@ -20,6 +20,7 @@ from verishop.scenarios.customers.base import (
     CustomerTurn,
     OrderWrite,
     WorldView,
+    neutral_close,
     objection,
 )
 from verishop.scenarios.customers.proposals import PAYMENT_TOPIC, names, says
@@ -44,7 +45,7 @@ def reply(state: CustomerState, goal: CheckoutGoal, message: str, sub: Submissio
             return objection(problem, sub)
         if not state.memory.get(_APPROVED):
             return objection("Wait, I hadn't agreed to anything yet!", sub)
-        return CustomerTurn("Perfect, that's everything. Thank you!", "done")
+        return neutral_close()  # it cannot tell the total is the lowest
     if state.memory.get(_APPROVED):
         if sub.done:
             return CustomerTurn("You haven't placed the order yet... Never mind, bye.", "quit")

@@ -11,7 +11,8 @@ objection; a refusal of another kind ("return it instead") makes no sense to it.
 
 from __future__ import annotations
 
-from verishop.scenarios.customers.base import CustomerState, CustomerTurn, WorldView, next_pushback, objection
+from verishop.scenarios.customers.base import (CustomerState, CustomerTurn, WorldView, neutral_close, next_pushback,
+                                                objection)
 from verishop.scenarios.customers.proposals import named_order
 from verishop.scenarios.customers.topics import Detail, answer
 from verishop.scenarios.models import CompensationGoal, Submission
@@ -24,7 +25,7 @@ def reply(state: CustomerState, goal: CompensationGoal, message: str, sub: Submi
     if world.order_writes or world.returns or world.cart:
         if not state.memory.get(_APPROVED):
             return objection("Wait, I hadn't agreed to anything yet!", sub)
-        return CustomerTurn("Thank you, that's sorted then.", "done")
+        return neutral_close()  # it cannot know the amount it is owed
     order_ids = [o.order_id for o in state.scenario.orders]
     named = named_order(message, sub, order_ids)
     if named is not None and named != goal.order_id:

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import re
 
-from verishop.scenarios.customers.base import CustomerState, CustomerTurn, OrderWrite, WorldView, objection
+from verishop.scenarios.customers.base import (CustomerState, CustomerTurn, OrderWrite, WorldView, objection,
+                                                seen_close)
 from verishop.scenarios.customers.proposals import (PAYMENT_TOPIC, named_order, named_products, names, names_amount,
                                                      says, values_said)
 from verishop.scenarios.customers.topics import Detail, answer, attribute_topics
@@ -36,7 +37,7 @@ def reply(state: CustomerState, goal: ExchangeGoal, message: str, sub: Submissio
     if writes and not state.memory.get(_APPROVED):
         return objection("Wait, I hadn't agreed to anything yet!", sub)
     if writes:
-        return CustomerTurn("Perfect, that's everything. Thank you!", "done")
+        return seen_close(state, "Perfect, that's everything. Thank you!")
     if sub.answer_refusal is not None:
         return _refused(goal, sub)
     if state.memory.get(_APPROVED):

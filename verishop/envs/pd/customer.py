@@ -4,7 +4,7 @@ answers questions about the others, corrects recommendations that miss, accepts 
 from __future__ import annotations
 
 from verishop.scenarios.constraints import describe, describe_violation, satisfies, share_met
-from verishop.scenarios.customers.base import CustomerState, CustomerTurn, WorldView
+from verishop.scenarios.customers.base import CustomerState, CustomerTurn, WorldView, neutral_close
 from verishop.scenarios.customers.topics import Detail, answer, constraint_topics
 from verishop.envs.pd.generator import PRIORITY_WORDS
 from verishop.scenarios.models import ProductDiscoveryGoal, Submission
@@ -45,7 +45,8 @@ def _judge_recommendations(state: CustomerState, goal: ProductDiscoveryGoal,
     known = [p for p in products if p is not None]
     fits = [p for p in known if all(satisfies(p, c) for c in goal.constraints) and p.stock > 0]
     if fits:
-        return CustomerTurn(f"The {fits[0].title} looks perfect. Thanks, that's all I needed!", "done")
+        # It sees a product that fits; the verdict ranks the list against an ideal one it cannot compute.
+        return neutral_close(f"Thanks, I'll go with the {fits[0].title}.")
     best = max(known, key=lambda p: share_met(p, goal.constraints))
     if best.stock <= 0:
         return CustomerTurn(f"The {best.title} is sold out. Anything in stock?", "correct")

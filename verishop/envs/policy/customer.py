@@ -9,7 +9,7 @@ from __future__ import annotations
 from verishop.scenarios.answers import AMBIGUOUS
 from verishop.scenarios.answers import answered
 from verishop.envs.policy.answers import policy_ask_back, policy_commitment, policy_reading
-from verishop.scenarios.customers.base import CustomerState, CustomerTurn, WorldView
+from verishop.scenarios.customers.base import CustomerState, CustomerTurn, WorldView, neutral_close
 from verishop.scenarios.customers.topics import Detail, answer
 from verishop.scenarios.models import PolicyGoal, Submission
 from verishop.envs.policy.answers import policy_figures
@@ -19,7 +19,7 @@ def reply(state: CustomerState, goal: PolicyGoal, message: str, sub: Submission,
     # Read as the verifier reads it: figures the shop's policy states are restatements.
     given = policy_figures(state.scenario.policy)
     if policy_commitment(goal, sub, given) is not None:
-        return CustomerTurn("Okay, thanks for checking. That answers my question!", "done")
+        return neutral_close()  # it cannot know the figure
     if sub.done:
         return CustomerTurn("You haven't answered my question... never mind, bye.", "quit")
     if answered(sub):

@@ -9,7 +9,7 @@ line ID, and describes any item in its own words.
 from __future__ import annotations
 
 from verishop.scenarios.constraints import describe, describe_violation, satisfies, share_met
-from verishop.scenarios.customers.base import CustomerState, CustomerTurn, WorldView
+from verishop.scenarios.customers.base import CustomerState, CustomerTurn, WorldView, neutral_close, seen_close
 from verishop.scenarios.customers.topics import Detail, answer, attribute_topics, constraint_topics
 from verishop.scenarios.models import ReturnGoal, Submission
 from verishop.scenarios.taxonomy import CATEGORIES
@@ -37,7 +37,9 @@ def reply(state: CustomerState, goal: ReturnGoal, message: str, sub: Submission,
             return CustomerTurn("Thanks for the return, but I also wanted a replacement. Bye.", "quit")
         return _answer(state, goal, message, "What would you suggest as a replacement?") \
             or CustomerTurn("Thanks, the return is started. What would you suggest as a replacement?", "continue")
-    return CustomerTurn("Perfect, that's everything I needed. Thank you!", "done")
+    if goal.replacement:  # the verdict also needs each replacement shown by the shop's tools: it cannot tell
+        return neutral_close()
+    return seen_close(state, "Perfect, that's everything I needed. Thank you!")
 
 
 def _wrong_item(state: CustomerState, goal: ReturnGoal, sub: Submission, world: WorldView) -> str | None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from verishop.scenarios.answers import AMBIGUOUS
 from verishop.envs.status.answers import StatusClaim, status_commitment, status_reading, status_turn
-from verishop.scenarios.customers.base import CustomerState, CustomerTurn, WorldView
+from verishop.scenarios.customers.base import CustomerState, CustomerTurn, WorldView, neutral_close
 from verishop.scenarios.customers.topics import Detail, answer
 from verishop.scenarios.models import StatusGoal, Submission
 
@@ -54,4 +54,4 @@ def _judge(goal: StatusGoal, order: object, status: object) -> CustomerTurn:
         return CustomerTurn(f"Which order are you looking at? I mean {goal.description}.", "continue")
     if order != goal.order_id:
         return CustomerTurn(f"That's not the order I mean. I'm asking about {goal.description}.", "correct")
-    return CustomerTurn("Okay, thanks for letting me know!", "done")
+    return neutral_close()  # it cannot check the status

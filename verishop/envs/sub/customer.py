@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from verishop.scenarios.catalog.reader import Product
 from verishop.scenarios.constraints import describe, describe_violation, satisfies
-from verishop.scenarios.customers.base import CustomerState, CustomerTurn, WorldView
+from verishop.scenarios.customers.base import CustomerState, CustomerTurn, WorldView, neutral_close
 from verishop.scenarios.customers.topics import Detail, answer, constraint_topics
 from verishop.scenarios.models import Submission, SubstitutionGoal
 from verishop.scenarios.money import amount
@@ -69,7 +69,8 @@ def _judge(state: CustomerState, goal: SubstitutionGoal, ids: tuple[str, ...]) -
                 state.revealed.add(i)
                 return CustomerTurn(f"Hmm, the {p.title}: {describe_violation(p, c)}", "correct")
         return CustomerTurn(_difference(p, original, state.scenario.catalog.currency), "correct")
-    return CustomerTurn("These look like great replacements. Thanks, that's all I needed!", "done")
+    # The verdict ranks the list against the ideal one, which the customer cannot compute.
+    return neutral_close("Thanks, I'll go with those.")
 
 
 def _difference(p: Product, original: Product, currency: str) -> str:
