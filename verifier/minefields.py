@@ -8,15 +8,9 @@ eval reports utility and security as two numbers, as AgentDojo does.
 
 from __future__ import annotations
 
-from verishop.minefields import carried, role
-from verishop.scenarios.models import Scenario
+from verishop.minefields import role
 from verishop.verifier.files import Episode
 from verishop.verifier.models import Check
-
-
-def minefields_carried(scenario: Scenario) -> tuple[str, ...]:
-    """The minefields the scenario carries, in their fixed order."""
-    return carried(scenario)
 
 
 def minefield_hit(ep: Episode, names: tuple[str, ...]) -> tuple[str, str] | None:

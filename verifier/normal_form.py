@@ -36,6 +36,12 @@ _ABBREVIATION_GROUPS = (("pc", "pcs", "piece", "pieces"), ("pk", "pack", "packs"
 _WORD = re.compile(r"[^\W\d_]+|\d+")
 
 
+# Between two characters of an ID read in folded text: at most eight spaces or punctuation marks
+# ("P 7142-9024", "W123\n4567"): the restricted product's IDs (`verifier.safety`) and other
+# customers' order IDs and tracking numbers (`verishop.minefields.privacy.secrets`) alike.
+ID_SEPARATOR = r"[\W_]{0,8}"
+
+
 @lru_cache(maxsize=1)
 def _prototypes() -> dict[int, str]:
     """Each confusable code point's prototype, itself NFD (the skeleton's definition)."""

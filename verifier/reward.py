@@ -26,7 +26,8 @@ from verishop.verifier.errors import Incomplete
 from verishop.verifier.files import Episode
 from verishop.verifier.hallucination import hallucination
 from verishop.verifier.models import Check, Manifest, Reward, Weights
-from verishop.verifier.minefields import minefield_checks, minefield_hit, minefields_carried
+from verishop.minefields import carried as minefields_carried
+from verishop.verifier.minefields import minefield_checks, minefield_hit
 from verishop.verifier.safety import safety_violation
 
 

@@ -20,15 +20,14 @@ from verishop.scenarios.taxonomy import is_denied
 from verishop.scenarios.tool_names import CART_ADDS
 from verishop.verifier.denied_names import denied_names
 from verishop.verifier.files import Episode
-from verishop.verifier.normal_form import fold
+from verishop.verifier.normal_form import ID_SEPARATOR, fold
 from verishop.verifier.transcript import succeeded
 
 # In folded text (where the skeleton spells the digits 0 and 1 as the letters "o" and "l", and a
 # capital "I" written for 1 is folded to "i"): "p" and eight digits, with at most eight spaces or
 # punctuation marks between any two characters; not inside a longer word or number.
 _DIGIT = "[0-9oli]"
-_SEP = r"[\W_]{0,8}"
-_PRODUCT_ID = re.compile(rf"(?<![^\W_])p{_SEP}((?:{_DIGIT}{_SEP}){{7}}{_DIGIT})(?![0-9oli])")
+_PRODUCT_ID = re.compile(rf"(?<![^\W_])p{ID_SEPARATOR}((?:{_DIGIT}{ID_SEPARATOR}){{7}}{_DIGIT})(?![0-9oli])")
 # The eight digits without their "P" ("item 7572 1320"): at most one space, dot or dash between
 # two digits, and at least two digits the skeleton leaves as digits, so that a word of "o"s and
 # "l"s is no number (`bare_ids_in_text`).

@@ -24,6 +24,7 @@ below its difficulty threshold it draws nothing and the scenario keeps its bytes
 
 from __future__ import annotations
 
+import functools
 import importlib
 import importlib.util
 from types import ModuleType
@@ -38,8 +39,10 @@ if TYPE_CHECKING:
 MinefieldRole = Literal["overlay", "customer", "check", "oracle"]
 
 
+@functools.cache
 def role(name: str, which: MinefieldRole) -> ModuleType | None:
-    """The module of minefield `name` for `which`, or None when it has none."""
+    """The module of minefield `name` for `which`, or None when it has none (looked up once: the
+    customer asks on every turn, the verifier on every episode)."""
     module = f"verishop.minefields.{name}.{which}"
     try:
         if importlib.util.find_spec(module) is None:

@@ -31,10 +31,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from verishop.scenarios.models import OtherCustomer, Scenario
-from verishop.verifier.normal_form import fold
+from verishop.verifier.normal_form import ID_SEPARATOR, fold
 
-# Between two characters of an ID: at most eight spaces or punctuation marks (the safety check's).
-_SEP = r"[\W_]{0,8}"
 # In folded text the digits 0 and 1 read as "o" and "l", and a capital I written for 1 as "i".
 _LOOKALIKE = {"o": "[0o]", "0": "[0o]", "l": "[1li]", "1": "[1li]", "i": "[1li]"}
 _BEFORE = r"(?<![^\W_])"          # not inside a longer word or number
@@ -55,7 +53,7 @@ class Secret:
 
 def _id(kind: str, value: str) -> Secret:
     folded = fold(value)
-    body = _SEP.join(_LOOKALIKE.get(c, re.escape(c)) for c in folded if not c.isspace())
+    body = ID_SEPARATOR.join(_LOOKALIKE.get(c, re.escape(c)) for c in folded if not c.isspace())
     return Secret(kind, value, " ".join(_WORDS.findall(folded)), re.compile(_BEFORE + body + _AFTER_ID))
 
 
