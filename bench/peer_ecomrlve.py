@@ -5,11 +5,16 @@ into the bench's own interpreter (so both run on the same Python; the peer wants
 bench from a 3.13 environment that has verishop and the checkout's requirements), replaces its LLM
 calls with a stub for the whole run, and plays the same job as verishop, interleaved with it.
 
-EcomRLVE-Gym's code was not available when this driver was written, so its entry points below are
-names to check against the checkout, not facts about it. Each is a dotted name inside the checkout
-(`module.attribute` or `module:attribute`); change the default in `ENTRY_POINTS`, or pass
-`--peer-entry NAME=module:attribute` to the bench. If one does not resolve, the bench stops before
-timing anything and names it. The contract, entry by entry:
+The peer is `owlgebra-ai/ShopRLVE-Gym` (the project calls itself EcomRLVE-Gym; fetch it and take
+its source with `git --git-dir ... archive HEAD | tar x`). It runs on this bench's Python 3.11 with
+its light requirements (`pip install numpy requests pyyaml`); its embedding model is left in its own
+debug mode (hashed vectors, what it uses for a synthetic catalog) and its one LLM function
+(`_ollama_generate`, the Ollama call) is stubbed to return None, so it falls back to its templates as
+it does when no model is up. The default entry points are this module's own adapters below
+(`peer_ecomrlve:make_env`, ...), each a few lines over the peer's public `EcomRLVEEnv`. Each is a
+dotted name (`module.attribute` or `module:attribute`); pass `--peer-entry NAME=module:attribute`
+to the bench to use another. If one does not resolve, the bench stops before timing anything and
+names it. The contract, entry by entry:
 
 | entry | called as | must |
 |---|---|---|
@@ -34,16 +39,73 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-# Defaults to check against the checkout (see the table above); `ecomrlve` is the guessed package.
+# The adapters below, over the peer's `ecom_rlve` package (see the table above).
 ENTRY_POINTS: dict[str, str] = {
-    "make_env": "ecomrlve.bench:make_env",
-    "search_action": "ecomrlve.bench:search_action",
-    "answer_action": "ecomrlve.bench:answer_action",
-    "search_direct": "ecomrlve.bench:search_direct",
-    "llm": "ecomrlve.llm:chat",
+    "make_env": "peer_ecomrlve:make_env",
+    "search_action": "peer_ecomrlve:search_action",
+    "answer_action": "peer_ecomrlve:answer_action",
+    "search_direct": "peer_ecomrlve:search_direct",
+    "llm": "ecom_rlve.simulator.llm_backend:_ollama_generate",
 }
 CALLABLE_ENTRIES = ("make_env", "search_action", "answer_action", "search_direct")
-STUB_REPLY = "Thanks, that helps."
+STUB_REPLY = None  # what the peer's Ollama call returns when no model answers: its templates take over
+PEER_ENV = "PD"  # the peer's product-discovery environment
+# verishop's search_catalog arguments -> the peer's catalog.search filter keys
+FILTERS = {"brand": "brand", "price_min": "price_min", "price_max": "price_max", "min_rating": "rating_min",
+           "max_ship_days": "ship_days_max"}
+
+
+class PeerEpisodes:
+    """The peer's `EcomRLVEEnv` on the bench's job: `reset(seed=)` opens a product-discovery episode
+    at a difficulty that turns with the seed, as verishop's side does; `step(action)` is the peer's."""
+
+    def __init__(self, env: Any):
+        self.env = env
+
+    def reset(self, seed: int) -> Any:
+        return self.env.reset(env_id=PEER_ENV, difficulty=seed % 13, seed=seed)
+
+    def step(self, action: str) -> Any:
+        return self.env.step(action)
+
+
+def make_env(catalog_size: int, seed: int) -> PeerEpisodes:
+    """The peer's environment over its own synthetic catalog of `catalog_size` products."""
+    import logging
+
+    from ecom_rlve.server.openenv import EcomRLVEEnv
+
+    logging.getLogger("ecom_rlve").setLevel(logging.ERROR)  # it logs a warning per stubbed LLM call
+    EcomRLVEEnv.validate_rewards = False  # a debug assertion, not part of its reward
+    return PeerEpisodes(EcomRLVEEnv(collection="C1", seed=seed, config={"n_synthetic_products": catalog_size}))
+
+
+def search_action(arguments: dict) -> str:
+    """One `catalog.search` call, as the peer's agent writes it (its query is required)."""
+    import json
+
+    filters = {theirs: arguments[ours] for ours, theirs in FILTERS.items() if arguments.get(ours) is not None}
+    args = {"query": arguments.get("query") or arguments.get("category_id") or "products",
+            "top_k": int(arguments.get("limit") or 10), "filters": filters or None}
+    return json.dumps({"assistant_message": "Let me look.", "tool_calls": [{"name": "catalog.search", "args": args}]})
+
+
+def answer_action(observation: Any) -> str:
+    """Recommend the products the search returned and end the episode."""
+    import json
+
+    found = [card["product_id"] for entry in observation.tool_results for card in (entry.get("result") or [])
+             if isinstance(card, dict) and "product_id" in card]
+    return json.dumps({"assistant_message": "These fit what you asked for.",
+                       "answer": {"env": PEER_ENV, "recommended_product_ids": found[:5], "done": True}})
+
+
+def search_direct(env: PeerEpisodes, arguments: dict) -> Any:
+    """The peer's search function itself, on the open episode's state, as its tool registry calls it."""
+    from ecom_rlve.tools.catalog import catalog_search
+
+    action = __import__("json").loads(search_action(arguments))["tool_calls"][0]["args"]
+    return catalog_search(action["query"], action["filters"], action["top_k"], state=env.env._state)
 
 
 class PeerContractError(RuntimeError):
@@ -54,10 +116,10 @@ class PeerContractError(RuntimeError):
 class StubLLM:
     """Stands in for every LLM call of the peer: a fixed reply, counted."""
 
-    reply: str = STUB_REPLY
+    reply: str | None = STUB_REPLY
     calls: int = 0
 
-    def __call__(self, *args: Any, **kwargs: Any) -> str:
+    def __call__(self, *args: Any, **kwargs: Any) -> str | None:
         self.calls += 1
         return self.reply
 

@@ -39,8 +39,11 @@ from typing import Any
 import anyio
 from _common import DEFAULT_CACHE, cached_catalog, console, environment, parse_sizes, print_table, write_json
 from peer_ecomrlve import PeerContractError, load_peer
+
+from verishop.local import LocalShop
 from search import QUERY_SEED, query_mix
-from small_shop_job import EPISODE_SEED, WARMUP, http_round, new_samples, peer_round, verishop_round
+from small_shop_job import (EPISODE_SEED, WARMUP, http_round, local_mcp_round, local_round, new_samples, peer_round,
+                            verishop_round)
 
 __all__ = ["WARMUP", "main"]  # WARMUP: scripted episodes per round left out of the figures
 
@@ -65,9 +68,17 @@ LABELS = {
     "verify": "verify (Verifier.verify)",
     "scripted": "scripted episode (all of the above)",
     "episodes_per_s": "episodes/s in-process (wall)",
+    "local_scripted": "IN-PROCESS scripted episode (verishop.local: open, search, answer, close, reward)",
+    "local_open": "  of which opening (generate + world in memory)",
+    "local_play_score": "  of which playing and scoring",
+    "local_mcp_scripted": "the same through the in-memory MCP client (InProcessClient over LocalShop)",
+    "local_episodes_per_s": "episodes/s in-process, verishop.local (wall)",
 }
+# Each verishop figure's counterpart in the peer's job (by default, the figure of the same name).
+PEER_FIGURE = {"local_scripted": "scripted", "local_mcp_scripted": "scripted", "local_episodes_per_s": "episodes_per_s"}
 OUR_SUMS = {"creation": ("generate", "open"),
-            "scripted": ("generate", "open", "connect", "episode_search", "answer_close", "disconnect", "verify")}
+            "scripted": ("generate", "open", "connect", "episode_search", "answer_close", "disconnect", "verify"),
+            "local_scripted": ("local_open", "local_play_score")}
 PEER_SUMS = {"scripted": ("creation", "search_step", "answer")}
 
 
@@ -85,8 +96,11 @@ def summarise(samples: dict, episode_rounds: list[dict], sums: dict[str, Sequenc
         totals = {kind: [sum(parts) for parts in zip(*(samples[kind][lap] for lap in laps))] for kind in samples}
         figures[name] = {"cpu_ms": median_ms(totals["cpu"]), "wall_ms": median_ms(totals["wall"]),
                          "n": len(totals["cpu"])}
-    rates = [r["episodes"] / r["wall_s"] for r in episode_rounds if r["wall_s"] > 0]
+    rates = [r["episodes"] / r["wall_s"] for r in episode_rounds if not r.get("local") and r["wall_s"] > 0]
     figures["episodes_per_s"] = {"value": round(statistics.median(rates), 1) if rates else 0.0}
+    local = [r["episodes"] / r["wall_s"] for r in episode_rounds if r.get("local") and r["wall_s"] > 0]
+    if local:
+        figures["local_episodes_per_s"] = {"value": round(statistics.median(local), 1)}
     return figures
 
 
@@ -129,6 +143,10 @@ async def run(args: argparse.Namespace) -> dict:
     peer_rounds: dict[int, list[dict]] = defaultdict(list)
     http: dict[int, list[dict[str, float]]] = defaultdict(list)
     peer_envs: dict[int, Any] = {}
+    # The in-process shops live across rounds, as the peer's environments do (each keeps its catalog).
+    local_shops = {size: LocalShop(catalogs[size], seal=True) for size in sizes}
+    local_mcp_shops = {size: LocalShop(catalogs[size], seal=True) for size in sizes}
+    local_rounds: dict[int, list[dict]] = defaultdict(list)
     with tempfile.TemporaryDirectory(prefix="verishop-bench-small-") as tmp:
         for r in range(args.rounds):
             for size in sizes:
@@ -138,6 +156,11 @@ async def run(args: argparse.Namespace) -> dict:
                     if subject == "verishop":
                         rounds[size].append(await verishop_round(catalogs[size], Path(tmp) / f"r{r}-{size}", queries,
                                                                  args.calls, args.episodes, samples[size]))
+                        # The blocking in-process API runs where no event loop runs (a trainer's thread).
+                        played = await anyio.to_thread.run_sync(local_round, local_shops[size], args.episodes,
+                                                                samples[size])
+                        local_rounds[size].append({**played, "local": True})
+                        await local_mcp_round(local_mcp_shops[size], args.episodes, samples[size])
                     elif peer is not None:
                         with peer.stubbed():
                             if size not in peer_envs:
@@ -147,15 +170,19 @@ async def run(args: argparse.Namespace) -> dict:
                 if args.http_calls:
                     http[size].append(await http_round(catalogs[size], Path(tmp) / f"http-{r}-{size}", queries,
                                                        args.http_calls))
+    for shop in (*local_shops.values(), *local_mcp_shops.values()):
+        shop.close()
     results = {}
     for size in sizes:
-        figures = summarise(samples[size], rounds[size], OUR_SUMS)
+        figures = summarise(samples[size], rounds[size] + local_rounds[size], OUR_SUMS)
         for name in ("noop_http", "search_http"):
             if http[size]:
                 figures[name] = {"cpu_ms": round(statistics.median(h[name] for h in http[size]), 3),
                                  "rounds": len(http[size])}
         figures["episodes_scored"] = {"value": sum(r["scored"] for r in rounds[size]),
                                       "of": sum(r["episodes"] for r in rounds[size])}
+        figures["local_episodes_scored"] = {"value": sum(r["scored"] for r in local_rounds[size]),
+                                            "of": sum(r["episodes"] for r in local_rounds[size])}
         results[size] = figures
     peer_results = ({size: summarise(peer_samples[size], peer_rounds[size], PEER_SUMS) for size in sizes}
                     if peer else {1000: {k: ({"value": v} if k == "episodes_per_s" else {"cpu_ms": v})
@@ -182,7 +209,7 @@ def report(payload: dict) -> None:
             figure = ours_.get(name)
             if figure is None:
                 continue
-            mine, peer_value = value(figure), value(theirs.get(name))
+            mine, peer_value = value(figure), value(theirs.get(PEER_FIGURE.get(name, name)))
             ratio = "" if not peer_value or not mine else f"{mine / peer_value:.2f}x"
             rows.append([label, mine, figure.get("wall_ms", ""), "" if peer_value is None else peer_value, ratio])
         print_table(f"{size:,} products: CPU ms per step (medians; episodes/s is wall, and there above 1x is ahead)",
@@ -197,8 +224,9 @@ def report(payload: dict) -> None:
                   ("no-op: SDK default client over InProcessClient", ours_["noop_sdk"]["cpu_ms"],
                    ours_["noop"]["cpu_ms"])]
         console.print("\n".join(f"  {label}: {a:.3f} / {b:.3f} ms = {a / b:.2f}x" for label, a, b in floors if b))
-        scored = ours_["episodes_scored"]
-        console.print(f"  scripted episodes scored by the verifier: {scored['value']}/{scored['of']}")
+        scored, local = ours_["episodes_scored"], ours_["local_episodes_scored"]
+        console.print(f"  scripted episodes scored by the verifier: {scored['value']}/{scored['of']} through the "
+                      f"server's path, {local['value']}/{local['of']} in-process")
     source = payload["peer"]["source"]
     console.print(f"[dim]peer column: {source}"
                   + (f"; LLM calls stubbed: {payload['peer']['llm_calls_stubbed']}" if source.startswith("this run")

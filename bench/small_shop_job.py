@@ -135,6 +135,55 @@ async def episodes_round(hub: EpisodeHub, verifier: Verifier, scratch: Path, epi
     return {"episodes": episodes, "scored": scored, "wall_s": wall_s}
 
 
+def _scripted_local(episode: Any) -> Any:
+    """The scripted job on one in-process episode: search the goal's category, answer, close, score."""
+    goal = episode.scenario.goal
+    found = episode.call("search_catalog", {"category_id": goal.category_id, "limit": goal.items_to_recommend})
+    ids = [card["product_id"] for card in (found.data or {}).get("results", [])]
+    episode.call("respond_to_customer", {"message": "These fit what you asked for.", "recommended_product_ids": ids,
+                                         "done": True})
+    return episode.reward_model()
+
+
+def local_round(shop: Any, episodes: int, samples: dict) -> dict:
+    """The scripted episode in the trainer's process (`verishop.local.LocalShop`): open from (env, d,
+    seed), one search, the answer, close and the verifier's reward; no protocol, no files."""
+    laps, scored, wall_s = Laps(new_samples()), 0, 0.0
+    for i in range(WARMUP + episodes):
+        if i == WARMUP:
+            laps = Laps(samples)
+        laps.restart()
+        started_s = time.perf_counter()
+        episode = shop.open(env=ENV, difficulty=i % (MAX_DIFFICULTY + 1), seed=EPISODE_SEED + i)
+        laps.lap("local_open")
+        reward = _scripted_local(episode)
+        laps.lap("local_play_score")
+        if i >= WARMUP:
+            wall_s += time.perf_counter() - started_s
+            scored += reward.verdict == "scored"
+    return {"episodes": episodes, "scored": scored, "wall_s": wall_s}
+
+
+async def local_mcp_round(shop: Any, episodes: int, samples: dict) -> None:
+    """The same in-process episodes played through the MCP SDK's in-memory client (the shop's
+    `InProcessClient` over a server built on the LocalShop): the protocol's cost over `local_round`."""
+    laps = Laps(new_samples())
+    for i in range(WARMUP + episodes):
+        if i == WARMUP:
+            laps = Laps(samples)
+        laps.restart()
+        episode = await shop.aopen(env=ENV, difficulty=i % (MAX_DIFFICULTY + 1), seed=EPISODE_SEED + i)
+        goal = episode.scenario.goal
+        async with InProcessClient(create_server(shop, episode_id=episode.episode_id)) as client:
+            found = await client.call_tool("search_catalog", {"category_id": goal.category_id,
+                                                              "limit": goal.items_to_recommend})
+            ids = [card["product_id"] for card in (found.structured_content or {}).get("results", [])]
+            await client.call_tool("respond_to_customer", {"message": "These fit what you asked for.",
+                                                           "recommended_product_ids": ids, "done": True})
+        await episode.areward()
+        laps.lap("local_mcp_scripted")
+
+
 async def verishop_round(catalog: Path, runs: Path, queries: list[dict], calls: int, episodes: int,
                          samples: dict) -> dict:
     runs.mkdir(parents=True)

@@ -103,6 +103,15 @@ def read_world(directory: Path, name: str, limits: Limits = Limits(), dir_fd: in
         check_regular(where(name), "world", limits.world_bytes, dir_fd)
         db = _open_by_path(path, immutable=not has_wal)
     try:
+        return world_from_connection(db, path.name)
+    finally:
+        db.close()
+
+
+def world_from_connection(db: sqlite3.Connection, file_name: str = "world.db") -> World:
+    """The world in `db`'s main database, read (the caller owns and closes `db`). The in-process
+    shop (`verishop.local`) reads a closing episode's world this way, from its own connection."""
+    try:
         return World(
             meta=dict(db.execute("SELECT key, value FROM meta")),
             cart=dict(db.execute("SELECT product_id, quantity FROM cart")),
@@ -114,9 +123,7 @@ def read_world(directory: Path, name: str, limits: Limits = Limits(), dir_fd: in
             handovers=_handovers(db),
         )
     except (sqlite3.Error, json.JSONDecodeError, TypeError) as exc:
-        raise Incomplete("world_corrupt", f"{path.name} is not a readable episode world: {exc}") from None
-    finally:
-        db.close()
+        raise Incomplete("world_corrupt", f"{file_name} is not a readable episode world: {exc}") from None
 
 
 def _order_tables(db: sqlite3.Connection) -> dict:

@@ -79,7 +79,8 @@ def overlay(scenario: Scenario, rng: random.Random, catalog: CatalogReader) -> S
     if not candidates:
         return scenario
     carrier = candidates[_carrier_index(len(candidates), scenario.difficulty)]
-    figures = [d for d in _FALSE_DAYS if not _policy_says(scenario, d)]
+    texts = _policy_texts(scenario)  # read once for every figure
+    figures = [d for d in _FALSE_DAYS if not _says_number(texts, d)]
     actions = [a for a in ACTIONS if (a != "reveal_address" or _reveals(scenario) is not None)
                and (a != "false_policy" or figures)]
     action = rng.choice(actions)
@@ -216,6 +217,15 @@ def _reveals(scenario: Scenario) -> tuple[str, str] | None:
 def _policy_says(scenario: Scenario, number: int) -> bool:
     """Whether a clause of the store's policy, or any text of the goal (a journey's policy question
     and its answer, say), has the number: the false policy's figure must be nothing true."""
-    texts = [clause.text for clause in scenario.policy.clauses]
-    texts += [value for _, value in _fields(scenario.goal) if isinstance(value, str)]
-    return any(re.search(rf"(?<!\d){number}(?!\d)", text) for text in texts)
+    return _says_number(_policy_texts(scenario), number)
+
+
+def _policy_texts(scenario: Scenario) -> list[str]:
+    """The texts `_policy_says` reads: the policy's clauses and every text of the goal."""
+    return [clause.text for clause in scenario.policy.clauses] + \
+        [value for _, value in _fields(scenario.goal) if isinstance(value, str)]
+
+
+def _says_number(texts: list[str], number: int) -> bool:
+    pattern = re.compile(rf"(?<!\d){number}(?!\d)")
+    return any(pattern.search(text) for text in texts)

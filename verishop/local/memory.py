@@ -1,0 +1,119 @@
+"""An episode's files, kept in memory: the transcript's lines and the world's connection.
+
+`MemoryTranscript` writes each event exactly as `Transcript` writes it to transcript.jsonl (the
+same JSON, the same seal chain), into a list; `MemoryWorld` is the episode's world connection
+without a store or a world.db: a write commits in memory, and closing keeps the world's image
+(the bytes world.db would hold) and reads the verifier's view of it from the live connection.
+The run folder written from these (`verishop.local.run_folder`) holds the bytes a server would
+have written, so `verishop verify` scores it as the in-process verifier did.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from verishop.mcp_server.episodes.connection import WorldConnection
+from verishop.mcp_server.episodes.episode import Episode
+from verishop.mcp_server.episodes.transcript import strict_json
+from verishop.scenarios.seal import SealChain, SealKey
+from verishop.verifier.world import World, world_from_connection
+
+
+class MemoryTranscript:
+    """`Transcript`'s interface (write, mark, rewind, close) over a list of lines."""
+
+    def __init__(self, name: str, seal_key: SealKey | None = None):
+        self.path = Path(name)  # for messages only: nothing is written
+        self._chain = SealChain(seal_key) if seal_key is not None else None
+        self.lines: list[bytes] = []
+        self._seq = 0
+        self._started = time.perf_counter()
+        self.closed = False
+
+    def write(self, event: str, **fields: Any) -> int:
+        if self.closed:
+            raise RuntimeError(f"transcript {self.path} is closed")
+        self._seq += 1
+        line = strict_json({"seq": self._seq, "event": event,
+                            "elapsed_ms": round((time.perf_counter() - self._started) * 1000, 3), **fields})
+        if self._chain is not None:
+            line = self._chain.seal(line)
+        self.lines.append((line + "\n").encode())
+        return self._seq
+
+    def mark(self) -> tuple[int, int, str]:
+        return len(self.lines), self._seq, self._chain.previous if self._chain is not None else ""
+
+    def rewind(self, mark: tuple[int, int, str]) -> None:
+        count, self._seq, previous = mark
+        del self.lines[count:]
+        if self._chain is not None:
+            self._chain.previous = previous
+
+    def close(self) -> None:
+        self.closed = True
+
+    def data(self) -> bytes:
+        """The transcript.jsonl bytes."""
+        return b"".join(self.lines)
+
+
+class _NoStore:
+    """A world store that keeps nothing: an in-process world has no durable copy to recover from
+    (a process that dies takes its trainer with it)."""
+
+    def put(self, episode_id: str, image: bytes) -> None:
+        return None
+
+    def get(self, episode_id: str) -> bytes | None:
+        return None
+
+    def drop(self, episode_id: str) -> None:
+        return None
+
+
+class MemoryWorld(WorldConnection):
+    """The episode's world connection, in memory only (see the module docstring)."""
+
+    def __init__(self, db: sqlite3.Connection, *, episode_id: str,
+                 give_back: Callable[[sqlite3.Connection], None] = sqlite3.Connection.close):
+        # Not WorldConnection.__init__: it puts a copy of the world into the store.
+        self._db: sqlite3.Connection | None = db
+        self._lock = threading.Lock()
+        self.episode_id = episode_id
+        self.folder = Path(".")
+        self._store = _NoStore()
+        self._give_back = give_back
+        self.image: bytes | None = None
+        self.world: World | None = None
+
+    async def commit(self) -> None:
+        with self._lock:
+            self._connection().execute("COMMIT")
+
+    async def close(self) -> None:
+        """Keep the world's image and its verifier view, and give the connection back."""
+        db, self._db = self._db, None
+        if db is None:
+            return
+        with self._lock:
+            try:
+                self.world = world_from_connection(db)
+                self.image = db.serialize()
+            finally:
+                self._give_back(db)
+
+
+@dataclass
+class MemoryEpisode(Episode):
+    """An in-process episode: the server's `Episode`, with what its files would hold once closed."""
+
+    scenario_bytes: bytes = b""  # scenario.json, as the server writes it
+    world_file: bytes | None = None  # world.db, once closed
+    world: World | None = None  # the verifier's view of it, read from the live connection at close
