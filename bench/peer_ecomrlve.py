@@ -77,6 +77,7 @@ def make_env(catalog_size: int, seed: int) -> PeerEpisodes:
 
     logging.getLogger("ecom_rlve").setLevel(logging.ERROR)  # it logs a warning per stubbed LLM call
     EcomRLVEEnv.validate_rewards = False  # a debug assertion, not part of its reward
+    EcomRLVEEnv.dump_dir = ""  # a debug lever, on by default: a JSON trace file per episode
     return PeerEpisodes(EcomRLVEEnv(collection="C1", seed=seed, config={"n_synthetic_products": catalog_size}))
 
 
