@@ -94,6 +94,11 @@ def top_k(catalog: CatalogReader, query: RankQuery, k: int, stock: EpisodeStock,
     ranking = _Ranking(catalog, query, k, stock, pool=[*extra, *_restocked(catalog, query, stock)],
                        limit=k + stock.explicitly_sold_out() + EXTRA_ROWS)
     if query.category_id is not None and catalog.category_has_at_most(query.category_id, SMALL_CATEGORY_ROWS):
+        held = catalog.category_in_memory(query.category_id)
+        if held is not None:
+            # Every candidate at hand (an in-process shop's reader keeps the catalog): the ranking of
+            # all of them, which is what the walk below reads from SQL (`where` = `admits`).
+            return _rank([*ranking.pool, *(p for p in held if query.admits(p))], query, stock)[:k]
         return ranking.best_if_exact(threshold_filter(query, None), None)
     for step in query.fine_steps:
         threshold = query.best_possible - step

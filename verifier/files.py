@@ -43,6 +43,9 @@ class Episode:
     shop: Shop
     catalog_content_hash: str  # of the catalog the checks read (see CatalogCache.content_hash)
     seal: str = UNSEALED  # "intact": sealed by its server and unchanged since (verifier.seal)
+    # The scenario's canonical digest (`Scenario.sha256`), when its loader already holds it (the
+    # in-process shop does); None: computed from the scenario when the reward needs it.
+    scenario_sha256: str | None = None
 
     @property
     def notes(self) -> list[str]:

@@ -38,13 +38,17 @@ class Requirement:
     actor: Actor = "agent"
 
 
-def _says(text: str, words: str) -> bool:
-    return " ".join(words.lower().split()) in " ".join(text.lower().split())
-
-
 def told(ep: Episode, words: str) -> bool:
-    """Whether a customer reply said `words` (in its words before typo noise)."""
-    return any(e.get("tag") != "open" and _says(said(ep, e), words) for e in ep.transcript.customer)
+    """Whether a customer reply said `words` (in its words before typo noise). Blame asks it of the
+    same words for every product and check: the replies are normalised once per transcript (a
+    journey's slices, which share `derived`, each have their own `customer` list: the key)."""
+    customer = ep.transcript.customer
+    replies = ep.transcript.derived.setdefault("told", {})
+    key = id(customer)
+    if key not in replies or replies[key][0] is not customer:
+        replies[key] = (customer, [" ".join(said(ep, e).lower().split()) for e in customer if e.get("tag") != "open"])
+    wanted = " ".join(words.lower().split())
+    return any(wanted in reply for reply in replies[key][1])
 
 
 def claimed_everything(ep: Episode) -> bool:

@@ -83,7 +83,7 @@ def score_episode(ep: Episode, weights: Weights = Weights(), options: Options = 
         calls_over_budget=eff.calls_over_budget, close_reason=ep.transcript.closed.get("reason"), weights=weights,
         notes=[*ep.notes, *task.notes],
         manifest=Manifest(env_id=scenario.env_id, catalog_content_hash=ep.catalog_content_hash,
-                          scenario_digest=scenario.sha256()),
+                          scenario_digest=ep.scenario_sha256 or scenario.sha256()),
         chosen_by_curriculum=ep.transcript.opened.get("chosen_by") == "curriculum",
         seal=ep.seal,
     )

@@ -202,6 +202,11 @@ class CatalogReader:
                         self._draw_index = (names, codes, stocked)
         return self._draw_index or None
 
+    def category_in_memory(self, category_id: str) -> list[Product] | None:
+        """Every product of a category, if this reader holds the catalog in memory (a plain reader
+        does not: None). `verishop.local.catalog.CachedCatalogReader` does, for small catalogs."""
+        return None
+
     def group(self, group_id: str) -> list[Product]:
         """The products of one variant group (by index), in featured order."""
         sql = f"SELECT {PRODUCT_COLUMNS} FROM products WHERE group_id = ? ORDER BY rowid"

@@ -12,10 +12,13 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
-from verishop.scenarios.catalog.reader import CatalogReader, Product
+from verishop.scenarios.catalog.reader import PRODUCT_COLUMNS, CatalogReader, Product
 
 PRODUCTS_KEPT = 50_000
 LISTS_KEPT = 4_096
+# Up to this many products, every product is read once when the reader opens (about 10 ms per
+# 1,000 products), as a trainer's process would have them after its first few hundred episodes.
+PRELOAD_PRODUCTS = 20_000
 
 
 class CachedCatalogReader(CatalogReader):
@@ -37,11 +40,27 @@ class CachedCatalogReader(CatalogReader):
         self._kept_in_stock = lru_cache(maxsize=LISTS_KEPT)(
             lambda cid, at_most, besides: read.in_stock_count(self, cid, at_most, besides))
 
+        self._by_id: dict[str, Product] = {}
+        self._by_rowid: dict[int, Product] = {}
+        self._by_category: dict[str, list[Product]] = {}
+        if self.size <= PRELOAD_PRODUCTS:
+            for rowid, *row in self.db.execute(f"SELECT rowid, {PRODUCT_COLUMNS} FROM products ORDER BY rowid"):
+                product = Product.from_row(tuple(row))
+                self._by_id[product.product_id] = self._by_rowid[rowid] = product
+                self._by_category.setdefault(product.category_id, []).append(product)
+
+    def category_in_memory(self, category_id: str) -> list[Product] | None:
+        if not self._by_rowid:
+            return None
+        return self._by_category.get(category_id, [])
+
     def product(self, product_id: str) -> Product | None:
-        return self._kept_product(product_id)
+        product = self._by_id.get(product_id)
+        return product if product is not None or self._by_rowid else self._kept_product(product_id)
 
     def product_at(self, rowid: int) -> Product:
-        return self._kept_product_at(rowid)
+        product = self._by_rowid.get(rowid)
+        return product if product is not None else self._kept_product_at(rowid)
 
     def group(self, group_id: str) -> list[Product]:
         return list(self._kept_group(group_id))

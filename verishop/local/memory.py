@@ -21,6 +21,7 @@ from typing import Any
 from verishop.mcp_server.episodes.connection import WorldConnection
 from verishop.mcp_server.episodes.episode import Episode
 from verishop.mcp_server.episodes.transcript import strict_json
+from verishop.mcp_server.episodes.worlds import IDLE_WORLDS, WorldPool
 from verishop.scenarios.seal import SealChain, SealKey
 from verishop.verifier.world import World, world_from_connection
 
@@ -117,3 +118,42 @@ class MemoryEpisode(Episode):
     scenario_bytes: bytes = b""  # scenario.json, as the server writes it
     world_file: bytes | None = None  # world.db, once closed
     world: World | None = None  # the verifier's view of it, read from the live connection at close
+
+
+class MemoryWorlds:
+    """World connections for in-process episodes, kept and emptied between episodes.
+
+    A server's pool (`mcp_server/episodes/worlds.py`) gives each episode a fresh world by
+    deserializing the empty world image, which changes the schema: every statement prepared on the
+    connection (a search's, the world reads at close) is compiled again in the next episode. Here a
+    returned connection is emptied row by row instead (a few rows per table; no table uses
+    AUTOINCREMENT, so the next rows get the ids a fresh world gives them), and its statements stay
+    compiled. The world image written at close holds the same rows; its free pages may differ."""
+
+    def __init__(self, pool: WorldPool):
+        self._pool = pool
+        self._idle: list[sqlite3.Connection] = []
+        self._tables: tuple[str, ...] | None = None
+
+    def take(self) -> sqlite3.Connection:
+        if self._idle:
+            return self._idle.pop()
+        db = self._pool.take()
+        if self._tables is None:
+            self._tables = tuple(name for (name,) in db.execute(
+                "SELECT name FROM main.sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"))
+        return db
+
+    def give_back(self, db: sqlite3.Connection) -> None:
+        if db.in_transaction or len(self._idle) >= IDLE_WORLDS:
+            db.close()
+            return
+        for table in self._tables or ():
+            db.execute(f"DELETE FROM main.{table}")
+        self._idle.append(db)
+
+    def close(self) -> None:
+        idle, self._idle = self._idle, []
+        for db in idle:
+            db.close()
+        self._pool.close()

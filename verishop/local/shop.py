@@ -38,7 +38,7 @@ from verishop.agents.client import EpisodeInfo, ToolResult, ToolSpec, _clean_sch
 from verishop.envs import collection as collection_of
 from verishop.envs import generate, get_env
 from verishop.local.catalog import CachedCatalogReader
-from verishop.local.memory import MemoryEpisode, MemoryTranscript, MemoryWorld
+from verishop.local.memory import MemoryEpisode, MemoryTranscript, MemoryWorld, MemoryWorlds
 from verishop.mcp_server.episodes.episode import Episode
 from verishop.mcp_server.episodes.transcript import TRANSCRIPT_VERSION
 from verishop.mcp_server.episodes.worlds import WorldPool
@@ -128,14 +128,15 @@ class LocalEpisode:
         an MCP client would read). Arguments as a mapping, as keywords, or both (keywords win)."""
         return self._shop._run(self.acall(name, arguments, **kwargs))
 
-    async def aclose(self) -> str:
+    async def aclose(self, reason: str = "closed_by_client") -> str:
         """`close`, awaited."""
-        await self._shop._retire(self._episode, "closed_by_client")
-        return self._episode.close_reason or "closed_by_client"
+        await self._shop._retire(self._episode, reason)
+        return self._episode.close_reason or reason
 
-    def close(self) -> str:
-        """Close the episode (as `closed_by_client` if it is still open); returns why it closed."""
-        return self._shop._run(self.aclose())
+    def close(self, reason: str = "closed_by_client") -> str:
+        """Close the episode (as `reason` if it is still open: `closed_by_client`, as a client's
+        DELETE /episodes/{id} does); returns why it closed."""
+        return self._shop._run(self.aclose(reason))
 
     async def areward(self) -> Reward:
         """`reward_model`, awaited."""
@@ -196,7 +197,7 @@ class LocalShop:
         self.catalog = CachedCatalogReader(self.catalog_path)
         self.catalog_content_hash = self.catalog.meta["content_hash"]
         self.catalog_identity = (catalog_identity(self.catalog_path), this_machine())
-        self.worlds = WorldPool(self.catalog_path)
+        self.worlds = MemoryWorlds(WorldPool(self.catalog_path))
         self.seal_key: SealKey | None = key_for_runs(verishop_home() / "local-runs") if seal else None
         self.split_secret = split_secret
         self.weights, self.options, self.curriculum_params = weights, options, curriculum
@@ -393,7 +394,8 @@ class LocalShop:
                                    transcript=parsed, world=world,
                                    shop=Shop(catalog, world, EpisodeStock(world.stock, scenario.sell_outs)),
                                    catalog_content_hash=self.catalog_content_hash,
-                                   seal=INTACT if self.seal_key is not None else UNSEALED)
+                                   seal=INTACT if self.seal_key is not None else UNSEALED,
+                                   scenario_sha256=hashlib.sha256(episode.scenario_bytes).hexdigest())
             return score_episode(scored, self.weights, self.options)
         except Incomplete as exc:
             return Reward(episode_id=episode.episode_id, verdict="incomplete", reason=exc.reason, detail=exc.detail,
