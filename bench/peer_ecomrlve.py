@@ -73,7 +73,11 @@ def make_env(catalog_size: int, seed: int) -> PeerEpisodes:
     """The peer's environment over its own synthetic catalog of `catalog_size` products."""
     import logging
 
-    from ecom_rlve.server.openenv import EcomRLVEEnv
+    try:
+        from ecom_rlve.server.openenv import EcomRLVEEnv
+    except ImportError as exc:
+        raise PeerContractError(f"the checkout has no ecom_rlve.server.openenv.EcomRLVEEnv ({exc}); pass "
+                                f"--peer-entry make_env=module:function for another layout") from None
 
     logging.getLogger("ecom_rlve").setLevel(logging.ERROR)  # it logs a warning per stubbed LLM call
     EcomRLVEEnv.validate_rewards = False  # a debug assertion, not part of its reward

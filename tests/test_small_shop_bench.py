@@ -19,65 +19,76 @@ import peer_ecomrlve  # noqa: E402  (scripts in bench/, not a package)
 import small_shop  # noqa: E402
 
 FAKE_LLM = '''
-def chat(prompt):
+def _ollama_generate(prompt, **options):
     raise RuntimeError("a real LLM call: the driver must stub it")
 '''
 
-FAKE_BENCH = '''
-from ecomrlve import llm
+# The shape of EcomRLVE-Gym's `ecom_rlve.server.openenv.EcomRLVEEnv` (owlgebra-ai/ShopRLVE-Gym), as
+# the driver calls it: reset(env_id, difficulty, seed), step(action JSON) -> (observation, reward,
+# done, info), the observation's tool_results, and its LLM call looked up on its module.
+FAKE_ENV = '''
+import json
+from dataclasses import dataclass, field
 
-PRODUCTS = [{"id": f"E{i:04d}", "title": f"usb-c charger {i}"} for i in range(50)]
-SEEN = {"search_arguments": [], "answered": [], "sizes": []}
+from ecom_rlve.simulator import llm_backend
+from ecom_rlve.tools.catalog import catalog_search
 
-
-class Env:
-    def __init__(self, size):
-        self.size = size
-        self.open = False
-
-    def reset(self, seed=None):
-        self.open = True
-        return {"message": llm.chat(f"open the conversation, seed {seed}")}
-
-    def step(self, action):
-        kind, payload = action
-        if kind == "search":
-            return {"results": search(payload)}, 0.0, False, False, {}
-        SEEN["answered"].append(payload)
-        self.open = False
-        return {}, 1.0, True, False, {}
+SEEN = {"actions": [], "sizes": [], "resets": []}
 
 
-def search(arguments):
-    words = arguments["query"].split()
-    return [p["id"] for p in PRODUCTS if all(w in p["title"] for w in words)][: arguments["limit"]]
+@dataclass
+class Observation:
+    conversation: list = field(default_factory=list)
+    tool_results: list = field(default_factory=list)
 
 
-def make_env(catalog_size, seed):
-    SEEN["sizes"].append(catalog_size)
-    return Env(catalog_size)
+class EcomRLVEEnv:
+    validate_rewards = True
+    dump_dir = "debug_dumps"
+
+    def __init__(self, collection="C1", seed=42, config=None):
+        SEEN["sizes"].append((config or {}).get("n_synthetic_products"))
+        self._state = None
+
+    def reset(self, env_id=None, difficulty=None, seed=None):
+        SEEN["resets"].append((env_id, difficulty, seed))
+        self._state = {"seed": seed}
+        text = llm_backend._ollama_generate(f"open the conversation, seed {seed}") or "Looking for a charger."
+        return Observation(conversation=[{"role": "user", "content": text}])
+
+    def step(self, action_json):
+        action = json.loads(action_json)
+        SEEN["actions"].append(action)
+        results = [{"name": c["name"], "args": c["args"],
+                    "result": catalog_search(c["args"]["query"], c["args"].get("filters"), c["args"]["top_k"],
+                                             state=self._state)}
+                   for c in action.get("tool_calls", [])]
+        done = bool(action.get("answer", {}).get("done"))
+        return Observation(tool_results=results), (1.0 if done else 0.0), done, {}
+'''
+
+FAKE_CATALOG = '''
+PRODUCTS = [{"product_id": f"E{i:04d}", "title": f"usb-c charger {i}"} for i in range(50)]
 
 
-def search_action(arguments):
-    SEEN["search_arguments"].append(arguments)
-    return ("search", arguments)
+def catalog_search(query, filters=None, top_k=20, *, state=None):
+    words = query.split()
+    return [p for p in PRODUCTS if all(w in p["title"] for w in words)][:top_k]
 
 
-def answer_action(observation):
-    return ("answer", observation["results"][:3])
-
-
-def search_direct(env, arguments):
-    return search(arguments)
+def search_itself(env, arguments):
+    return catalog_search(arguments.get("query") or "usb-c", None, 5, state=None)
 '''
 
 
-def write_checkout(root: Path, bench_source: str = FAKE_BENCH) -> Path:
-    package = root / "src" / "ecomrlve"
-    package.mkdir(parents=True)
-    (package / "__init__.py").write_text("")
-    (package / "llm.py").write_text(textwrap.dedent(FAKE_LLM))
-    (package / "bench.py").write_text(textwrap.dedent(bench_source))
+def write_checkout(root: Path, env_source: str = FAKE_ENV, llm_source: str = FAKE_LLM) -> Path:
+    package = root / "src" / "ecom_rlve"
+    for folder in ("", "simulator", "server", "tools"):
+        (package / folder).mkdir(parents=True, exist_ok=True)
+        (package / folder / "__init__.py").write_text("")
+    (package / "simulator" / "llm_backend.py").write_text(textwrap.dedent(llm_source))
+    (package / "server" / "openenv.py").write_text(textwrap.dedent(env_source))
+    (package / "tools" / "catalog.py").write_text(textwrap.dedent(FAKE_CATALOG))
     return root
 
 
@@ -86,7 +97,7 @@ def forget_fake_package() -> Iterator[None]:
     """Each test imports its own fake checkout: drop the previous one's modules and paths."""
     path_before = list(sys.path)
     yield
-    for name in [n for n in sys.modules if n == "ecomrlve" or n.startswith("ecomrlve.")]:
+    for name in [n for n in sys.modules if n == "ecom_rlve" or n.startswith("ecom_rlve.")]:
         del sys.modules[name]
     sys.path[:] = path_before
 
@@ -100,20 +111,30 @@ async def test_with_a_checkout_the_peer_plays_the_same_job_with_its_llm_stubbed(
     checkout = write_checkout(tmp_path / "EcomRLVE-Gym")
     payload = await small_shop.main(tiny(tmp_path, "--peer", str(checkout)))
 
-    from ecomrlve import bench as fake, llm
+    from ecom_rlve.server import openenv as fake
+    from ecom_rlve.simulator import llm_backend
     assert payload["peer"]["source"] == f"this run: {checkout}"
     runs = small_shop.WARMUP + 2
     assert payload["peer"]["llm_calls_stubbed"] == runs  # one per reset, none reached the real function
     with pytest.raises(RuntimeError, match="a real LLM call"):
-        llm.chat("after the run the peer's own function is back")
+        llm_backend._ollama_generate("after the run the peer's own function is back")
     assert fake.SEEN["sizes"] == [1000]
-    assert all("query" in a and "category_id" in a for a in fake.SEEN["search_arguments"])
-    assert len(fake.SEEN["answered"]) == runs
+    assert fake.EcomRLVEEnv.dump_dir == "" and fake.EcomRLVEEnv.validate_rewards is False  # debug levers off
+    assert [r[0] for r in fake.SEEN["resets"]] == ["PD"] * runs
+    searches = [a for a in fake.SEEN["actions"] if a.get("tool_calls")]
+    answers = [a for a in fake.SEEN["actions"] if a.get("answer")]
+    assert len(searches) == len(answers) == runs
+    assert all(a["tool_calls"][0]["name"] == "catalog.search" and a["tool_calls"][0]["args"]["query"]
+               for a in searches)
+    assert all(a["answer"]["done"] and a["answer"]["env"] == "PD" for a in answers)
     theirs, ours = payload["peer"]["results"][1000], payload["results"][1000]
     for figure in ("creation", "search_step", "search_direct", "scripted"):
         assert theirs[figure]["cpu_ms"] >= 0 and theirs[figure]["n"] == 2, figure
     assert theirs["episodes_per_s"]["value"] > 0
     assert ours["episodes_scored"] == {"value": 2, "of": 2}
+    assert ours["local_episodes_scored"] == {"value": 2, "of": 2}
+    for figure in ("local_scripted", "local_mcp_scripted"):
+        assert ours[figure]["cpu_ms"] > 0, figure
     assert json.loads((tmp_path / "out.json").read_text())["peer"]["source"].startswith("this run")
 
 
@@ -133,17 +154,17 @@ async def test_without_a_checkout_the_issue_s_figures_are_a_labelled_reference_c
 
 
 async def test_a_checkout_without_an_entry_point_stops_the_bench_naming_it(tmp_path, forget_fake_package):
-    checkout = write_checkout(tmp_path / "peer", FAKE_BENCH.replace("def search_direct(", "def search_itself("))
-    with pytest.raises(SystemExit, match=r"no ecomrlve\.bench\.search_direct \(entry 'search_direct'\).*"
-                                         r"--peer-entry search_direct=module:attribute"):
+    checkout = write_checkout(tmp_path / "peer", llm_source=FAKE_LLM.replace("def _ollama_generate(", "def chat("))
+    with pytest.raises(SystemExit, match=r"no ecom_rlve\.simulator\.llm_backend\._ollama_generate \(entry 'llm'\).*"
+                                         r"--peer-entry llm=module:attribute"):
         await small_shop.main(tiny(tmp_path, "--peer", str(checkout)))
     assert not (tmp_path / "out.json").exists()
 
 
 async def test_an_entry_point_can_be_pointed_elsewhere_from_the_command_line(tmp_path, forget_fake_package):
-    checkout = write_checkout(tmp_path / "peer", FAKE_BENCH.replace("def search_direct(", "def search_itself("))
+    checkout = write_checkout(tmp_path / "peer")
     payload = await small_shop.main(tiny(tmp_path, "--peer", str(checkout),
-                                         "--peer-entry", "search_direct=ecomrlve.bench:search_itself"))
+                                         "--peer-entry", "search_direct=ecom_rlve.tools.catalog:search_itself"))
     assert payload["peer"]["results"][1000]["search_direct"]["n"] == 2
 
 
@@ -151,12 +172,11 @@ def test_the_driver_names_what_is_wrong_with_a_checkout(tmp_path, forget_fake_pa
     with pytest.raises(peer_ecomrlve.PeerContractError, match="no such directory"):
         peer_ecomrlve.load_peer(tmp_path / "missing")
     (tmp_path / "empty").mkdir()
-    with pytest.raises(peer_ecomrlve.PeerContractError, match="has no module 'ecomrlve.bench'"):
+    with pytest.raises(peer_ecomrlve.PeerContractError, match="has no module 'ecom_rlve.simulator.llm_backend'"):
         peer_ecomrlve.load_peer(tmp_path / "empty")
     with pytest.raises(peer_ecomrlve.PeerContractError, match="unknown --peer-entry reset"):
         peer_ecomrlve.load_peer(tmp_path / "empty", {"reset": "x:y"})
-    checkout = write_checkout(tmp_path / "stepless", FAKE_BENCH.replace("    def step(self, action):",
-                                                                          "    def act(self, action):"))
+    checkout = write_checkout(tmp_path / "envless", env_source="SEEN = {}\n")
     peer = peer_ecomrlve.load_peer(checkout)
-    with pytest.raises(peer_ecomrlve.PeerContractError, match="without step\\(\\)"):
+    with pytest.raises(peer_ecomrlve.PeerContractError, match="no ecom_rlve.server.openenv.EcomRLVEEnv"):
         peer.env(1000, 1)
