@@ -144,13 +144,18 @@ def test_the_blocking_api_and_the_env(catalog_path):
         assert env.episode.info.seed == 5 and not env.done
 
 
-async def test_blocking_calls_inside_an_event_loop_are_refused_with_the_way_out(shop):
+async def test_blocking_calls_inside_an_event_loop_are_refused_with_the_way_out(catalog_path):
+    local = LocalShop(catalog_path)
     with pytest.raises(LocalShopError, match="aopen"):
-        shop.open(env="pd", difficulty=0, seed=1)
+        local.open(env="pd", difficulty=0, seed=1)
+    episode = await local.aopen(env="pd", difficulty=0, seed=1)
+    await local.aclose()  # the async twin closes what is open
+    assert not episode.is_open and episode.close_reason == "server_stopped" and not local.episodes
 
 
 def test_bad_requests_say_what_is_wrong(shop):
     for spec, words in (({"env": "nope", "difficulty": 0}, "nope"), ({"env": "pd", "difficulty": 13}, "difficulty"),
+                        ({"env": "pd", "difficulty": "3"}, "difficulty"), ({"scenario": {"env_id": 3}}, "valid scenario"),
                         ({"env": "pd", "collection": "C1", "difficulty": 0}, "either"),
                         ({"env": "pd", "difficulty": 0, "seed": -1}, "seed"), ({"colour": "red"}, "colour")):
         with pytest.raises(LocalShopError, match=words):

@@ -34,6 +34,8 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, TypeVar
 
+from pydantic import ValidationError
+
 from verishop.agents.client import EpisodeInfo, ToolResult, ToolSpec, _clean_schema
 from verishop.envs import collection as collection_of
 from verishop.envs import generate, get_env
@@ -245,16 +247,28 @@ class LocalShop:
         raise LocalShopError("an in-process episode's reward is read from the episode: episode.reward()")
 
     def close(self) -> None:
-        """Close the open episodes, the worlds, the catalogs and the loop (idempotent)."""
+        """Close the open episodes, the worlds, the catalogs and the loop (idempotent). Inside a
+        running event loop, `await shop.aclose()` instead."""
+        if self._closed:
+            return
+        self._run(self.aclose())
+        if self._loop is not None:
+            self._loop.close()
+
+    async def aclose(self) -> None:
+        """`close`, awaited."""
         if self._closed:
             return
         for episode in list(self.episodes.values()):
             with contextlib.suppress(Exception):
-                self._run(self._retire(episode, "server_stopped"))
+                await self._retire(episode, "server_stopped")
+        self._release()
+
+    def _release(self) -> None:
         self._closed = True
         self.worlds.close()
         self.catalog.close()
-        if self._loop is not None:
+        if self._loop is not None and not self._loop.is_running():
             self._loop.close()
 
     # -- the async surface ------------------------------------------------------------------------
@@ -272,7 +286,13 @@ class LocalShop:
         if scenario is not None:
             if split is not None:
                 raise LocalShopError("a scenario is served as written: give either scenario or split, not both")
-            scenario = scenario if isinstance(scenario, Scenario) else Scenario.model_validate(scenario)
+            if not isinstance(scenario, Scenario):
+                try:
+                    scenario = Scenario.model_validate(scenario)
+                except ValidationError as exc:
+                    first = exc.errors(include_url=False)[0]
+                    where = ".".join(str(part) for part in first["loc"]) or "(scenario)"
+                    raise LocalShopError(f"not a valid scenario: {where}: {first['msg']}") from None
         else:
             env_id, difficulty, seed, chosen = self._plan(env, collection, difficulty, seed)
             if split is not None:
