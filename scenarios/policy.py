@@ -8,6 +8,7 @@ apply the clauses exactly as their text says, so a question's answer is computed
 
 from __future__ import annotations
 
+import functools
 import random
 
 from verishop.scenarios.catalog.text import query_words
@@ -23,6 +24,13 @@ def make_policy(rng: random.Random, currency: str = USD) -> StorePolicy:
     threshold = rng.choice((2500, 3500, 4900, 7500))
     shipping = rng.choice((499, 599, 799))
     fee = rng.choice((0, 10, 15))
+    return _policy(window, electronics, threshold, shipping, fee, currency)
+
+
+@functools.lru_cache(maxsize=1024)
+def _policy(window: int, electronics: int, threshold: int, shipping: int, fee: int, currency: str) -> StorePolicy:
+    """The policy written from its drawn numbers: a few hundred combinations, each written once per
+    process (the policy is frozen, so every scenario may hold the same one)."""
     final_sale = ("socks", "pillows")
     clauses = (
         PolicyClause(policy_id="POL-RETURNS", topic="returns", title="Return window",
