@@ -165,3 +165,24 @@ def test_an_error_goes_back_to_the_model_as_the_shops_text(files):
 
     response, _, metrics = asyncio.run(call())
     assert metrics["error"] and response.text.startswith("Error: ") and "P00000000" in response.text
+
+
+def test_the_example_command_composes_with_verls_trainer_config():
+    """Every override of examples/run_qwen2.5_1.5b_grpo.sh names a key of verl 0.9.1's
+    ppo_trainer config (hydra composes it as `verl.trainer.main_ppo` would)."""
+    import re
+
+    import verl
+    from hydra import compose, initialize_config_dir
+
+    script = (Path(__file__).parents[1] / "examples" / "run_qwen2.5_1.5b_grpo.sh").read_text()
+    overrides = [line.strip().rstrip("\\").strip() for line in script.splitlines()
+                 if re.match(r"^\s{4}[a-z_.]+=", line)]
+    overrides = [o.replace("$DATA", "data/verishop").replace("$AGENT_LOOP", "agent_loop.yaml").replace("$HERE", ".")
+                 for o in overrides]
+    assert len(overrides) > 30
+    with initialize_config_dir(str(Path(verl.__file__).parent / "trainer" / "config"), version_base=None):
+        cfg = compose(config_name="ppo_trainer", overrides=overrides)
+    rollout = cfg.actor_rollout_ref.rollout
+    assert rollout.multi_turn.enable and rollout.agent.default_agent_loop == "verishop_agent"
+    assert cfg.reward.custom_reward_function.name == "compute_score" and cfg.algorithm.adv_estimator == "grpo"
