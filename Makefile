@@ -157,3 +157,13 @@ test-verl: $(STAMP)
 	echo 'torch==2.13.0' > $(VERL_VENV)/torch-pin.txt
 	$(VERL_VENV)/bin/pip install --quiet -c $(VERL_VENV)/torch-pin.txt -e . -e 'integrations/verl[test]'
 	cd integrations/verl && .venv/bin/pytest -q -p no:warnings
+
+# Opt-in: verishop as an OpenEnv 0.10 environment (integrations/openenv, its own venv: OpenEnv's
+# fastmcp needs the MCP SDK 1.x, so its episodes run in a worker started with the repo venv's Python).
+# OpenEnv's own server (uvicorn on 127.0.0.1) and its EnvClient play episodes to the verifier's reward.
+OPENENV_VENV := integrations/openenv/.venv
+.PHONY: test-openenv
+test-openenv: $(STAMP)
+	test -x $(OPENENV_VENV)/bin/python || $(PYTHON) -m venv $(OPENENV_VENV)
+	$(OPENENV_VENV)/bin/pip install --quiet -e 'integrations/openenv[test]'
+	cd integrations/openenv && VERISHOP_PYTHON=$(CURDIR)/$(BIN)/python .venv/bin/pytest -q -p no:warnings
