@@ -145,3 +145,25 @@ bench: $(STAMP)  ## long runs: catalog build up to 2M products, a 1M-row feed im
 
 clean:
 	rm -rf $(VENV) $(INSPECT_VENV) $(VERIFIERS_VENV) runs .pytest_cache site
+
+# Opt-in: verishop as verl 0.9.1's multi-turn tools (integrations/verl, its own venv, about 2 GB:
+# CPU torch 2.13.0 from this machine's disk first, so verl's dependencies never pull a CUDA build).
+# verl's own rollout worker plays episodes with a scripted model in place of the inference engine.
+VERL_VENV := integrations/verl/.venv
+.PHONY: test-verl
+test-verl: $(STAMP)
+	test -x $(VERL_VENV)/bin/python || $(PYTHON) -m venv $(VERL_VENV)
+	$(VERL_VENV)/bin/pip install --quiet '$(TORCH)' || $(VERL_VENV)/bin/pip install --quiet torch==2.13.0
+	echo 'torch==2.13.0' > $(VERL_VENV)/torch-pin.txt
+	$(VERL_VENV)/bin/pip install --quiet -c $(VERL_VENV)/torch-pin.txt -e . -e 'integrations/verl[test]'
+	cd integrations/verl && .venv/bin/pytest -q -p no:warnings
+
+# Opt-in: verishop as an OpenEnv 0.10 environment (integrations/openenv, its own venv: OpenEnv's
+# fastmcp needs the MCP SDK 1.x, so its episodes run in a worker started with the repo venv's Python).
+# OpenEnv's own server (uvicorn on 127.0.0.1) and its EnvClient play episodes to the verifier's reward.
+OPENENV_VENV := integrations/openenv/.venv
+.PHONY: test-openenv
+test-openenv: $(STAMP)
+	test -x $(OPENENV_VENV)/bin/python || $(PYTHON) -m venv $(OPENENV_VENV)
+	$(OPENENV_VENV)/bin/pip install --quiet -e 'integrations/openenv[test]'
+	cd integrations/openenv && VERISHOP_PYTHON=$(CURDIR)/$(BIN)/python .venv/bin/pytest -q -p no:warnings
