@@ -167,3 +167,17 @@ test-openenv: $(STAMP)
 	test -x $(OPENENV_VENV)/bin/python || $(PYTHON) -m venv $(OPENENV_VENV)
 	$(OPENENV_VENV)/bin/pip install --quiet -e 'integrations/openenv[test]'
 	cd integrations/openenv && VERISHOP_PYTHON=$(CURDIR)/$(BIN)/python .venv/bin/pytest -q -p no:warnings
+
+# Opt-in: verishop as a NeMo Gym 0.4 resources server (integrations/nemo_gym, its own venv: NeMo Gym
+# needs Python >= 3.12 and pins the MCP SDK below 2, so its episodes run in a worker started with the
+# repo venv's Python). NeMo Gym's own ng_run (head server, Ray, a subprocess per server on 127.0.0.1)
+# and ng_collect_rollouts (its simple_agent) play episodes with a scripted policy, to the verifier's reward.
+NEMO_GYM_VENV := integrations/nemo_gym/.venv
+PYTHON312 ?= $(firstword $(wildcard $(HOME)/.pyenv/versions/3.12*/bin/python3.12) python3.12)
+.PHONY: test-nemo-gym
+test-nemo-gym: $(STAMP)
+	test -x $(NEMO_GYM_VENV)/bin/python || { $(PYTHON312) -c 'import sys; assert sys.version_info >= (3, 12)' \
+	    || { echo "NeMo Gym needs Python >= 3.12: make test-nemo-gym PYTHON312=/path/to/python3.12"; exit 1; }; \
+	    $(PYTHON312) -m venv $(NEMO_GYM_VENV); }
+	$(NEMO_GYM_VENV)/bin/pip install --quiet -e 'integrations/nemo_gym[test]'
+	cd integrations/nemo_gym && VERISHOP_PYTHON=$(CURDIR)/$(BIN)/python .venv/bin/pytest -q -p no:warnings
