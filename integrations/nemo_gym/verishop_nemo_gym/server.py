@@ -13,7 +13,7 @@ model reads it and can correct itself, as NeMo Gym's agents expect); a successfu
 tool's result object. `verify` closes the episode if it is still open (`closed_by_client`) and
 scores it with verishop's verifier: `reward` is `total`, its parts are fields of the response.
 
-The episodes run in a verishop worker process (`shop_worker.py`, started with `verishop_python`
+The episodes run in a verishop worker process (`python -m verishop.local.worker`, started with `verishop_python`
 from the config or `$VERISHOP_PYTHON`), because NeMo Gym pins the MCP SDK below 2 and verishop is
 built on 2.x: this module never imports verishop.
 """

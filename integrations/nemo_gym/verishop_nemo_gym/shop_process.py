@@ -1,4 +1,5 @@
-"""The NeMo Gym side of the pipe to `shop_worker.py` (see there for why it is a second process).
+"""The NeMo Gym side of the pipe to verishop's worker (`python -m verishop.local.worker`: see there
+for why it is a second process).
 
 One worker per server process, started on first use with verishop's Python:
 `$VERISHOP_PYTHON` (the interpreter of a venv where verishop is installed, e.g. the repository's
@@ -12,10 +13,9 @@ import json
 import os
 import subprocess
 import threading
-from pathlib import Path
 from typing import Any
 
-WORKER = Path(__file__).with_name("shop_worker.py")
+WORKER = ("-m", "verishop.local.worker")  # run by verishop's Python, never imported here
 
 
 class ShopProcessError(RuntimeError):
@@ -30,7 +30,7 @@ class ShopProcess:
         if not python:
             raise ShopProcessError("set VERISHOP_PYTHON to the Python of a venv where verishop is installed "
                                    "(e.g. the repository's .venv/bin/python)")
-        self._process = subprocess.Popen([python, str(WORKER)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        self._process = subprocess.Popen([python, *WORKER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                          text=True, bufsize=1)
         self._lock = threading.Lock()
 

@@ -1,11 +1,15 @@
-"""verishop's in-process shop behind a pipe: run by verishop's own Python (never imported by the
-OpenEnv side), it answers one JSON request per line on stdin with one JSON line on stdout.
+"""verishop's in-process shop behind a pipe, for a framework that cannot share verishop's interpreter:
+`python -m verishop.local.worker` (verishop's own Python) answers one JSON request per line on stdin
+with one JSON line on stdout.
 
-Why a second process: OpenEnv 0.10's server imports fastmcp 3, which needs the MCP SDK 1.x, and
-verishop's tools are the MCP SDK 2.x's: the two cannot share an interpreter. The episodes still
-run in a `LocalShop` (worlds in memory, no shop server, no sidecar, no files).
+Why a second process: OpenEnv 0.10's server imports fastmcp 3 and NeMo Gym 0.4 pins the MCP SDK
+below 2 (and needs Python 3.12), while verishop's tools are the MCP SDK 2.x's: they cannot share an
+interpreter. The episodes still run in a `LocalShop` (worlds in memory, no shop server, no sidecar,
+no files); integrations/openenv and integrations/nemo_gym each start one (their `shop_process.py`).
+`$VERISHOP_CATALOG` names the catalog (default: the cached default catalog).
 
-Requests: {"op": "open", "env", "difficulty", "seed"} -> the episode's id, info and tools;
+Requests: {"op": "tools"} -> the shop's tools as OpenAI function schemas;
+{"op": "open", "env", "difficulty", "seed"} -> the episode's id, info and tools;
 {"op": "call", "episode", "tool", "arguments"} -> {"data", "error", "closed"};
 {"op": "reward", "episode"} -> the verifier's reward.json (closing the episode if open);
 {"op": "close", "episode"}. A request that fails gets {"error": "..."}.
@@ -29,6 +33,8 @@ def main() -> None:
 
     def handle(request: dict[str, Any]) -> dict[str, Any]:
         op = request.get("op")
+        if op == "tools":
+            return {"tools": [spec.openai_schema() for spec in shop.tool_specs()]}
         if op == "open":
             episode = shop.open(env=request.get("env"), difficulty=request.get("difficulty"), seed=request.get("seed"))
             episodes[episode.episode_id] = episode
