@@ -250,7 +250,7 @@ def test_vf_eval_in_process_plays_scores_and_writes_what_verify_rescores_as_over
 
     runs = tmp_path / "runs"
     local = _vf_eval(services, tmp_path / "local", "shopper-local", "--env.taskset.env", "C1", "-n", "2", runs=runs)
-    remote = _vf_eval(services, tmp_path / "http", "shopper", "--env.taskset.env", "C1", "-n", "2")
+    remote = _vf_eval(services, tmp_path / "http", "shopper-http", "--env.taskset.env", "C1", "-n", "2")
 
     assert len(local) == 2 and all(t["ok"] and not t["errors"] for t in local)
     monkeypatch.setenv("VERISHOP_HOME", str(services.home))  # the seal key the in-process shop used
@@ -269,7 +269,8 @@ def test_vf_eval_in_process_plays_scores_and_writes_what_verify_rescores_as_over
         local_events, local_reward = by_seed[trace["task"]["data"]["seed"]]
         assert [_comparable(e) for e in events] == [_comparable(e) for e in local_events]
         assert _comparable(reward) == _comparable(local_reward)
-    assert _shown(services, "shopper-local") == _shown(services, "shopper")  # the same tool results, as text
+    shown = _shown(services, "shopper-local")
+    assert len(shown) == 2 and shown == _shown(services, "shopper-http")  # the same tool results, as text
 
 
 def test_load_environment_plays_in_process_through_run_slot(services, tmp_path, monkeypatch):
