@@ -92,6 +92,7 @@ VERIFIERS_VENV := integrations/verifiers/.venv
 test-verifiers: $(STAMP)
 	test -x $(VERIFIERS_VENV)/bin/python || $(PYTHON) -m venv $(VERIFIERS_VENV)
 	$(VERIFIERS_VENV)/bin/pip install --quiet -e 'integrations/verifiers[test]'
+	$(VERIFIERS_VENV)/bin/python integrations/verifiers/install_verishop.py  # the in-process mode (its README)
 	cd integrations/verifiers && .venv/bin/pytest -q
 
 # Opt-in: verishop on a three-node Ray cluster simulated on this machine (ray.cluster_utils.Cluster,

@@ -1,17 +1,22 @@
 """Train a shopping assistant with GRPO (TRL) on verishop episodes.
 
-Needs a GPU for any real model, and two verishop processes on the same machine:
+Needs a GPU for any real model. On one machine the episodes are played in this process (no
+server, no sidecar):
+
+    pip install -e '.[train]'             # trl, datasets (and torch, through trl)
+    python examples/train_grpo.py --model Qwen/Qwen3-0.6B --collection C1 --episodes 512 --runs-dir runs
+
+Or on a shop server and its verifier sidecar (many machines):
 
     verishop serve --transport http --no-default-episode --port 8000 --runs-dir runs &
     verishop verifier serve --runs-dir runs --port 8100 &
-    pip install -e '.[train]'             # trl, datasets (and torch, through trl)
-    python examples/train_grpo.py --model Qwen/Qwen3-0.6B --collection C1 --episodes 512
+    python examples/train_grpo.py --server http://127.0.0.1:8000 --verifier http://127.0.0.1:8100 ...
 
 Each dataset row names one episode: its seed, and its environment or collection; leaving the
-difficulty out lets the server's curriculum pick it (pass --difficulty to fix one). TRL creates
-one `VerishopShopEnv` per rollout slot, calls `reset(**row)` (which opens the episode and returns
-the system prompt and the customer's opening message), exposes the sixteen shop tools as the
-model's functions, and after each rollout `verishop_reward` closes the episode and returns the
+difficulty out lets the curriculum pick it (pass --difficulty to fix one). TRL creates one
+`VerishopShopEnv` per rollout slot, calls `reset(**row)` (which opens the episode and returns
+the system prompt and the customer's opening message), exposes the shop's tools as the model's
+functions, and after each rollout `verishop_reward` closes the episode and returns the
 verifier's total reward in [-1, 1]. The multi-turn conversation (every tool call and result)
 counts against `max_completion_length`: keep it generous.
 
@@ -26,9 +31,12 @@ import argparse
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--server", default="http://127.0.0.1:8000", help="verishop serve --transport http")
-    p.add_argument("--verifier", default="http://127.0.0.1:8100",
-                   help="verishop verifier serve; '' to score in this process instead")
+    p.add_argument("--server", default=None,
+                   help="a `verishop serve --transport http` to play on (default: in this process)")
+    p.add_argument("--verifier", default=None,
+                   help="with --server: its `verishop verifier serve` (default: score in this process)")
+    p.add_argument("--catalog", default=None, help="in process: the catalog file (default: the default catalog)")
+    p.add_argument("--runs-dir", default=None, help="in process: write each episode's run folder here")
     p.add_argument("--model", default="Qwen/Qwen3-0.6B")
     p.add_argument("--collection", default="C1", help="C1, C2, C4 or C8 (ignored when --env is given)")
     p.add_argument("--env", default=None, help="one environment, e.g. pd")
@@ -64,7 +72,10 @@ def main(argv: list[str] | None = None) -> None:
 
     from verishop.agents.trl import make_environment_factory, verishop_reward
 
-    shop_env = make_environment_factory(args.server, verifier_url=args.verifier or None)
+    if args.server:
+        shop_env = make_environment_factory(args.server, verifier_url=args.verifier or None)
+    else:
+        shop_env = make_environment_factory(catalog=args.catalog, runs_dir=args.runs_dir)
     trainer = GRPOTrainer(
         model=args.model,
         train_dataset=Dataset.from_list(episode_rows(args)),

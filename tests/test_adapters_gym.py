@@ -38,6 +38,45 @@ def test_check_env_passes_on_the_raw_env(base):
         env.close()
 
 
+def test_check_env_passes_on_the_raw_env_in_process(catalog_path):
+    from gymnasium.utils.env_checker import check_env
+
+    from verishop.agents.gym_env import ShopTextEnv
+
+    env = ShopTextEnv(catalog=catalog_path, env="pd", difficulty=0)  # no base_url: no server
+    try:
+        check_env(env)
+        assert env.in_process and env.shop.health()["in_process"] is True
+    finally:
+        env.close()
+
+
+def test_make_in_process_with_the_checker_on_truncates_scores_and_writes_the_run(catalog_path, tmp_path):
+    import gymnasium
+    from gymnasium.utils.env_checker import check_env
+
+    from verishop.agents.gym_env import ENV_ID, register_envs
+    from verishop.verifier.runner import Verifier
+
+    register_envs()
+    env = gymnasium.make(ENV_ID, catalog=catalog_path, runs_dir=tmp_path, env="status", difficulty=0,
+                         max_episode_steps=2)
+    try:
+        check_env(env.unwrapped)
+        observation, info = env.reset(seed=41)
+        assert observation and info["episode_id"]
+        look = {"tool": "get_conversation", "arguments": {}}
+        assert env.step(look)[2:4] == (False, False)
+        _, reward, terminated, truncated, step_info = env.step(look)
+        assert (terminated, truncated) == (False, True) and step_info["close_reason"] == "time_limit"
+        assert step_info["reward"]["verdict"] == "scored" and reward == step_info["reward"]["total"]
+        with Verifier() as verifier:
+            rescored = verifier.score(tmp_path / info["episode_id"]).model_dump(mode="json")
+        assert rescored == step_info["reward"]
+    finally:
+        env.close()
+
+
 def test_make_with_the_checker_on_and_a_time_limit_closes_and_scores_the_truncated_episode(base):
     import gymnasium
     from gymnasium.utils.env_checker import check_env

@@ -47,6 +47,31 @@ def test_reset_text_is_set_apart_from_the_prompt_by_a_blank_line(base):
     assert verishop_reward([env])[0] <= 0
 
 
+def test_grpo_trainer_runs_two_steps_in_process_with_no_server(catalog_path, tmp_path):
+    from datasets import Dataset
+    from trl import GRPOConfig, GRPOTrainer
+
+    from verishop.verifier.runner import Verifier
+
+    tokenizer = tiny_tokenizer()
+    ShopEnv = make_environment_factory(catalog=catalog_path, runs_dir=tmp_path / "runs", env="status", difficulty=0)
+    rows = [{"prompt": [{"role": "user", "content": "A customer is waiting. Help them."}], "seed": seed}
+            for seed in range(4)]
+    trainer = GRPOTrainer(
+        model=tiny_model(len(tokenizer)), processing_class=tokenizer, reward_funcs=verishop_reward,
+        environment_factory=ShopEnv, train_dataset=Dataset.from_list(rows),
+        args=GRPOConfig(output_dir=str(tmp_path / "out"), per_device_train_batch_size=2, num_generations=2,
+                        max_completion_length=16, max_steps=2, use_cpu=True, report_to="none", logging_steps=1,
+                        save_strategy="no", seed=0, chat_template_kwargs={"enable_thinking": False}))
+    assert trainer.train().global_step == 2
+    episodes = [env for pool in trainer._environment_pool.values() for env in pool]
+    assert episodes and all(env.reward_details["verdict"] == "scored" for env in episodes)
+    assert len({env._shop() for env in episodes}) == 1, "one in-process shop for every instance"
+    with Verifier() as verifier:  # each episode's folder, as `verishop verify` reads it, scores the same
+        for env in episodes:
+            assert verifier.score(tmp_path / "runs" / env.episode_id).model_dump(mode="json") == env.reward_details
+
+
 def test_grpo_trainer_runs_two_steps_on_cpu_with_a_tiny_model(base, tmp_path):
     from datasets import Dataset
     from trl import GRPOConfig, GRPOTrainer

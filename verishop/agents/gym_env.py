@@ -1,10 +1,16 @@
-"""A Gymnasium-style text environment over a running `verishop serve --transport http`.
+"""A Gymnasium-style text environment: one verishop episode per Gymnasium episode.
 
-    env = ShopTextEnv("http://127.0.0.1:8000", env="pd", difficulty=3)
+    env = ShopTextEnv(env="pd", difficulty=3)       # in this process: no server, no sidecar
     observation, info = env.reset(seed=7)
     observation, reward, terminated, truncated, info = env.step(
         {"tool": "search_catalog", "arguments": {"query": "desk lamp"}})
     observation, reward, terminated, truncated, info = env.step("Here are three lamps ...")
+
+Without a `base_url` (the default, one machine) the episodes are played in this process on the
+shared `LocalShop` of its catalog (`verishop.agents.local_shops`) and scored in process; with
+one (many machines) on a running `verishop serve --transport http`:
+`ShopTextEnv("http://127.0.0.1:8000", env="pd", difficulty=3)`. Observations, rewards and
+`info` are the same in both.
 
 The API is Gymnasium's (`reset(seed=, options=) -> (obs, info)`, `step(action) -> (obs, reward,
 terminated, truncated, info)`). Gymnasium is optional: when it is installed the class is a
@@ -13,11 +19,11 @@ terminated, truncated, info)`). Gymnasium is optional: when it is installed the 
 `register_envs()` registers it for `gymnasium.make`:
 
     register_envs()
-    env = gymnasium.make("verishop/ShopText-v0", base_url="http://127.0.0.1:8000", env="pd",
-                         difficulty=3, max_episode_steps=20)
+    env = gymnasium.make("verishop/ShopText-v0", env="pd", difficulty=3, max_episode_steps=20)
+    # or, on a server: gymnasium.make(..., base_url="http://127.0.0.1:8000", ...)
 
 `reset()` without a seed draws the episode's seed from the env's own generator (seeded by the
-last `reset(seed=...)`), as Gymnasium expects; without gymnasium the server picks it.
+last `reset(seed=...)`), as Gymnasium expects; without gymnasium the shop picks it.
 
 - An action is a tool call, `{"tool": name, "arguments": {...}}`, or a message to the customer:
   a string, or `{"message": text, ...respond_to_customer fields}` (e.g. `done`,
@@ -31,15 +37,17 @@ last `reset(seed=...)`), as Gymnasium expects; without gymnasium the server pick
   `max_steps` ran out (it then closes the episode). The two are never both true. Made through
   `gymnasium.make(..., max_episode_steps=N)`, the step where `TimeLimit` truncates closes and
   scores the episode (close reason `time_limit`; `verishop.agents.gym_wrappers.ScoreOnTruncation`).
-- A script that raises without calling `close()` still exits: the client closes its open
-  episode (as `closed_by_client`) at interpreter exit.
+- A script that raises without calling `close()` still exits: its open episode is closed at
+  interpreter exit (over HTTP as `closed_by_client`; in process the shop closes it).
 """
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
+from verishop.agents.local_shops import open_episode, shared_shop
 from verishop.agents.sync_client import SyncShopClient
 
 try:  # optional: be a real gymnasium.Env when gymnasium is present
@@ -86,25 +94,42 @@ def register_envs() -> None:
 
 
 class ShopTextEnv(_Base):  # type: ignore[misc, valid-type]
-    """One verishop episode per Gymnasium episode, over a running server (see the module docstring).
+    """One verishop episode per Gymnasium episode, in this process or on a server (see the
+    module docstring).
 
     Args:
-        base_url: the server's control API (`verishop serve --transport http`).
-        verifier_url: the verifier sidecar to read rewards from; without it each reward is
-            scored in this process (sharing the server's file system).
+        base_url: a server's control API (`verishop serve --transport http`), to play there;
+            None (the default) plays in this process.
+        verifier_url: with `base_url`, the verifier sidecar to read rewards from; without it
+            each reward is scored in this process (sharing the server's file system).
         max_steps: close and score the episode after this many steps (None: the episode's own
             turn budget decides).
-        reward_timeout_s: how long the final step waits for the verifier.
-        token: the server's control token, if it has one.
+        reward_timeout_s: with `base_url`, how long the final step waits for the verifier.
+        token: with `base_url`, the server's control token, if it has one.
+        catalog: in process, the catalog file to play on (default: the cached default catalog).
+        runs_dir: in process, write each episode's run folder there when it is scored (the
+            folder `verishop verify` re-scores identically); default: none.
         **episode_spec: what each `reset` opens: env or collection, difficulty (none: the
             curriculum chooses); `reset(options=...)` overrides it for one episode.
     """
 
     metadata: dict[str, Any] = {"render_modes": []}
 
-    def __init__(self, base_url: str, *, verifier_url: str | None = None, max_steps: int | None = None,
-                 reward_timeout_s: float = 60.0, token: str | None = None, **episode_spec: Any):
-        self.shop = SyncShopClient(base_url, verifier_url=verifier_url, token=token)
+    def __init__(self, base_url: str | None = None, *, verifier_url: str | None = None,
+                 max_steps: int | None = None, reward_timeout_s: float = 60.0, token: str | None = None,
+                 catalog: str | Path | None = None, runs_dir: str | Path | None = None, **episode_spec: Any):
+        if base_url is None:
+            if verifier_url is not None or token is not None:
+                raise ValueError("verifier_url and token are for a server (base_url): in process there is neither")
+            # Shared with the process's other envs: close() ends this env's episode, not the shop.
+            self.shop: Any = shared_shop(catalog)
+        else:
+            if catalog is not None or runs_dir is not None:
+                raise ValueError("catalog and runs_dir are for the in-process shop: a server (base_url) has its own")
+            self.shop = SyncShopClient(base_url, verifier_url=verifier_url, token=token)
+        self.in_process = base_url is None
+        self.runs_dir = None if runs_dir is None else Path(runs_dir)
+        self._written: Any = None  # the last episode whose run folder was written
         self.episode_spec = episode_spec
         self.max_steps = max_steps
         self.reward_timeout_s = reward_timeout_s
@@ -125,7 +150,7 @@ class ShopTextEnv(_Base):  # type: ignore[misc, valid-type]
                 seed = int(self.np_random.integers(SEED_BOUND))
         if seed is not None:
             spec["seed"] = seed
-        self._cm = self.shop.open_episode(**spec)
+        self._cm = open_episode(self.shop, **spec)
         self.episode = self._cm.__enter__()
         self.steps = 0
         info = self.episode.info
@@ -173,18 +198,28 @@ class ShopTextEnv(_Base):  # type: ignore[misc, valid-type]
         else:
             reason = self.episode.close_reason
         reward = self.episode.reward(self.reward_timeout_s)
+        self._keep_run(self.episode)
         info.update(close_reason=reason, reward=reward)
         return float(reward.get("total") or 0.0)
 
     def _end(self) -> None:
         if self._cm is not None:
-            cm, self._cm, self.episode = self._cm, None, None
+            cm, episode, self._cm, self.episode = self._cm, self.episode, None, None
             cm.__exit__(None, None, None)
+            self._keep_run(episode)
+
+    def _keep_run(self, episode: Any) -> None:
+        """In process with a `runs_dir`: write the ended episode's folder, once."""
+        if self.runs_dir is not None and self.in_process and episode is not self._written:
+            self._written = episode
+            episode.write_run(self.runs_dir)
 
     def close(self) -> None:
-        """Close the open episode (if any) and the client."""
+        """Close the open episode (if any) and the client (in process, the shared shop stays open
+        for the process's other envs; it is closed at exit)."""
         self._end()
-        self.shop.close()
+        if not self.in_process:
+            self.shop.close()
 
 
 def _as_call(action: str | dict[str, Any]) -> tuple[str, dict[str, Any]]:

@@ -1,16 +1,29 @@
 """An adapter for TRL's `GRPOTrainer(environment_factory=...)`: one verishop episode per rollout.
 
     from verishop.agents.trl import make_environment_factory, verishop_reward
-    ShopEnv = make_environment_factory("http://127.0.0.1:8000", verifier_url="http://127.0.0.1:8100")
+    ShopEnv = make_environment_factory(env="pd")            # in this process: no server, no sidecar
     trainer = GRPOTrainer(..., environment_factory=ShopEnv, reward_funcs=verishop_reward)
+
+Two modes, the same class. Without a `base_url` (the default, one machine) the episodes are
+played in the trainer's process on one `LocalShop` per process and catalog
+(`verishop.agents.local_shops`), shared by every instance and safe across threads (TRL's
+asynchronous GRPO calls `reset` and the tools from a thread pool; the shop runs one call at a
+time), and `verishop_reward` scores them in process with the verifier's own checks. With a
+`base_url` (many machines) they are played on a running `verishop serve --transport http`:
+
+    ShopEnv = make_environment_factory("http://127.0.0.1:8000", verifier_url="http://127.0.0.1:8100")
+
+Both give the same tool methods (names, signatures, docstrings), the same JSON text results and
+the same errors, and for the same episode and moves the same rewards.
 
 This module does not import TRL. It follows the contract TRL documents for `environment_factory`
 (docs/source/openenv.md, "Environment class requirements", checked against TRL 1.x):
 - the factory is called with no arguments, once per rollout slot; configuration comes from the
   enclosing scope, hence `make_environment_factory(...)` returns a class bound to one server;
 - `reset(**kwargs)` starts each episode and receives the dataset row's columns: `env`,
-  `collection`, `difficulty`, `seed`, `split` (or `scenario`) are passed to `POST /episodes` as given (a row
-  without a difficulty lets the server's curriculum choose); it returns the text appended to the
+  `collection`, `difficulty`, `seed`, `split` (or `scenario`) open the episode as given (a row
+  without a difficulty lets the curriculum choose: the in-process shop's own, in memory, or the
+  server's); it returns the text appended to the
   prompt: the system prompt and the customer's opening message;
 - every public method other than `reset` is a tool (`inspect.getmembers(env, inspect.ismethod)`),
   its schema built from the signature's type hints and the docstring's `Args:` section. So the
@@ -20,8 +33,9 @@ This module does not import TRL. It follows the contract TRL documents for `envi
 - a tool method that raises has its message fed back to the model as the tool response: a shop
   tool error raises `ValueError(<the shop's message>)`;
 - reward functions receive the instances as `environments=`: `verishop_reward` closes each
-  episode (if the model stopped without `done=true`), waits for the verifier and returns
-  `reward.json`'s `total` (also kept in `env.reward` and `env.reward_details`).
+  episode (if the model stopped without `done=true`), scores it (in process, or waits for the
+  verifier) and returns `reward.json`'s `total` (also kept in `env.reward` and
+  `env.reward_details`).
 Tool methods return the tool's structured result as compact JSON text.
 """
 
@@ -30,17 +44,19 @@ from __future__ import annotations
 import inspect
 import json
 import threading
+from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
 from verishop.agents.client import ToolSpec
+from verishop.agents.local_shops import open_episode, shared_shop
 from verishop.agents.sync_client import SyncShopClient
 
 _JSON_TYPES: dict[str, Any] = {"string": str, "integer": int, "number": float, "boolean": bool}
 # The dataset columns that describe an episode; any others (prompt, ...) are not the server's.
 EPISODE_COLUMNS = ("env", "collection", "difficulty", "seed", "scenario", "split")
-"""The dataset columns `reset` passes on to `POST /episodes` (the others are ignored)."""
+"""The dataset columns `reset` opens the episode with (the others are ignored)."""
 
 
 def _resolve(schema: dict[str, Any], defs: dict[str, Any]) -> dict[str, Any]:
@@ -132,7 +148,10 @@ def tool_method(tool: ToolSpec) -> Any:
 class VerishopToolEnv:
     """Base of the generated classes; see the module docstring. Only `reset` and the tools are public."""
 
-    _base_url: str = ""
+    _base_url: str | None = None
+    """None: play in this process (`_catalog`, `_runs_dir`); a URL: on that server."""
+    _catalog: str | None = None
+    _runs_dir: str | None = None
     _verifier_url: str | None = None
     _token: str | None = None
     _defaults: dict[str, Any] = {}
@@ -144,6 +163,7 @@ class VerishopToolEnv:
     def __init__(self) -> None:
         self._episode_cm: Any = None
         self._episode: Any = None
+        self._played: Any = None  # the last in-process episode, kept for its reward and run folder
         self.episode_id: str | None = None
         """The current episode's id; None before the first `reset`."""
         self.system_prompt: str = ""
@@ -156,7 +176,10 @@ class VerishopToolEnv:
         """The whole reward.json, once scored (`r_task`, `r_eff`, `r_hall`, `is_correct`, checks)."""
 
     @classmethod
-    def _shop(cls) -> SyncShopClient:
+    def _shop(cls) -> Any:
+        """The in-process `LocalShop` (shared, see the module docstring), or the server's client."""
+        if cls._base_url is None:
+            return shared_shop(cls._catalog)
         with cls._client_lock:
             if cls._client is None:
                 cls._client = SyncShopClient(cls._base_url, verifier_url=cls._verifier_url, token=cls._token)
@@ -166,7 +189,7 @@ class VerishopToolEnv:
         """Start a new episode (closing the previous one if still open).
 
         TRL calls it with the dataset row's columns: `env` or `collection`, `seed`, optionally
-        `difficulty` (without it the server's curriculum chooses) or a whole `scenario`; the
+        `difficulty` (without it the curriculum chooses) or a whole `scenario`; the
         factory's `episode_defaults` fill what the row leaves out.
 
         Returns:
@@ -176,8 +199,9 @@ class VerishopToolEnv:
         """
         self._end_episode()
         spec = {**self._defaults, **{k: kwargs[k] for k in EPISODE_COLUMNS if kwargs.get(k) is not None}}
-        self._episode_cm = self._shop().open_episode(**spec)
+        self._episode_cm = open_episode(self._shop(), **spec)
         self._episode = self._episode_cm.__enter__()
+        self._played = self._episode if self._base_url is None else None
         info = self._episode.info
         self.episode_id, self.system_prompt, self.opening_message = info.episode_id, info.system_prompt, \
             info.opening_message
@@ -198,47 +222,70 @@ class VerishopToolEnv:
         if self._episode_cm is not None:
             cm, self._episode_cm, self._episode = self._episode_cm, None, None
             cm.__exit__(None, None, None)
+            if self._runs_dir is not None and self._played is not None:
+                self._played.write_run(self._runs_dir)  # scores it (once): the folder holds reward.json
 
     def _finish(self) -> float:
-        """Close the episode (if open), wait for its reward and keep it."""
+        """Close the episode (if open), score it (or wait for its reward) and keep it."""
         if self.reward is not None or self.episode_id is None:
             return self.reward if self.reward is not None else 0.0
         self._end_episode()
-        self.reward_details = self._shop().reward(self.episode_id, timeout_s=self._reward_timeout_s)
+        if self._played is not None:
+            self.reward_details = self._played.reward()
+        else:
+            self.reward_details = self._shop().reward(self.episode_id, timeout_s=self._reward_timeout_s)
         self.reward = float(self.reward_details.get("total") or 0.0)
         return self.reward
 
 
-def make_environment_factory(base_url: str, *, verifier_url: str | None = None, include_system_prompt: bool = True,
-                             reward_timeout_s: float = 60.0, token: str | None = None,
-                             **episode_defaults: Any) -> type[VerishopToolEnv]:
-    """A class for `environment_factory`, with one method per tool of the server at `base_url`.
+def make_environment_factory(base_url: str | None = None, *, verifier_url: str | None = None,
+                             include_system_prompt: bool = True, reward_timeout_s: float = 60.0,
+                             token: str | None = None, catalog: str | Path | None = None,
+                             runs_dir: str | Path | None = None, **episode_defaults: Any) -> type[VerishopToolEnv]:
+    """A class for `environment_factory`, with one method per shop tool.
 
-    The tool list is read once, from a probe episode that is closed at once (its folder stays in
-    the runs directory, closed as `closed_by_client`). Each tool method's signature and docstring
-    come from the tool's schema (types, choices as `Literal`, ranges in the argument's line).
+    Without `base_url` the episodes are played in this process (the default on one machine):
+    the tools are the in-process shop's, nothing is started and no port is opened. With it, the
+    tool list is read once from a probe episode of that server, closed at once (its folder stays
+    in the runs directory, closed as `closed_by_client`). Each tool method's signature and
+    docstring come from the tool's schema (types, choices as `Literal`, ranges in the
+    argument's line).
 
     Args:
-        base_url: the server's control API (`verishop serve --transport http`).
-        verifier_url: the verifier sidecar to read rewards from; without it each reward is
-            scored in this process (the trainer must share the server's file system).
+        base_url: a server's control API (`verishop serve --transport http`), to play there
+            (many machines); None plays in this process.
+        verifier_url: with `base_url`, the verifier sidecar to read rewards from; without it
+            each reward is scored in this process (the trainer must share the server's file system).
         include_system_prompt: put the episode's system prompt in `reset`'s text.
-        reward_timeout_s: how long `verishop_reward` waits for each episode's reward.
-        token: the server's control token, if it has one.
+        reward_timeout_s: with `base_url`, how long `verishop_reward` waits for each episode's reward.
+        token: with `base_url`, the server's control token, if it has one.
+        catalog: in process, the catalog file to play on (default: the cached default catalog,
+            built on first use).
+        runs_dir: in process, write each episode's run folder there when it ends (the folder
+            `verishop verify` re-scores identically, with its reward.json); default: none.
         **episode_defaults: env, collection, difficulty, seed: used when a dataset row leaves
             them out.
 
     Returns:
-        A `VerishopToolEnv` subclass bound to that server, for `GRPOTrainer(environment_factory=...)`.
+        A `VerishopToolEnv` subclass, for `GRPOTrainer(environment_factory=...)`.
     """
-    shop = SyncShopClient(base_url, verifier_url=verifier_url, token=token)
-    try:
-        with shop.episode(**{k: v for k, v in episode_defaults.items() if k in EPISODE_COLUMNS}) as probe:
-            tools = probe.tools()
-    finally:
-        shop.close()
+    if base_url is None:
+        if verifier_url is not None or token is not None:
+            raise ValueError("verifier_url and token are for a server (base_url): in process there is neither")
+        tools = shared_shop(catalog).tool_specs()
+    else:
+        if catalog is not None or runs_dir is not None:
+            raise ValueError("catalog and runs_dir are for the in-process shop: a server (base_url) has its own")
+        shop = SyncShopClient(base_url, verifier_url=verifier_url, token=token)
+        try:
+            with shop.episode(**{k: v for k, v in episode_defaults.items() if k in EPISODE_COLUMNS}) as probe:
+                tools = probe.tools()
+        finally:
+            shop.close()
     namespace: dict[str, Any] = {tool.name: tool_method(tool) for tool in tools}
-    namespace.update(_base_url=base_url, _verifier_url=verifier_url, _token=token, _defaults=dict(episode_defaults),
+    namespace.update(_base_url=base_url, _catalog=None if catalog is None else str(catalog),
+                     _runs_dir=None if runs_dir is None else str(runs_dir),
+                     _verifier_url=verifier_url, _token=token, _defaults=dict(episode_defaults),
                      _include_system_prompt=include_system_prompt, _reward_timeout_s=reward_timeout_s,
                      _client=None, _client_lock=threading.Lock(), __doc__=VerishopToolEnv.__doc__)
     return type("VerishopShopEnv", (VerishopToolEnv,), namespace)

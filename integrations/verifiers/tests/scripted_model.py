@@ -80,7 +80,10 @@ def talker(messages: list[dict[str, Any]]) -> dict[str, Any]:
     return {"content": "Sure, I can help you find that."}
 
 
-POLICIES = {"shopper": shopper, "null": null, "staller": staller, "talker": talker}
+# `shopper-local`, `shopper-http`: the same play under other names, so a test can tell one run's
+# requests from another's and compare what each showed the model.
+POLICIES = {"shopper": shopper, "shopper-local": shopper, "shopper-http": shopper, "null": null, "staller": staller,
+            "talker": talker}
 
 
 def _tool_results(messages: list[dict[str, Any]]) -> dict[str, str]:

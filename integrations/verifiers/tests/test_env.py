@@ -1,5 +1,6 @@
 """The verifiers environment against real verishop processes (the shop and its verifier sidecar,
-from the repository's own venv) and verifiers' own entry points (`vf-eval`, and `Env.run_slot`,
+from the repository's own venv), and in process (verishop installed in this venv, no shop URL),
+through verifiers' own entry points (`vf-eval`, and `Env.run_slot`,
 the call prime-rl's env servers make), with verifiers' own chat harness (`null`) and a scripted
 model behind an OpenAI-compatible endpoint (tests/scripted_model.py): no model download, no GPU.
 uv fetches the harness script's dependencies from the package index on the first run. Run by
@@ -32,7 +33,7 @@ VERISHOP_PYTHON = os.environ.get("VERISHOP_PYTHON", str(REPO / ".venv" / "bin" /
 VENV_BIN = Path(__file__).resolve().parents[1] / ".venv" / "bin"
 STARTUP_DEADLINE_S = 60
 EVAL_TIMEOUT_S = 600  # the first run has uv prepare the harness's script
-SHOP_TOOLS = 16
+SHOP_TOOLS = 30
 TOKEN = "t0ken-for-the-test"
 
 
@@ -45,6 +46,8 @@ class Services:
     runs: Path
     model_url: str
     model: ScriptedModel
+    catalog: Path
+    home: Path
 
 
 def _free_port() -> int:
@@ -96,17 +99,20 @@ def services(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Services]:
             _running([*shop_args, "--token", TOKEN], root / "locked-shop.log", root) as locked_shop, \
             _running(["verifier", "serve", *common], root / "verifier.log", root) as verifier, \
             serving(model) as model_url:
-        yield Services(shop, locked_shop, verifier, runs, model_url, model)
+        yield Services(shop, locked_shop, verifier, runs, model_url, model, catalog, root)
 
 
-def _vf_eval(services: Services, out: Path, model: str, *flags: str) -> list[dict[str, Any]]:
-    """Run verifiers' CLI on the taskset; the traces it wrote (one episode per rollout, one trace per episode)."""
+def _vf_eval(services: Services, out: Path, model: str, *flags: str, runs: Path | None = None) -> list[dict[str, Any]]:
+    """Run verifiers' CLI on the taskset; the traces it wrote (one episode per rollout, one trace per episode).
+    Over HTTP on the test's shop and sidecar; with `runs`, in vf-eval's own process (no shop URL),
+    on the test's catalog, writing each episode's run folder into `runs`."""
+    shop = ["--env.taskset.task.base-url", services.shop, "--env.taskset.task.verifier-url", services.verifier] \
+        if runs is None else ["--env.taskset.task.catalog", str(services.catalog), "--env.taskset.task.runs-dir", str(runs)]
     command = [str(VENV_BIN / "vf-eval"), "verishop-verifiers", "-m", model, "--client.base-url", services.model_url,
-               "--no-push", "--no-rich", "-o", str(out), "--run.name", model,
-               "--env.taskset.task.base-url", services.shop, "--env.taskset.task.verifier-url", services.verifier,
-               *flags]
+               "--no-push", "--no-rich", "-o", str(out), "--run.name", model, *shop, *flags]
     # verifiers prepares its harness with uv, found on PATH (this venv has it)
-    env = {**os.environ, "PATH": f"{VENV_BIN}{os.pathsep}{os.environ.get('PATH', '')}"}
+    env = {**os.environ, "PATH": f"{VENV_BIN}{os.pathsep}{os.environ.get('PATH', '')}",
+           "VERISHOP_HOME": str(services.home)}
     done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=EVAL_TIMEOUT_S, cwd=out.parent)
     assert done.returncode == 0, done.stderr[-4000:]
     episodes = [json.loads(line) for line in (out / model / "traces.jsonl").read_text().splitlines()]
@@ -114,9 +120,10 @@ def _vf_eval(services: Services, out: Path, model: str, *flags: str) -> list[dic
     return [episode["traces"][0] for episode in episodes]
 
 
-def _episode(services: Services, trace: dict[str, Any]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+def _episode(services: Services, trace: dict[str, Any], runs: Path | None = None
+             ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """The transcript events and reward.json of the verishop episode a rollout played."""
-    folder = services.runs / trace["task"]["data"]["episode_id"]
+    folder = (runs or services.runs) / trace["task"]["data"]["episode_id"]
     events = [json.loads(line) for line in (folder / "transcript.jsonl").read_text().splitlines()]
     return events, json.loads((folder / "reward.json").read_text())
 
@@ -212,3 +219,76 @@ def test_a_token_left_out_of_the_config_is_read_from_its_environment_variable(mo
     config = VerishopTaskConfig(token_var="SHOP_TOKEN_FOR_TEST", verifier_token="given")
     assert (config.control_token, config.sidecar_token) == ("from-env", "given")
     assert VerishopTaskConfig(token="given", token_var="SHOP_TOKEN_FOR_TEST").control_token == "given"
+
+
+# -- in process: the shop in the env's own process, no `verishop serve`, no sidecar -----------------
+
+# What names an episode, its moment or its seal key (the server's runs folder has its own key), how
+# long a step took, and the world file's hash (the file carries the episode's ID).
+EPISODE_NAMES = ("episode_id", "ts", "elapsed_ms", "duration_ms", "seal", "seal_key_id", "world_sha256", "scored_at",
+                 "verified_at")
+
+
+def _comparable(item: dict[str, Any]) -> dict[str, Any]:
+    """An event or a reward without what names its episode, its moment or its seal key."""
+    return {k: v for k, v in item.items() if k not in EPISODE_NAMES}
+
+
+def _shown(services: Services, model: str) -> dict[str, list[Any]]:
+    """What each of `model`'s rollouts showed it, by the customer's opening: the tool results."""
+    shown: dict[str, list[Any]] = {}
+    for request in services.model.requests:
+        if request["model"] == model:
+            opening = request["messages"][1]["content"]
+            shown[opening] = [m["content"] for m in request["messages"] if m["role"] == "tool"]
+    return shown
+
+
+def test_vf_eval_in_process_plays_scores_and_writes_what_verify_rescores_as_over_http(services, tmp_path,
+                                                                                      monkeypatch):
+    from verishop.verifier.runner import Verifier
+
+    runs = tmp_path / "runs"
+    local = _vf_eval(services, tmp_path / "local", "shopper-local", "--env.taskset.env", "C1", "-n", "2", runs=runs)
+    remote = _vf_eval(services, tmp_path / "http", "shopper-http", "--env.taskset.env", "C1", "-n", "2")
+
+    assert len(local) == 2 and all(t["ok"] and not t["errors"] for t in local)
+    monkeypatch.setenv("VERISHOP_HOME", str(services.home))  # the seal key the in-process shop used
+    by_seed = {}
+    for trace in local:
+        episode_id = trace["task"]["data"]["episode_id"]
+        assert not (services.runs / episode_id).exists(), "the HTTP shop never saw it"
+        events, reward = _episode(services, trace, runs)
+        assert trace["stop_condition"] == "episode_closed" and reward["is_correct"]
+        assert _score(trace) == reward["total"] and trace["info"]["verishop"]["close_reason"] == "agent_done"
+        with Verifier() as verifier:
+            assert verifier.score(runs / episode_id).model_dump(mode="json") == reward  # `verishop verify` agrees
+        by_seed[trace["task"]["data"]["seed"]] = (events, reward)
+    for trace in remote:  # the same tasks over HTTP: the same episode, move for move, and the same reward
+        events, reward = _episode(services, trace)
+        local_events, local_reward = by_seed[trace["task"]["data"]["seed"]]
+        assert [_comparable(e) for e in events] == [_comparable(e) for e in local_events]
+        assert _comparable(reward) == _comparable(local_reward)
+    shown = _shown(services, "shopper-local")
+    assert len(shown) == 2 and shown == _shown(services, "shopper-http")  # the same tool results, as text
+
+
+def test_load_environment_plays_in_process_through_run_slot(services, tmp_path, monkeypatch):
+    monkeypatch.setenv("PATH", f"{VENV_BIN}{os.pathsep}{os.environ.get('PATH', '')}")
+    monkeypatch.setenv("VERISHOP_HOME", str(services.home))
+    env = load_environment(catalog=str(services.catalog), runs_dir=str(tmp_path), env="pd", difficulty=0,
+                           num_examples=1, first_seed=5)
+    [task] = list(env.taskset)
+    assert task.config.base_url is None, "in process is the default"
+    context = vf.ModelContext(client=vf.EvalClientConfig(base_url=services.model_url), model="shopper",
+                              sampling=vf.SamplingConfig())
+
+    async def play() -> vf.Episode:
+        async with env.serving():
+            return await env.run_slot(RunSlot(task), context)
+
+    episode = asyncio.run(play())
+    [trace] = episode.traces
+    _, reward = _episode(services, trace.model_dump(mode="json"), tmp_path)
+    assert episode.ok and trace.task.data.env_id.startswith("pd-v") and reward["is_correct"]
+    assert trace.rewards["verishop_reward"].score == reward["total"]

@@ -1,7 +1,8 @@
 """How one verishop task becomes one verifiers episode: open a fresh shop episode, let the agent
 play it, and make sure it is closed.
 
-The shop keeps an episode's state on the server, named by the episode's URL, so each rollout
+The episode is opened in this process (the default: local.py) or on the shop at `base_url`.
+Either way the shop keeps an episode's state, named by the episode's URL, so each rollout
 (each member of a GRPO group too) gets its own episode: the task it plays is a copy of the
 drawn task carrying that episode's ID, prompts and MCP URL (taskset.py takes it from there).
 """
@@ -31,6 +32,9 @@ class VerishopEnvConfig(vf.EnvConfig):
 
 class VerishopEnv(vf.Env[VerishopEnvConfig]):
     async def run(self, task: VerishopTask, agents: vf.Agents) -> None:
+        if task.config.base_url is None:
+            await self._run_in_process(task, agents)
+            return
         config = task.config
         async with httpx.AsyncClient(timeout=HTTP_TIMEOUT_S) as http:
             episode = await open_episode(http, config.base_url,
@@ -46,3 +50,31 @@ class VerishopEnv(vf.Env[VerishopEnvConfig]):
             async with httpx.AsyncClient(timeout=HTTP_TIMEOUT_S) as http:
                 with contextlib.suppress(ShopError, httpx.HTTPError):
                     await close_episode(http, config.base_url, episode.episode_id, config.control_token)
+
+    async def _run_in_process(self, task: VerishopTask, agents: vf.Agents) -> None:
+        from verishop_verifiers import local
+
+        config = task.config
+        endpoint = await local.endpoint(config.catalog)
+        try:
+            episode = await endpoint.open(episode_spec(task.data.env, task.data.difficulty, task.data.seed))
+        except ValueError as exc:  # the shop's refusal (an unknown env, a bad difficulty): the rollout's error
+            raise ShopError(str(exc)) from None
+        info = episode.info
+        played = task.with_data(system_prompt=info.system_prompt,
+                                prompt=f"The customer says:\n{info.opening_message}",
+                                episode_id=info.episode_id, env_id=info.env_id, episode_difficulty=info.difficulty)
+        played.config = config.model_copy(update={"mcp_url": endpoint.url(info.episode_id)})
+        try:
+            trace = await agents.agent.run(played)
+        except BaseException:
+            await _abandon(endpoint, info.episode_id, config.runs_dir)
+            raise
+        if not trace.ok:  # finalize scores a played episode; one whose rollout failed must not stay open
+            await _abandon(endpoint, info.episode_id, config.runs_dir)
+
+
+async def _abandon(endpoint: object, episode_id: str, runs_dir: str | None) -> None:
+    """Close and score an in-process episode its rollout left open (finalize may have done it)."""
+    with contextlib.suppress(Exception):
+        await endpoint.finish(episode_id, runs_dir)  # type: ignore[attr-defined]

@@ -2,7 +2,10 @@
 
 A task names an episode; it does not hold one. `VerishopEnv` (env.py) opens a fresh shop
 episode for every rollout and hands the agent a copy of the task that carries it (its ID, its
-system prompt and opening message, its MCP URL). From there this module owns the rollout:
+system prompt and opening message, its MCP URL). The shop is either in the env's own process
+(the default, one machine: `base_url` unset; local.py) or a running `verishop serve` with its
+verifier sidecar (`base_url`, `verifier_url`: many machines). From there this module owns the
+rollout:
 
 - tools: the episode's own MCP endpoint, offered to the harness as a remote tool server
   (`ToolsetConfig(url=...)`), unprefixed, so the model sees the shop's sixteen tools with their
@@ -10,9 +13,10 @@ system prompt and opening message, its MCP URL). From there this module owns the
 - stop: the rollout ends when the conversation tool (`respond_to_customer`) answers that the
   episode is closed (the customer was served, left, or its turn budget ran out); a harness turn
   limit (`--env.agent.max-turns`) ends it otherwise;
-- finalize: close the episode (`DELETE /episodes/{id}`; a no-op when it closed itself) and wait,
-  bounded, for the verifier sidecar's reward.json; its verdict, parts, close reason and failed
-  checks go in `trace.info["verishop"]`;
+- finalize: close the episode (a no-op when it closed itself) and score it: in process with the
+  verifier's own checks, or over HTTP (`DELETE /episodes/{id}`, then a bounded wait for the
+  sidecar's reward.json); its verdict, parts, close reason and failed checks go in
+  `trace.info["verishop"]`;
 - reward: its `total`; metrics: `r_task`, `r_eff`, `r_hall`, `is_correct`.
 """
 
@@ -49,14 +53,20 @@ class VerishopData(vf.TaskData):
 
 
 class VerishopTaskConfig(vf.TaskConfig):
-    base_url: str = "http://127.0.0.1:8000"
-    """The shop's control API (`verishop serve --transport http`)."""
+    base_url: str | None = None
+    """A shop's control API (`verishop serve --transport http`) to play on; unset (the default),
+    the episodes are played in this process (verishop installed in this venv: see the README)."""
+    catalog: str | None = None
+    """In process: the catalog file to play on (default: verishop's cached default catalog)."""
+    runs_dir: str | None = None
+    """In process: write each episode's run folder here when it is scored (the folder
+    `verishop verify` re-scores identically); unset, nothing is written."""
     token: str | None = None
     """The control API's bearer token, when the shop has one (`--token`). Saved with the run's
     config; leave it unset to read it from `token_var` instead."""
     token_var: str = "VERISHOP_TOKEN"
     verifier_url: str = "http://127.0.0.1:8100"
-    """The verifier sidecar over the shop's runs folder (`verishop verifier serve`)."""
+    """With `base_url`: the verifier sidecar over the shop's runs folder (`verishop verifier serve`)."""
     verifier_token: str | None = None
     verifier_token_var: str = "VERISHOP_TOKEN"
     reward_timeout_s: float = 60.0
@@ -101,10 +111,19 @@ class VerishopTask(vf.Task[VerishopData, vf.State, VerishopTaskConfig]):
 
     async def finalize(self, trace: vf.Trace) -> None:
         config = self.config
-        async with httpx.AsyncClient(timeout=HTTP_TIMEOUT_S) as http:
-            closed = await close_episode(http, config.base_url, self.data.episode_id, config.control_token)
-            reward = await episode_reward(http, config.verifier_url, self.data.episode_id,
-                                          config.reward_timeout_s, config.sidecar_token)
+        if config.base_url is None:
+            from verishop_verifiers import local
+
+            endpoint = local.find(self.data.episode_id)
+            if endpoint is None:
+                raise vf.TaskError(f"episode {self.data.episode_id} is not open in this process")
+            reward, reason = await endpoint.finish(self.data.episode_id, config.runs_dir)
+            closed = {"close_reason": reason}
+        else:
+            async with httpx.AsyncClient(timeout=HTTP_TIMEOUT_S) as http:
+                closed = await close_episode(http, config.base_url, self.data.episode_id, config.control_token)
+                reward = await episode_reward(http, config.verifier_url, self.data.episode_id,
+                                              config.reward_timeout_s, config.sidecar_token)
         failed = [c.get("name") for c in reward.get("breakdown") or [] if c.get("passed") is False]
         # the verdict rides on the trace (traces.jsonl), beside the reward and metrics drawn from it
         trace.info[INFO_KEY] = {
