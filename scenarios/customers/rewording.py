@@ -17,7 +17,7 @@ and add none, read from the text by rules, never by a model:
                  a question mark, the tone (praise, complaint): kept, none added
 
 and it must read as a customer's message: not empty, not much longer than the scripted one, one
-paragraph, no URL, no markup, no tool name, no talk of prompts, instructions or rewriting, no
+paragraph that says nothing twice, no URL, no markup, no tool name, no talk of prompts, instructions or rewriting, no
 control or invisible characters. Rules reject more than they must (a rewording that says "in
 white" for "in White" passes, one that turns "3 options" into "three options" does not): a false
 rejection costs only the variety of that one message, a false acceptance could change what the
@@ -45,7 +45,6 @@ MAX_CHARS = 1200
 _WORD = re.compile(r"[^\W_]+(?:['’.\-/][^\W_]+)*")
 _FACT_TOKEN = re.compile(r"\S*[\d@$€£¥₹]\S*")
 _EDGE_PUNCTUATION = ".,;:!?()[]{}<>\"'“”‘’*`"
-_SENTENCE_END = re.compile(r"[.!?:;]$")
 
 MONTHS = ("january february march april may june july august september october november december "
           "jan feb mar apr jun jul aug sep sept oct nov dec").split()
@@ -152,6 +151,7 @@ class Facts:
     numbers: frozenset[str]
     terms: frozenset[tuple[str, ...]]
     names: frozenset[str]
+    words: frozenset[str]
     negated: bool
     directions: frozenset[str]
     tones: frozenset[str]
@@ -166,6 +166,7 @@ def facts(text: str, vocab: Vocabulary) -> Facts:
         numbers=frozenset(_fact_tokens(text)),
         terms=frozenset(_phrases(lower, vocab)),
         names=frozenset(w.lower() for w in _mid_sentence_capitals(text)),
+        words=frozenset(lower),
         negated=any(w in NEGATIONS or w.endswith(("n't", "n’t")) for w in lower),
         directions=frozenset(d for d, marks in DIRECTIONS.items() if any(f" {m} " in joined for m in marks)),
         tones=frozenset(t for t, marks in TONES.items() if any(f" {m} " in joined for m in marks)),
@@ -189,12 +190,12 @@ def _phrases(words: list[str], vocab: Vocabulary) -> Iterable[tuple[str, ...]]:
 
 
 def _mid_sentence_capitals(text: str) -> Iterable[str]:
-    starts_sentence = True
-    for raw in text.split():
-        word = raw.strip(_EDGE_PUNCTUATION)
+    for match in _WORD.finditer(text):
+        word = match.group(0)
+        before = text[:match.start()].rstrip().rstrip("\"'”’)")
+        starts_sentence = not before or before[-1] in ".!?:;"
         if word[:1].isupper() and not starts_sentence and not re.fullmatch(r"I(['’](m|d|ll|ve))?", word):
             yield word
-        starts_sentence = bool(_SENTENCE_END.search(raw.rstrip("\"'”’)")))
 
 
 def cleaned(answer: str) -> str:
@@ -217,6 +218,8 @@ def rejection(scripted: str, rewording: str, vocab: Vocabulary) -> str | None:
         return f"overlong: {len(rewording)} characters for {len(scripted)}"
     if "\n" in rewording.strip() and "\n" not in scripted:
         return "shape: several lines"
+    if _repeats(rewording) - _repeats(scripted):
+        return "shape: it repeats itself"
     odd = sorted({c for c in rewording if unicodedata.category(c)[0] == "C" or unicodedata.category(c) == "So"}
                  - set(scripted))
     if odd:
@@ -229,12 +232,16 @@ def rejection(scripted: str, rewording: str, vocab: Vocabulary) -> str | None:
         return f"injection: names the tool {tool}"
     before, after = facts(scripted, vocab), facts(rewording, vocab)
     for kind, old, new in (("number", before.numbers, after.numbers),
-                           ("term", {" ".join(p) for p in before.terms}, {" ".join(p) for p in after.terms}),
-                           ("name", before.names, after.names)):
+                           ("term", {" ".join(p) for p in before.terms}, {" ".join(p) for p in after.terms})):
         if lost := sorted(old - new):
             return f"dropped {kind}: {', '.join(lost)}"
         if added := sorted(new - old):
             return f"new {kind}: {', '.join(added)}"
+    # A name may move to a sentence's start, where its capital says nothing: kept is said anywhere.
+    if lost := sorted(before.names - after.words):
+        return f"dropped name: {', '.join(lost)}"
+    if added := sorted(after.names - before.words):
+        return f"new name: {', '.join(added)}"
     if before.negated != after.negated:
         return "polarity: a negation " + ("dropped" if before.negated else "added")
     if before.directions != after.directions:
@@ -244,6 +251,14 @@ def rejection(scripted: str, rewording: str, vocab: Vocabulary) -> str | None:
     if before.tones != after.tones:
         return f"tone: {sorted(before.tones) or ['neutral']} became {sorted(after.tones) or ['neutral']}"
     return None
+
+
+def _repeats(text: str) -> set[str]:
+    """The sentences and three-word runs said more than once."""
+    sentences = [s for s in (" ".join(_WORD.findall(s.lower())) for s in re.split(r"[.!?]+", text)) if s]
+    words = [w.lower() for w in _WORD.findall(text)]
+    runs = [" ".join(words[i:i + 3]) for i in range(len(words) - 2)]
+    return {part for parts in (sentences, runs) for part in parts if parts.count(part) > 1}
 
 
 SYSTEM_PROMPT = (
