@@ -271,3 +271,32 @@ def test_a_bad_voice_option_is_a_usage_error_naming_it(tmp_path: Path) -> None:
         with pytest.raises(typer.BadParameter) as caught:
             voice_settings(*args)
         assert message in str(caught.value), (args, caught.value)
+
+
+@pytest.mark.parametrize("transport", ["http", "stdio"])
+def test_eval_passes_the_voice_to_the_servers_it_starts(transport: str, catalog_path: Path, tmp_path: Path) -> None:
+    """`verishop eval --customer-voice llm` over a `verishop serve` subprocess (one over HTTP, one per
+    episode over stdio): its episodes are reworded, the key reaches the endpoint from the environment
+    only, and the recording lands in the run's folder."""
+    import os
+    import subprocess
+    import sys
+
+    with rewording_endpoint() as endpoint:
+        out = subprocess.run(
+            [sys.executable, "-m", "verishop", "eval", "--agent", "oracle", "--env", "exchange,change", "--difficulty",
+             "6", "--episodes", "1", "--json", "--transport", transport, "--catalog", str(catalog_path),
+             "--runs-dir", str(tmp_path / "runs"), "--customer-voice", "llm", "--customer-voice-url", endpoint.url,
+             "--customer-voice-model", "fake"],
+            capture_output=True, text=True, timeout=300,
+            env={**os.environ, "VERISHOP_HOME": str(tmp_path), "VERISHOP_CUSTOMER_VOICE_KEY": "k3y"})
+    assert out.returncode == 0, out.stderr[-2000:]
+    run_dir = Path(json.loads(out.stdout)["run_dir"])
+    replies = [json.loads(line) for t in run_dir.glob("ep_*/transcript.jsonl") for line in t.read_text().splitlines()]
+    reworded = [e for e in replies if e.get("voice") == {"outcome": "reworded"}]
+    assert len(reworded) >= 2
+    assert all(r["solved_share"] == 1.0 for r in json.loads(out.stdout)["rows"])
+    recorded = [json.loads(line) for line in (run_dir / RECORD_FILE).read_text().splitlines()]
+    assert sum(r["rewording"] is not None for r in recorded) >= len(reworded) > 0
+    assert len(endpoint.requests) == len(recorded)
+    assert set(endpoint.authorizations) == {"Bearer k3y"}

@@ -48,6 +48,7 @@ class Endpoint:
     url: str
     behaviour: Callable[[str], str] = faithful
     requests: list[dict[str, Any]] = field(default_factory=list)
+    authorizations: list[str | None] = field(default_factory=list)
     release: threading.Event = field(default_factory=threading.Event)
 
 
@@ -64,6 +65,7 @@ def rewording_endpoint(behaviour: Callable[[str], str] = faithful) -> Iterator[E
     async def completions(request: Request) -> Response:
         body = await request.json()
         endpoint.requests.append(body)
+        endpoint.authorizations.append(request.headers.get("authorization"))
         words = body["messages"][-1]["content"]
         answer = endpoint.behaviour(words)
         if answer == SERVER_ERROR:
