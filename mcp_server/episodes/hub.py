@@ -83,7 +83,8 @@ class EpisodeHub:
         self.store = WorldStore(self.runs_dir)
         # Closed episodes whose world.db a full disk kept from being written: id -> (reason, turns).
         self._unwritten: dict[str, tuple[str, int]] = {}
-        self.voice = CustomerVoice(voice, self.catalog.taxonomy, self.runs_dir) if voice and not voice.scripted else None
+        self.voice = None if voice is None or voice.scripted else CustomerVoice(voice, self.catalog.taxonomy,
+                                                                                self.runs_dir)
 
     def recover(self) -> Recovered:
         """Close the episodes a crashed server left open in this runs dir (mcp_server.recovery).
