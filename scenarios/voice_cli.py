@@ -21,6 +21,7 @@ import typer
 RECORD_FILE = "customer-voice.jsonl"  # beside the episodes of a run with `llm`, unless told otherwise
 KEY_ENV = "VERISHOP_CUSTOMER_VOICE_KEY"
 DEFAULT_TIMEOUT_S = 10.0
+DEFAULT_TEMPERATURE = 0.7
 
 Decision = tuple[str | None, str | None]  # (the rewording, or None and why the scripted words stand)
 
@@ -39,6 +40,9 @@ CustomerVoiceKey = Annotated[str | None, typer.Option(
 CustomerVoiceTimeout = Annotated[float, typer.Option(
     "--customer-voice-timeout-s", min=0.1, max=600,
     help="--customer-voice llm: seconds one rewording may take; past it the scripted words are used.")]
+CustomerVoiceTemperature = Annotated[float, typer.Option(
+    "--customer-voice-temperature", min=0, max=2,
+    help="--customer-voice llm: the sampling temperature (0: the model's likeliest wording; small models need it).")]
 CustomerVoiceRecord = Annotated[Path | None, typer.Option(
     "--customer-voice-record", dir_okay=False,
     help=f"--customer-voice llm: where to record every rewording, for replay (default: <runs-dir>/{RECORD_FILE}).")]
@@ -53,7 +57,7 @@ class VoiceSettings:
     timeout_s: float = DEFAULT_TIMEOUT_S
     record: Path | None = None  # llm: the recording (default: <runs>/RECORD_FILE)
     replay: Path | None = None  # replay: the recording read
-    temperature: float = 0.7
+    temperature: float = DEFAULT_TEMPERATURE
 
     @property
     def scripted(self) -> bool:
@@ -67,7 +71,8 @@ class VoiceSettings:
         if self.mode == "replay":
             return ["--customer-voice", f"replay:{self.replay}"]
         args = ["--customer-voice", "llm", "--customer-voice-url", str(self.base_url), "--customer-voice-model",
-                str(self.model), "--customer-voice-timeout-s", str(self.timeout_s)]
+                str(self.model), "--customer-voice-timeout-s", str(self.timeout_s), "--customer-voice-temperature",
+                str(self.temperature)]
         return args + (["--customer-voice-record", str(self.record)] if self.record else [])
 
     def serve_env(self) -> dict[str, str]:
@@ -76,7 +81,7 @@ class VoiceSettings:
 
 def voice_settings(voice: str = "scripted", url: str | None = None, model: str | None = None,
                    api_key: str | None = None, timeout_s: float = DEFAULT_TIMEOUT_S,
-                   record: Path | None = None) -> VoiceSettings:
+                   record: Path | None = None, temperature: float = DEFAULT_TEMPERATURE) -> VoiceSettings:
     """The settings the options say, or a usage error naming the option at fault."""
     name, _, file = voice.partition(":")
     if name == "scripted" and not file:
@@ -89,7 +94,7 @@ def voice_settings(voice: str = "scripted", url: str | None = None, model: str |
         if not url.startswith(("http://", "https://")):  # type: ignore[union-attr]
             raise typer.BadParameter(f"expected an http(s) URL, got {url!r}", param_hint="--customer-voice-url")
         settings = VoiceSettings("llm", url, model, api_key, timeout_s,
-                                 record=Path(os.path.abspath(record)) if record else None)
+                                 record=Path(os.path.abspath(record)) if record else None, temperature=temperature)
     elif name == "replay" and file:
         path = Path(os.path.abspath(file))
         if not path.is_file():

@@ -75,6 +75,10 @@ def test_dropping_any_fact_of_a_reply_is_refused(reply: str) -> None:
     ("Perfect, exactly what I wanted, thanks!", "tone"),
     ("Okay, thanks, not great though.", "polarity"),
     ("Okay, thanks?", "polarity"),
+    ("Okay, thank you. mendatanguser", "injection"),  # a chat template's turn marker, as Gemma 3 270M leaks it
+    ("Okay, thank you. [/INST]", "injection"),
+    ("This is a good message. It should read as follows:", "injection"),
+    ("Absolutely, sounds good to me.", "drift"),
 ])
 def test_hostile_rewordings_of_a_neutral_close_are_refused(rewording: str, kind: str) -> None:
     why = rejection("Okay, thank you.", rewording, VOCAB)
@@ -89,6 +93,10 @@ def test_hostile_rewordings_of_a_neutral_close_are_refused(rewording: str, kind:
     ("Could you give me 4 options to choose from?", "Could you give me four options to choose from?", "dropped"),
     ("My order of August 12.", "My order of September 12.", "dropped"),
     ("The blade length is 15cm.", "The blade length is 15 cm.", "dropped"),
+    # what Gemma 3 270M made of a correction: every number kept, the meaning not
+    ("Hmm, the blade length is 15cm, I need blade length 23cm.",
+     "I need to know the size of the blade, and if it is 15cm or 23cm.", "dropped term: blade length"),
+    ("Yes, that's right. Please go ahead.", "It can be read as: yes.", "injection"),
 ])
 def test_a_changed_bound_negation_question_or_fact_is_refused(scripted: str, rewording: str, kind: str) -> None:
     why = rejection(scripted, rewording, VOCAB)

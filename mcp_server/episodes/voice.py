@@ -121,7 +121,7 @@ class CustomerVoice:
         limit_chars = min(MAX_CHARS, int(len(words) * MAX_GROWTH) + MAX_EXTRA_CHARS)
         body = {"model": s.model, "messages": chat_messages(words), "temperature": s.temperature,
                 "max_tokens": limit_chars // 3 + 16, "seed": derive_seed("customer-voice", words) % 2**31,
-                "stream": False}
+                "stream": False, "stop": ["\n"]}  # one paragraph was asked for: what follows a line is not it
         headers = {"Authorization": f"Bearer {s.api_key}"} if s.api_key else {}
         if self._http is None:
             self._http = httpx2.AsyncClient(timeout=httpx2.Timeout(s.timeout_s))

@@ -15,6 +15,8 @@ and add none, read from the text by rules, never by a model:
                  person, a place), kept; none added
     polarity     a negation (not, no, never, n't ...), a bound's direction (under / at least ...),
                  a question mark, the tone (praise, complaint): kept, none added
+    drift        at least a third of its content words (by their first four letters) said again: a
+                 message without facts ("Yes, please go ahead.") cannot become another one
 
 and it must read as a customer's message: not empty, not much longer than the scripted one, one
 paragraph that says nothing twice, no URL, no markup, no tool name, no talk of prompts, instructions or rewriting, no
@@ -79,7 +81,14 @@ INJECTION = re.compile("|".join((
     r"\bhere is\b", r"\bhere's\b", r"\bthe customer\b", r"\bscripted\b", r"\btool", r"\bfunction\b",
     r"\bapi\b", r"\bjson\b", r"https?:", r"\bwww\.", r"\.com\b", r"<[a-z/!|]", r"\|>", r"```", r"\{\{", r"\[\[",
     r"\bsudo\b", r"\badmin", r"\boverride\b", r"\bpassword\b", r"\btoken\b", r"\bsecret\b",
+    r"[a-z]{2,}(?:user|model)\b", r"\bmessage\b", r"\bas follows\b", r"\breads? as\b", r"\btext\b", r"\bsentence\b", r"\[/?[a-z]+\]",
 )), re.IGNORECASE)
+# Words that carry no content: what is left of a message must be said again, in part (`DRIFT_SHARE`).
+FUNCTION_WORDS = frozenset("a an the and or but so to of in on at for with from by is are was were be been it its "
+                           "i i'm i'd i'll i've me my you your we our that that's this these those there here "
+                           "just please can could would will do does did have has had".split())
+# The share of a message's content words (by their first four letters) a rewording must say again.
+DRIFT_SHARE = 1 / 3
 # Words too common to be a fact when lowercase (a product series "One" or "Go" stays a fact when
 # capitalised mid-sentence: the `names` rule keeps it).
 COMMON = frozenset("a an the one go air plus max mini pro lite edge flex neo sport ultra prime classic standard "
@@ -116,7 +125,7 @@ def shop_vocabulary(taxonomy: Iterable[Category]) -> Vocabulary:
     for category in taxonomy:
         texts += [category.name, *category.nouns, *category.brands]
         for attribute in category.attributes:
-            texts += attribute.values
+            texts += [attribute.name.replace("_", " "), *attribute.values]
     return Vocabulary.of(texts)
 
 
@@ -231,6 +240,9 @@ def rejection(scripted: str, rewording: str, vocab: Vocabulary) -> str | None:
     if tool is not None and tool not in scripted.lower():
         return f"injection: names the tool {tool}"
     before, after = facts(scripted, vocab), facts(rewording, vocab)
+    stems = _stems(scripted)
+    if stems and len(stems & _stems(rewording)) < DRIFT_SHARE * len(stems):
+        return "drift: it says something else"
     for kind, old, new in (("number", before.numbers, after.numbers),
                            ("term", {" ".join(p) for p in before.terms}, {" ".join(p) for p in after.terms})):
         if lost := sorted(old - new):
@@ -251,6 +263,10 @@ def rejection(scripted: str, rewording: str, vocab: Vocabulary) -> str | None:
     if before.tones != after.tones:
         return f"tone: {sorted(before.tones) or ['neutral']} became {sorted(after.tones) or ['neutral']}"
     return None
+
+
+def _stems(text: str) -> set[str]:
+    return {w.lower()[:4] for w in _WORD.findall(text) if len(w) >= 3 and w.lower() not in FUNCTION_WORDS}
 
 
 def _repeats(text: str) -> set[str]:

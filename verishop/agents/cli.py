@@ -18,7 +18,8 @@ from rich.console import Console
 from verishop.scenarios.models import Scenario
 from verishop.scenarios.money import written
 from verishop.scenarios.voice_cli import (CustomerVoiceKey, CustomerVoiceModel, CustomerVoiceOption, CustomerVoiceRecord,
-                                          CustomerVoiceTimeout, CustomerVoiceUrl, VoiceSettings, voice_settings)
+                                          CustomerVoiceTemperature, CustomerVoiceTimeout, CustomerVoiceUrl, VoiceSettings,
+                                          voice_settings)
 
 console = Console()
 
@@ -184,6 +185,7 @@ def demo(
     customer_voice_key: CustomerVoiceKey = None,
     customer_voice_timeout_s: CustomerVoiceTimeout = 10.0,
     customer_voice_record: CustomerVoiceRecord = None,
+    customer_voice_temperature: CustomerVoiceTemperature = 0.7,
 ) -> None:
     """Watch scripted agents serve customers through the real MCP server."""
     from verishop.scenarios.console import resolve_catalog
@@ -193,7 +195,7 @@ def demo(
     from verishop.agents.parent_bound import watch_for_orphans
 
     voice = voice_settings(customer_voice, customer_voice_url, customer_voice_model, customer_voice_key,
-                           customer_voice_timeout_s, customer_voice_record)
+                           customer_voice_timeout_s, customer_voice_record, customer_voice_temperature)
     catalog_file = resolve_catalog(catalog)
     runs = runs_dir or runs_home()
     if transport is Transport.stdio:  # each server ends its episode when its stdin closes, as the demo dies
@@ -298,6 +300,7 @@ def evaluate(
     customer_voice_key: CustomerVoiceKey = None,
     customer_voice_timeout_s: CustomerVoiceTimeout = 10.0,
     customer_voice_record: CustomerVoiceRecord = None,
+    customer_voice_temperature: CustomerVoiceTemperature = 0.7,
 ) -> None:
     """Play seeded episodes with your agent or a built-in one, score them with the verifier, summarise.
     An episode that fails is recorded and the rest go on; any failure makes the exit code 1.
@@ -333,7 +336,7 @@ def evaluate(
         options = dict(base_url=base_url, model=model, api_key=api_key, max_steps=max_steps)
     label = user_agent.name if user_agent else agent
     voice = voice_settings(customer_voice, customer_voice_url, customer_voice_model, customer_voice_key,
-                           customer_voice_timeout_s, customer_voice_record)
+                           customer_voice_timeout_s, customer_voice_record, customer_voice_temperature)
     plan = Plan(agent, _env_list(env), _difficulty_range(difficulty), episodes, seed, options, trials=trials,
                 split=split, split_secret=split_secret, user_agent=user_agent, voice=voice)
     _check_split(plan, transport.value)
