@@ -76,8 +76,10 @@ def main() -> None:
     for kind, count in outcomes.most_common():
         if kind != "reworded":
             print(f"  scripted, {kind}: {count}")
-    examples = [r for _, rs in llm.values() for r in rs if r["voice"]["outcome"] == "reworded"][:5]
-    for r in examples:
+    reworded = [r for _, rs in llm.values() for r in rs if r["voice"]["outcome"] == "reworded"]
+    changed = [r for r in reworded if r.get("said", r["scripted"]) != r["text"]]
+    print(f"  of the reworded, {len(reworded) - len(changed)} said back word for word (noise aside), {len(changed)} changed")
+    for r in changed[:6]:
         print(f"  {r['scripted']!r}\n    -> {r['text']!r}")
 
     same_reward = sum(llm[k][0] == scripted[k][0] == replay[k][0] for k in scripted)
