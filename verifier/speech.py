@@ -11,6 +11,11 @@ The agent never writes a customer event; a `said` edited into the file that the 
 turn back into the recorded text is ignored, from that reply on. A reply's `then` (a journey's
 next request, noised when it was generated) ends both its words and its text and is not noised
 again.
+
+A reply a language model reworded (`--customer-voice llm`, mcp_server/episodes/voice.py) records
+beside its `text` the text the scripted customer would have said (`scripted`): the noise is
+replayed against that, and the words read are the scripted ones, so the reward is what the
+scripted episode would earn whatever the model's wording.
 """
 
 from __future__ import annotations
@@ -39,7 +44,7 @@ def clean_words(ep: Episode) -> dict[int, str]:
     words: dict[int, str] = {}
     confirmed = True
     for event in _replies(ep):
-        text = str(event.get("text", ""))
+        text = _scripted(event)
         said = event.get("said")
         clean = said if isinstance(said, str) else text
         # `then`: words appended as they are, noised when they were generated (a journey's next
@@ -58,4 +63,10 @@ def clean_words(ep: Episode) -> dict[int, str]:
 
 def said(ep: Episode, event: Event) -> str:
     """What the customer said in `event`, before its noise where that can be confirmed."""
-    return clean_words(ep).get(event.get("seq", -1), str(event.get("text", "")))
+    return clean_words(ep).get(event.get("seq", -1), _scripted(event))
+
+
+def _scripted(event: Event) -> str:
+    """The text the scripted customer said in `event`: its `scripted` where a model reworded it."""
+    scripted = event.get("scripted")
+    return scripted if isinstance(scripted, str) else str(event.get("text", ""))

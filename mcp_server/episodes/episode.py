@@ -24,6 +24,7 @@ from verishop.mcp_server.errors import (BudgetSpent, EpisodeClosed, InternalErro
                                        is_disk_full)
 from verishop.scenarios.budget import BUDGET_ERROR, IDENTIFY_CALLS_PER_TURN, LOOKUP_TOOLS
 from verishop.mcp_server.episodes.transcript import Transcript
+from verishop.mcp_server.episodes.voice import EpisodeVoice
 from verishop.scenarios.catalog.reader import CatalogReader, Product
 from verishop.scenarios.customers import SimulatedCustomer, WorldView
 from verishop.scenarios.customers.base import OrderWrite
@@ -72,6 +73,7 @@ class Episode:
     lock: anyio.Lock = field(default_factory=anyio.Lock)
     # When the last tool call started or ended (time.monotonic): the idle reaper reads it.
     last_active_s: float = field(default_factory=time.monotonic)
+    voice: EpisodeVoice | None = None  # a model's rewording of the customer's replies (--customer-voice)
     _has_handovers: bool | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -227,18 +229,21 @@ class Episode:
         self.identify_calls_this_turn = 0
         self.say("assistant", message, submission=submission.model_dump(mode="json"))
         turn = self.customer.reply(message, submission, await self.world_view())
+        # The voice rewords what the customer decided and wrote, never the decision (`scripted` and
+        # `voice` beside the text: mcp_server/episodes/voice.py).
+        text, voiced = (turn.text, {}) if self.voice is None else await self.voice.speak(turn)
         # `said`: the customer's words before its typo noise, which the verifier checks by replaying
         # that noise (verishop.verifier.speech) before it compares requirements with them.
-        self.say("customer", turn.text, tag=turn.tag, **({"task": turn.task} if turn.task is not None else {}),
+        self.say("customer", text, tag=turn.tag, **({"task": turn.task} if turn.task is not None else {}),
                  **({"said": turn.said} if turn.said is not None else {}),
-                 **({"then": turn.then} if turn.then is not None else {}))
+                 **({"then": turn.then} if turn.then is not None else {}), **voiced)
         if submission.done:
             self.mark_closed("agent_done")
         elif turn.tag == "done":
             self.mark_closed("customer_done")
         elif turn.tag == "quit":
             self.mark_closed("turn_budget" if self.turns_left == 0 else "customer_quit")
-        return turn.text
+        return text
 
     async def world_view(self) -> WorldView:
         """What the customer can see: their cart, the returns started, their orders' changes and

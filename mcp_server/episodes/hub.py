@@ -27,12 +27,14 @@ from verishop.mcp_server.episodes.lifecycle import TRIM_EVERY_CLOSINGS, ClosedEp
 from verishop.mcp_server.episodes.recovery import Recovered, append_closing, make_locked_directory, recover, release
 from verishop.mcp_server.episodes.store import WorldStore, write_world_file
 from verishop.mcp_server.episodes.transcript import TRANSCRIPT_VERSION, Transcript
+from verishop.mcp_server.episodes.voice import CustomerVoice
 from verishop.mcp_server.episodes.worlds import WorldPool
 from verishop.scenarios.catalog.integrity import catalog_identity, this_machine
 from verishop.scenarios.catalog.reader import CatalogReader
 from verishop.scenarios.envs import generate
 from verishop.scenarios.models import Scenario
 from verishop.scenarios.seal import SEAL_SCHEME, SealKey, key_for_runs, record_sealed
+from verishop.scenarios.voice_cli import VoiceSettings
 from verishop.scenarios.world_db import seed_world
 
 
@@ -51,9 +53,10 @@ def write_new(path: Path, data: bytes) -> None:
 
 
 class EpisodeHub:
-    def __init__(self, catalog_path: Path, runs_dir: Path, *, seal_key: SealKey | None = None):
+    def __init__(self, catalog_path: Path, runs_dir: Path, *, seal_key: SealKey | None = None,
+                 voice: VoiceSettings | None = None):
         """`seal_key` seals every episode's files (scenarios/seal.py); default: the runs folder's key,
-        made outside it on first use."""
+        made outside it on first use. `voice`: who words the customer's replies (default: scripted)."""
         self.seal_key = seal_key or key_for_runs(Path(runs_dir))
         self.catalog_path = Path(catalog_path).resolve()
         self.catalog = CatalogReader(self.catalog_path)
@@ -80,6 +83,8 @@ class EpisodeHub:
         self.store = WorldStore(self.runs_dir)
         # Closed episodes whose world.db a full disk kept from being written: id -> (reason, turns).
         self._unwritten: dict[str, tuple[str, int]] = {}
+        self.voice = None if voice is None or voice.scripted else CustomerVoice(voice, self.catalog.taxonomy,
+                                                                                self.runs_dir)
 
     def recover(self) -> Recovered:
         """Close the episodes a crashed server left open in this runs dir (mcp_server.recovery).
@@ -171,7 +176,8 @@ class EpisodeHub:
                          scenario_sha256=scenario_sha256, catalog_content_hash=scenario.catalog.content_hash,
                          max_turns=scenario.axes.max_turns, seal_scheme=SEAL_SCHEME, seal_key_id=self.seal_key.key_id,
                          **({"chosen_by": "curriculum"} if chosen_by_curriculum else {}))
-        episode = Episode(episode_id, scenario, directory, db, self.catalog, transcript)
+        episode = Episode(episode_id, scenario, directory, db, self.catalog, transcript,
+                          voice=self.voice and self.voice.for_episode(scenario, scenario_sha256))
         opening_task = {"task": 0} if scenario.goal.kind == "journey" else {}
         episode.say("customer", scenario.opening_message, tag="open", **opening_task)
         self.episodes[episode_id] = episode
@@ -274,6 +280,8 @@ class EpisodeHub:
         self.store.close()
         self.worlds.close()
         self.catalog.close()
+        if self.voice is not None:
+            await self.voice.aclose()
         with self._readers_guard:
             readers, self._idle_readers = self._idle_readers, []
         for reader in readers:

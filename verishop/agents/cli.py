@@ -17,6 +17,9 @@ from rich.console import Console
 
 from verishop.scenarios.models import Scenario
 from verishop.scenarios.money import written
+from verishop.scenarios.voice_cli import (CustomerVoiceKey, CustomerVoiceModel, CustomerVoiceOption, CustomerVoiceRecord,
+                                          CustomerVoiceTemperature, CustomerVoiceTimeout, CustomerVoiceUrl, VoiceSettings,
+                                          voice_settings)
 
 console = Console()
 
@@ -84,12 +87,12 @@ def _generated_or_skipped(env: str, make: Callable[[], Scenario]) -> Scenario | 
         return None
 
 
-async def _play_memory(catalog: Path, runs: Path) -> None:
+async def _play_memory(catalog: Path, runs: Path, voice: VoiceSettings) -> None:
     from verishop.mcp_server.episodes.hub import EpisodeHub
     from verishop.mcp_server.inprocess import InProcessClient
     from verishop.mcp_server.tools import create_server
 
-    hub = EpisodeHub(catalog, runs)
+    hub = EpisodeHub(catalog, runs, voice=voice)
     rewards = []
     try:
         for env, difficulty, seed, agent_name in DEMO_EPISODES:
@@ -108,7 +111,7 @@ async def _play_memory(catalog: Path, runs: Path) -> None:
     _summary(rewards, runs)
 
 
-async def _play_stdio(catalog: Path, runs: Path) -> None:
+async def _play_stdio(catalog: Path, runs: Path, voice: VoiceSettings) -> None:
     from mcp import Client, StdioServerParameters
 
     from verishop.scenarios.catalog.reader import CatalogReader
@@ -125,7 +128,8 @@ async def _play_stdio(catalog: Path, runs: Path) -> None:
         spec.write_text(scenario.to_json())
         params = StdioServerParameters(command=sys.executable, args=[
             "-P", "-m", "verishop", "serve", "--transport", "stdio", "--scenario", str(spec),
-            "--catalog", str(catalog), "--runs-dir", str(runs)], env=seal_child_env() or None)
+            "--catalog", str(catalog), "--runs-dir", str(runs), *voice.serve_args()],
+            env={**seal_child_env(), **voice.serve_env()} or None)
         _header(scenario, agent_name, None)
         before = set(runs.iterdir())
         async with Client(params) as client:
@@ -175,6 +179,13 @@ def demo(
     runs_dir: Annotated[Path | None, typer.Option(help="Where episode folders go (default: "
                                                        "$VERISHOP_HOME/runs, as for serve).")] = None,
     catalog: Annotated[Path | None, typer.Option(help="Catalog file (default: the cached one).")] = None,
+    customer_voice: CustomerVoiceOption = "scripted",
+    customer_voice_url: CustomerVoiceUrl = None,
+    customer_voice_model: CustomerVoiceModel = None,
+    customer_voice_key: CustomerVoiceKey = None,
+    customer_voice_timeout_s: CustomerVoiceTimeout = 10.0,
+    customer_voice_record: CustomerVoiceRecord = None,
+    customer_voice_temperature: CustomerVoiceTemperature = 0.7,
 ) -> None:
     """Watch scripted agents serve customers through the real MCP server."""
     from verishop.scenarios.console import resolve_catalog
@@ -183,14 +194,16 @@ def demo(
 
     from verishop.agents.parent_bound import watch_for_orphans
 
+    voice = voice_settings(customer_voice, customer_voice_url, customer_voice_model, customer_voice_key,
+                           customer_voice_timeout_s, customer_voice_record, customer_voice_temperature)
     catalog_file = resolve_catalog(catalog)
     runs = runs_dir or runs_home()
     if transport is Transport.stdio:  # each server ends its episode when its stdin closes, as the demo dies
-        anyio.run(_play_stdio, catalog_file, runs)
+        anyio.run(_play_stdio, catalog_file, runs, voice)
         return
     runs.mkdir(parents=True, exist_ok=True)
     with watch_for_orphans(runs):  # killed, the demo leaves no episode open: a watcher closes them
-        anyio.run(_play_memory, catalog_file, runs)
+        anyio.run(_play_memory, catalog_file, runs, voice)
 
 
 def _difficulty_range(text: str) -> tuple[int, ...]:
@@ -281,6 +294,13 @@ def evaluate(
         "--episode-timeout", min=0, help="Seconds one episode may run; past it the episode is closed, recorded "
                                          "as failed with reason timeout, and scored as the agent left it. "
                                          "0: no limit.")] = 600,
+    customer_voice: CustomerVoiceOption = "scripted",
+    customer_voice_url: CustomerVoiceUrl = None,
+    customer_voice_model: CustomerVoiceModel = None,
+    customer_voice_key: CustomerVoiceKey = None,
+    customer_voice_timeout_s: CustomerVoiceTimeout = 10.0,
+    customer_voice_record: CustomerVoiceRecord = None,
+    customer_voice_temperature: CustomerVoiceTemperature = 0.7,
 ) -> None:
     """Play seeded episodes with your agent or a built-in one, score them with the verifier, summarise.
     An episode that fails is recorded and the rest go on; any failure makes the exit code 1.
@@ -315,8 +335,10 @@ def evaluate(
             raise typer.BadParameter("the openai agent needs --base-url and --model", param_hint="--agent")
         options = dict(base_url=base_url, model=model, api_key=api_key, max_steps=max_steps)
     label = user_agent.name if user_agent else agent
+    voice = voice_settings(customer_voice, customer_voice_url, customer_voice_model, customer_voice_key,
+                           customer_voice_timeout_s, customer_voice_record, customer_voice_temperature)
     plan = Plan(agent, _env_list(env), _difficulty_range(difficulty), episodes, seed, options, trials=trials,
-                split=split, split_secret=split_secret, user_agent=user_agent)
+                split=split, split_secret=split_secret, user_agent=user_agent, voice=voice)
     _check_split(plan, transport.value)
     catalog_file = resolve_catalog(catalog)
     run_root = new_eval_dir(runs_dir or runs_home(), label)

@@ -44,6 +44,7 @@ from verishop.agents.user_agent import Episode, UserAgent
 from verishop.scenarios.seal import child_env as seal_child_env
 from verishop.scenarios.models import Scenario
 from verishop.scenarios.splits import SECRET_ENV, SplitError, is_sealed, split_seed
+from verishop.scenarios.voice_cli import VoiceSettings
 
 FAILURES_FILE = "failures.jsonl"
 MESSAGE_CHARS = 500
@@ -61,6 +62,7 @@ class Plan:
     split: str | None = None  # train, dev or test: seed + i is then an index into the split
     split_secret: str | None = field(default=None, repr=False)  # the test split's
     user_agent: UserAgent | None = None  # `--agent MODULE:NAME`: plays instead of the built-in `agent`
+    voice: VoiceSettings = VoiceSettings()  # who words the customer's replies (`--customer-voice`)
 
     def episodes_to_play(self) -> list[tuple[str, int, int]]:
         """(env, difficulty, seed) for each episode: difficulties cycle, seeds count up (or, in
@@ -158,7 +160,7 @@ async def run_memory(plan: Plan, catalog: Path, runs: Path, concurrency: int, ad
 
     control = control or RunControl()
     control.bind()
-    hub = EpisodeHub(catalog, runs)
+    hub = EpisodeHub(catalog, runs, voice=plan.voice)
     limiter = anyio.Semaphore(concurrency)
 
     async def one(index: int, env: str, difficulty: int, seed: int) -> None:
@@ -223,9 +225,11 @@ async def run_http(plan: Plan, catalog: Path, runs: Path, concurrency: int, adva
     # the terminal reaches eval only, which closes and scores the episodes first), tied to eval by a
     # pipe: it stops when eval exits, SIGKILL included.
     token = secrets.token_urlsafe(24)
-    child_env = {k: v for k, v in os.environ.items() if k != SECRET_ENV} | {"VERISHOP_TOKEN": token}
+    child_env = {k: v for k, v in os.environ.items() if k != SECRET_ENV} | {"VERISHOP_TOKEN": token} \
+        | plan.voice.serve_env()
     server = spawn_parent_bound(_serve_command("--transport", "http", "--no-default-episode", "--port", str(port),
-                                               "--catalog", str(catalog), "--runs-dir", str(runs)),
+                                               "--catalog", str(catalog), "--runs-dir", str(runs),
+                                               *plan.voice.serve_args()),
                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=child_env)
     limiter = anyio.Semaphore(concurrency)
     try:
@@ -321,8 +325,10 @@ async def run_stdio(plan: Plan, catalog: Path, runs: Path, concurrency: int, adv
                     # The server ends its episode when its stdin closes: when this client closes,
                     # and when eval dies, however (the kernel closes the pipe).
                     params = StdioServerParameters(command=sys.executable, args=_serve_command(
-                        "--scenario", str(spec), "--catalog", str(catalog), "--runs-dir", str(runs))[1:],
-                        env={"VERISHOP_HOME": os.environ.get("VERISHOP_HOME", ""), **seal_child_env()})
+                        "--scenario", str(spec), "--catalog", str(catalog), "--runs-dir", str(runs),
+                        *plan.voice.serve_args())[1:],
+                        env={"VERISHOP_HOME": os.environ.get("VERISHOP_HOME", ""), **seal_child_env(),
+                             **plan.voice.serve_env()})
                     async with Client(params) as client:
                         outcome = await control.bounded(lambda: _play(plan, scenario, client, control))
                     if outcome is not None:
