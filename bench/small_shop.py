@@ -171,7 +171,7 @@ async def run(args: argparse.Namespace) -> dict:
                     http[size].append(await http_round(catalogs[size], Path(tmp) / f"http-{r}-{size}", queries,
                                                        args.http_calls))
     for shop in (*local_shops.values(), *local_mcp_shops.values()):
-        shop.close()
+        await shop.aclose()
     results = {}
     for size in sizes:
         figures = summarise(samples[size], rounds[size] + local_rounds[size], OUR_SUMS)

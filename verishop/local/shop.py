@@ -251,8 +251,11 @@ class LocalShop:
         running event loop, `await shop.aclose()` instead."""
         if self._closed:
             return
-        self._run(self.aclose())
-        if self._loop is not None:
+        if self.episodes:
+            self._run(self.aclose())  # episodes to close: on this shop's loop (refused inside another)
+        else:
+            self._release()
+        if self._loop is not None and not self._loop.is_running():
             self._loop.close()
 
     async def aclose(self) -> None:
