@@ -172,6 +172,10 @@ def test_without_a_difficulty_the_curriculum_chooses_and_learns(catalog_path):
             session_reward = _play_oracle(shop, episode)
             assert session_reward.chosen_by_curriculum
         assert shop.windows[episode.info.env_id].high >= 1
+        # An episode nobody played (no tool call, no turn) is no evidence, and a seed counts once.
+        before = dict(shop.windows)
+        shop.open(env="status", seed=100).reward()
+        assert shop.windows == before
 
 
 def _play_oracle(shop: LocalShop, episode):

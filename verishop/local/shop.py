@@ -58,6 +58,7 @@ from verishop.scenarios.stock import EpisodeStock
 from verishop.scenarios.world_db import seed_world
 from verishop.verifier.catalogs import Shop
 from verishop.verifier.checks import Options
+from verishop.verifier.curriculum import counts_for_curriculum
 from verishop.verifier.errors import Incomplete
 from verishop.verifier.files import Episode as ScoredEpisode
 from verishop.verifier.models import Manifest, Reward, Weights
@@ -204,6 +205,8 @@ class LocalShop:
         self.split_secret = split_secret
         self.weights, self.options, self.curriculum_params = weights, options, curriculum
         self.windows: dict[str, curricula.Window] = {}
+        self._assigned: set[tuple[str, int, int]] = set()  # (env, d, seed) the curriculum chose
+        self._counted: set[tuple[str, int, int]] = set()  # ... and those already counted
         """The in-memory curriculum: each environment's difficulty window."""
         self.episodes: dict[str, MemoryEpisode] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -234,14 +237,11 @@ class LocalShop:
         with self.open_episode(**spec) as episode:
             yield episode
 
-    @contextlib.contextmanager
-    def open_episode(self, **spec: Any) -> Iterator[LocalEpisode]:
-        episode = self.open(**spec)
-        try:
-            yield episode
-        finally:
-            if episode.is_open:
-                episode.close()
+    def open_episode(self, **spec: Any) -> contextlib.AbstractContextManager[LocalEpisode]:
+        """A context manager opening the episode on entry and closing it (if still open) on exit; it
+        may be entered now and exited much later (an object, not a generator: collecting it never
+        closes the episode behind its owner's back)."""
+        return _Held(self, spec)
 
     def reward(self, episode_id: str, *, run_dir: str | None = None, timeout_s: float = 30.0) -> dict[str, Any]:
         raise LocalShopError("an in-process episode's reward is read from the episode: episode.reward()")
@@ -301,6 +301,8 @@ class LocalShop:
             if split is not None:
                 seed = split_seed(split, env_id, difficulty, seed, self.split_secret)
             scenario = generate(env_id, difficulty, seed, self.catalog)
+            if chosen:  # what the curriculum assigned: the only episodes it learns from
+                self._assigned.add((scenario.env_id, scenario.difficulty, scenario.seed))
         return self._open(scenario, chosen_by_curriculum=chosen)
 
     # -- what the tools' ServerState calls (EpisodeHub's interface) --------------------------------
@@ -426,8 +428,14 @@ class LocalShop:
                           difficulty=scenario.difficulty, seed=scenario.seed)
 
     def _learn(self, reward: Reward) -> None:
-        if reward.verdict != "scored" or reward.env_id is None or reward.difficulty is None:
+        """The server's rule (`verifier/curriculum.py`, `scenarios/curriculum_store.py`): a scored
+        episode the curriculum chose counts once per (env, d, seed), and only if it was played."""
+        if not counts_for_curriculum(reward):
             return
+        key = (reward.env_id, reward.difficulty, reward.seed)
+        if key not in self._assigned or key in self._counted:
+            return
+        self._counted.add(key)
         window = self.windows.get(reward.env_id, curricula.Window())
         self.windows[reward.env_id] = curricula.record(window, reward.difficulty, bool(reward.is_correct),
                                                        self.curriculum_params)
@@ -446,6 +454,20 @@ class LocalShop:
             if self._loop is None:
                 self._loop = asyncio.new_event_loop()
             return self._loop.run_until_complete(coroutine)
+
+
+class _Held:
+    def __init__(self, shop: LocalShop, spec: dict[str, Any]):
+        self._shop, self._spec = shop, spec
+        self.episode: LocalEpisode | None = None
+
+    def __enter__(self) -> LocalEpisode:
+        self.episode = self._shop.open(**self._spec)
+        return self.episode
+
+    def __exit__(self, *exc: object) -> None:
+        if self.episode is not None and self.episode.is_open:
+            self.episode.close()
 
 
 def _error_text(tool_name: str, exc: BaseException) -> str:
