@@ -158,7 +158,7 @@ FRAMES: dict[str, dict[str, _Frame]] = {
     },
     "typo-prone": {
         "answer": (("ah ok", "so"), ("",)), "nudge": (("",), ("",)),
-        "correct": (("hmm", "wait"), ("",)), "accept": (("ok",), ("",)),
+        "correct": (("hmm", "wait"), ("",)), "accept": (("", "alright"), ("",)),
         "give_up": (("ugh",), ("",)), "approve": (("yep",), ("",)), "insist": (("but",), ("",)),
     },
     "impatient": {
