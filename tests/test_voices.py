@@ -212,3 +212,24 @@ def test_every_environment_opens_in_at_least_a_dozen_shapes(reader, spec: EnvSpe
     without_typos = {shape(text, frame) for voice, texts in openings.items() if voice != "typo-prone" for text in texts}
     plain = {shape(text, frame) for text in openings["plain"]}
     assert len(without_typos) >= 12 and len(shapes) > len(plain), (len(without_typos), sorted(shapes)[:20])
+
+
+# --- the persona in the outputs ---------------------------------------------------------------
+
+
+def test_the_report_and_the_eval_rows_show_each_episode_s_voice(catalog_path: Path, tmp_path: Path):
+    from verishop.agents.evaluate import read_rewards, summarize
+    from verishop.agents.report.load import load_run
+    from verishop.agents.report.page import render_report
+
+    root = play_run("greedy", ("pd", "cart-v6"), (2,), 1, 5, catalog_path, tmp_path / "runs", voice="plain")
+    chatty = play_run("greedy", ("pd",), (7,), 2, 5, catalog_path, tmp_path / "chatty", voice="chatty")
+    rows = {(r["env_id"], r["difficulty"]): r for r in summarize(read_rewards(chatty))}
+    assert rows["pd-v10", "all"]["voices"] == {"chatty": 2}
+    rows = {(r["env_id"], r["difficulty"]): r for r in summarize(read_rewards(root))}
+    assert rows["pd-v10", "all"]["voices"] == {"plain": 1} and rows["cart-v6", "all"]["voices"] == {}
+    run = load_run(chatty)
+    assert [e.voice for e in run.episodes] == ["chatty", "chatty"]
+    page = render_report([run])
+    assert "<dt>customer voice</dt><dd>chatty</dd>" in page and "<td>chatty</td>" in page
+    assert [e.voice for e in load_run(root).episodes if e.reward["env_id"] == "cart-v6"] == [None]
