@@ -31,6 +31,8 @@ def main() -> None:
     parser.add_argument("--size", type=int, default=10000, help="Catalog size.")
     parser.add_argument("--seed", type=int, default=SEED, help="First scenario seed.")
     parser.add_argument("--agents", default=",".join(AGENTS), help="Comma-separated agent names.")
+    parser.add_argument("--difficulties", default="0-12", help="Difficulties the episodes cycle over: a range "
+                                                               "(0-12) or a comma-separated list (1,5,9,12).")
     parser.add_argument("--voices", default=None, help="Comma-separated customer voices, or 'all': one table "
                                                         "per voice, every customer in it (default: each "
                                                         "episode's drawn voice).")
@@ -48,13 +50,21 @@ def main() -> None:
         one_table(agents, args, catalog, voice)
 
 
+def difficulties(text: str) -> tuple[int, ...]:
+    if "-" in text:
+        low, high = (int(x) for x in text.split("-"))
+        return tuple(range(low, high + 1))
+    return tuple(int(x) for x in text.split(","))
+
+
 def one_table(agents: tuple[str, ...], args: argparse.Namespace, catalog: Path, voice: str | None) -> None:
     started = now()
     with tempfile.TemporaryDirectory(prefix="verishop-redteam-") as tmp:
-        rewards = play_all(agents, ENVS, tuple(range(13)), args.episodes, args.seed, catalog, Path(tmp), voice=voice)
+        rewards = play_all(agents, ENVS, difficulties(args.difficulties), args.episodes, args.seed, catalog, Path(tmp),
+                           voice=voice)
     elapsed_s = now() - started
     episodes = sum(len(rs) for rs in rewards.values())
-    print(f"{args.episodes} episodes per environment and agent (difficulties 0..12, seeds from {args.seed}), "
+    print(f"{args.episodes} episodes per environment and agent (difficulties {args.difficulties}, seeds from {args.seed}), "
           f"catalog {args.size:,} products; each cell: solved share / mean total\n")
     cells = table(rewards)
     print(render(cells))

@@ -169,7 +169,8 @@ async def run_memory(plan: Plan, catalog: Path, runs: Path, concurrency: int, ad
             shown = control.on_start(f"{env} d{difficulty} #{index}")
             episode, outcome = None, None
             try:
-                scenario = hub.generate(env, difficulty, seed, voice=plan.voice)
+                scenario = (hub.generate(env, difficulty, seed) if plan.voice is None
+                            else hub.generate(env, difficulty, seed, voice=plan.voice))
                 episode = await hub.open(scenario)
                 try:
                     async with InProcessClient(create_server(hub, episode_id=episode.episode_id)) as client:

@@ -306,7 +306,11 @@ def generate(env: str, difficulty: int, seed: int, catalog: CatalogReader, voice
             scenario = give_voice(scenario, spec.env_id, voice)
         return overlay(scenario, catalog)
     except CatalogError as exc:
-        # Every refusal names the environment it refuses (an imported catalog may run some only).
-        if spec.env_id in str(exc):
-            raise
-        raise CatalogError(f"{spec.env_id}: {exc}") from None
+        # Every refusal names the environment it refuses (an imported catalog may run some only): a
+        # voiced version, by its own id, not the one its folder's generator writes.
+        message = str(exc)
+        if spec.voiced:
+            message = message.replace(str(getattr(spec.role("generator"), "ENV_ID", spec.env_id)), spec.env_id)
+        if spec.env_id in message:
+            raise CatalogError(message) from None
+        raise CatalogError(f"{spec.env_id}: {message}") from None
