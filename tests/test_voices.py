@@ -271,3 +271,21 @@ def test_a_relative_date_in_an_opening_names_the_day_the_plain_opening_names():
                     changed += 1
                     assert read_back(said, today) == day == _nearest(today, day.month, day.day, how != "by"), (today, plain, said)
     assert changed > 500
+
+
+def test_the_command_line_forces_a_voice_and_refuses_one_it_cannot_give(catalog_path: Path, tmp_path: Path):
+    from typer.testing import CliRunner
+
+    from verishop.cli import app
+
+    made = CliRunner().invoke(app, ["generate", "--env", "pd", "--difficulty", "3", "--seed", "2", "--voice", "chatty",
+                                    "--catalog", str(catalog_path)])
+    assert made.exit_code == 0 and json.loads(made.stdout)["voice"] == "chatty"
+    for args, says in ((["generate", "--env", "pd-v9", "--voice", "chatty"], "pd-v9 speaks only the plain voice"),
+                       (["generate", "--env", "pd", "--voice", "pirate"], "unknown voice 'pirate'"),
+                       (["eval", "--env", "pd", "--voice", "terse", "--transport", "http"], "memory and stdio"),
+                       (["eval", "--env", "pd-v9,cart", "--voice", "terse"], "pd-v9 speak only the plain voice")):
+        refused = CliRunner().invoke(app, [*args, "--catalog", str(catalog_path), *(
+            ["--runs-dir", str(tmp_path)] if args[0] == "eval" else [])])
+        assert refused.exit_code == 2 and says in " ".join(refused.output.replace("│", " ").split()), refused.output
+    assert not any(tmp_path.iterdir()), "a refused eval plays nothing"
