@@ -46,7 +46,7 @@ DIGESTS = {
     "exchange-v3": "23cbd8c021ad193446893871bc33bab7bee3d34444dbbcdbb1bb8e24cf21675b",
     "handover-v3": "ae47cab452ff7a926af7ce6f4b692a625728c411709f069c0d65e915505ac3d9",
     "compensation-v2": "f13ebb9937a15c79c53c454b54adf99bd3d3a2894446cd23519fb802b813f685",
-    "checkout-v2": "25a547c7b7a00fab5a484f6881c20d520493f1a31e944a34973adb3a6ce00179",
+    "checkout-v2": "0270f51e50e6825fbec11b1e14b7b244052ffb5359126be6fbf588374cea003d",
 }
 
 # Versions that changed only how episodes are scored or how the customer answers, or what an imported

@@ -210,7 +210,7 @@ SIGN_OFFS: dict[str, _Options] = {
     "non-native": ("Thank you very much.", "Please help, thank you.", "Thanks you."),
     "typo-prone": ("thx", "thnaks", "ty", ""),
     "impatient": ("Quickly, please.", "I'm waiting.", "Make it fast."),
-    "vague-then-precise": ("", "Does that make sense?", "I hope that's clear."),
+    "vague-then-precise": ("", "I hope that makes sense.", "I hope that's clear."),
 }
 
 # Frame words each voice says its own way in an opening (regular expression -> replacement),

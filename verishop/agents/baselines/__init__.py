@@ -79,12 +79,17 @@ _SHORTHAND_WORD = re.compile(r"\b(" + "|".join(_SHORTHAND) + r")\b")
 
 
 _SPOKEN_DOLLARS = re.compile(r"\b(\d+(?:\.\d\d)?) (?:bucks|dollars)\b")
+_NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve")
+_COUNTED = re.compile(rf"\b({'|'.join(_NUMBER_WORDS)}) (?=(?:good |similar |more )?(?:options|choices|picks|alternatives|"
+                      r"days? late)\b)", re.IGNORECASE)
 
 
 def spelled_out(text: str) -> str:
-    """`text` with a customer's shorthand ("pls", "u", "teh") spelled out and dollars said in words
-    ("39 bucks") in the shop's sign ("$39"), as a person reads them."""
+    """`text` with a customer's shorthand ("pls", "u", "teh") spelled out, dollars said in words
+    ("39 bucks") in the shop's sign ("$39") and a count in digits ("three options"), as a person
+    reads them."""
     text = _SPOKEN_DOLLARS.sub(r"$\1", text)
+    text = _COUNTED.sub(lambda m: f"{_NUMBER_WORDS.index(m.group(1).lower())} ", text)
     return _SHORTHAND_WORD.sub(lambda m: _SHORTHAND[m.group(1)], text)
 
 
