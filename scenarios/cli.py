@@ -148,6 +148,9 @@ def generate(
     = None,
     split_secret: Annotated[str | None, typer.Option(envvar="VERISHOP_SPLIT_SECRET", show_envvar=True,
                                                      help="The private test split's secret.")] = None,
+    voice: Annotated[str | None, typer.Option(help="The customer's voice instead of the one drawn from the seed "
+                                                   "(plain, terse, chatty, formal, non-native, typo-prone, "
+                                                   "impatient, vague-then-precise).")] = None,
 ) -> None:
     """Print the scenario for (ENV, DIFFICULTY, SEED) as JSON, hidden goal included."""
     from verishop.scenarios.console import resolve_catalog
@@ -163,4 +166,8 @@ def generate(
         except SplitError as exc:
             raise typer.BadParameter(str(exc), param_hint="--split") from None
     with CatalogReader(resolve_catalog(catalog)) as reader:
-        typer.echo(generate_scenario(env, difficulty, seed, reader).to_json())
+        try:
+            scenario = generate_scenario(env, difficulty, seed, reader, voice=voice)
+        except ValueError as exc:  # an unknown voice, or one a plain-voiced version does not speak
+            raise typer.BadParameter(str(exc), param_hint="--voice") from None
+        typer.echo(scenario.to_json())

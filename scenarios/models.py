@@ -687,6 +687,10 @@ class Submission(Frozen):
 
 # `approve`: the customer agrees to the write the agent just named (an order change, an exchange);
 # a write of those before it is the agent's failure (issue 32).
+# The customer's voices (issue 35): `verishop.scenarios.customers.voices` says how each one speaks.
+VoiceName = Literal["plain", "terse", "chatty", "formal", "non-native", "typo-prone", "impatient",
+                    "vague-then-precise"]
+
 CustomerTag = Literal["open", "confirm", "clarify", "correct", "dissatisfied", "continue", "quit", "done", "approve",
                       "insist"]
 
@@ -802,6 +806,10 @@ class Scenario(Frozen):
     account: Account | None = Field(None, exclude_if=lambda v: v is None)
     # The minefields overlaid on the task (issue 33; `verishop.minefields`), by difficulty.
     minefields: Minefields | None = Field(None, exclude_if=lambda v: v is None)
+    # The customer's voice (issue 35; `verishop.scenarios.customers.voices`): how it words what it
+    # says, never what it decides. None: the plain voice of the versions before voices (whose bytes
+    # have no such field).
+    voice: VoiceName | None = Field(None, exclude_if=lambda v: v is None)
     policy: StorePolicy
     system_prompt: str
     opening_message: str

@@ -30,9 +30,10 @@ def play_and_verify(agent: str, env_ids: tuple[str, ...], difficulties: tuple[in
 
 
 def play_run(agent: str, env_ids: tuple[str, ...], difficulties: tuple[int, ...], episodes: int, seed: int,
-             catalog_path: Path, runs: Path, *, trials: int = 1) -> Path:
-    """Play and verify like `verishop eval`; returns the run folder (a folder of episode folders)."""
-    plan = Plan(agent, tuple(env_ids), tuple(difficulties), episodes, seed, trials=trials)
+             catalog_path: Path, runs: Path, *, trials: int = 1, voice: str | None = None) -> Path:
+    """Play and verify like `verishop eval` (`voice`: like `--voice`); returns the run folder (a
+    folder of episode folders)."""
+    plan = Plan(agent, tuple(env_ids), tuple(difficulties), episodes, seed, trials=trials, forced_voice=voice)
     root = new_eval_dir(runs, agent)
     anyio.run(RUNNERS["memory"], plan, catalog_path, root, 4, lambda: None)
     verify(root, catalog_path)

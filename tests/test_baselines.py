@@ -17,7 +17,7 @@ from verishop.envs.pd.check import SOLVED_AT
 LOW, HIGH = (0, 0, 1, 1), (11, 11, 12, 12)
 
 
-@pytest.mark.parametrize("env_id", ["pd-v9", "sub-v8", "journey-v11"])
+@pytest.mark.parametrize("env_id", ["pd-v10", "sub-v9", "journey-v12"])
 def test_greedy_solves_some_easy_episodes_and_fewer_hard_ones(env_id, catalog_path, tmp_path):
     rewards = play_and_verify("greedy", (env_id,), LOW + HIGH, 64, 900, catalog_path, tmp_path)
     easy = [r for r in rewards if r["difficulty"] <= 1]

@@ -41,7 +41,7 @@ async def test_async_client_plays_an_episode_and_waits_for_the_sidecar_reward(se
     base, verifier, runs = servers
     async with ShopClient(base, verifier_url=verifier) as shop:
         async with shop.episode(env="pd", difficulty=0, seed=21) as ep:
-            assert ep.info.env_id == "pd-v9" and ep.info.opening_message
+            assert ep.info.env_id == "pd-v10" and ep.info.opening_message
             schemas = await ep.openai_tools()
             assert {s["function"]["name"] for s in schemas} == SHOP_TOOLS
             assert all(s["type"] == "function" and s["function"]["parameters"]["type"] == "object"
@@ -65,7 +65,7 @@ def test_sync_client_opens_a_collection_episode_closes_it_and_scores_it_in_proce
     base, _, runs = servers
     with SyncShopClient(base) as shop:  # no verifier_url: the verifier runs in this process
         with shop.episode(collection="C1", seed=5) as ep:
-            assert ep.info.env_id == "pd-v9"
+            assert ep.info.env_id == "pd-v10"
             assert ep.call("get_conversation").unwrap()["messages"][0]["text"] == ep.info.opening_message
             assert ep.close() == "closed_by_client"
         reward = shop.reward(ep.info.episode_id, run_dir=ep.info.run_dir)

@@ -65,7 +65,7 @@ def test_the_bootstrap_of_constant_values_is_that_value_and_of_nothing_is_none()
 
 
 def test_summary_rows_carry_both_intervals():
-    rewards = [{"episode_id": f"ep_{i}", "env_id": "pd-v9", "difficulty": 0, "seed": i, "verdict": "scored",
+    rewards = [{"episode_id": f"ep_{i}", "env_id": "pd-v10", "difficulty": 0, "seed": i, "verdict": "scored",
                 "is_correct": i < 8, "total": 0.9 if i < 8 else -0.5, "r_task": 0, "r_eff": 0, "r_hall": 0,
                 "turns": 1, "tool_calls": 1} for i in range(10)]
     row = summarize(rewards)[0]

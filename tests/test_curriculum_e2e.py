@@ -79,7 +79,7 @@ async def play_round(shop: str, bodies: list[dict]) -> list[dict]:
 
 
 def pd_state(http: httpx2.Client) -> dict:
-    return next(w for w in http.get("/curriculum").json()["windows"] if w["env_id"] == "pd-v9")
+    return next(w for w in http.get("/curriculum").json()["windows"] if w["env_id"] == "pd-v10")
 
 
 def test_the_oracle_climbs_the_curriculum_and_the_state_survives_restarts(catalog_path: Path, tmp_path: Path):
@@ -99,7 +99,7 @@ def test_the_oracle_climbs_the_curriculum_and_the_state_survives_restarts(catalo
                 bodies = [{"collection": "C1"} if not played else {"collection": "C1", "seed": len(played) + i}
                           for i in range(EPISODES_PER_ROUND)]
                 infos = anyio.run(play_round, shop, bodies)
-                assert all(i["env_id"] == "pd-v9" and i["curriculum_window"] == list(windows[-1]) for i in infos)
+                assert all(i["env_id"] == "pd-v10" and i["curriculum_window"] == list(windows[-1]) for i in infos)
                 assert all(windows[-1][0] <= i["difficulty"] <= windows[-1][1] for i in infos)
                 if not played:
                     assert len({i["seed"] for i in infos}) == EPISODES_PER_ROUND  # fresh seeds
@@ -121,7 +121,7 @@ def test_the_oracle_climbs_the_curriculum_and_the_state_survives_restarts(catalo
     with shop_and_verifier(tmp_path, catalog_path) as (shop, verifier):
         with httpx2.Client(base_url=shop, timeout=10.0) as http:
             assert http.get("/curriculum").json() == before
-            pd_before = next(w for w in before["windows"] if w["env_id"] == "pd-v9")
+            pd_before = next(w for w in before["windows"] if w["env_id"] == "pd-v10")
             after = anyio.run(play_round, shop, [{"collection": "C1", "seed": 999}])[0]
             assert after["curriculum_window"] == [pd_before["low"], pd_before["high"]]
             # The restarted sidecar goes on feeding the same file.
@@ -129,7 +129,7 @@ def test_the_oracle_climbs_the_curriculum_and_the_state_survives_restarts(catalo
 
             # A plain environment without a difficulty uses its own window; with one, nothing changes.
             cart = http.post("/episodes", json={"env": "cart"}).json()
-            assert (cart["env_id"], cart["difficulty"], cart["curriculum_window"]) == ("cart-v6", 0, [0, 0])
+            assert (cart["env_id"], cart["difficulty"], cart["curriculum_window"]) == ("cart-v7", 0, [0, 0])
             fixed = http.post("/episodes", json={"env": "pd", "difficulty": 7}).json()
             assert (fixed["difficulty"], fixed["seed"], "curriculum_window" in fixed) == (7, 0, False)
             for episode in (cart, fixed):
@@ -139,5 +139,5 @@ def test_the_oracle_climbs_the_curriculum_and_the_state_survives_restarts(catalo
                             str(tmp_path / "state" / "curriculum.db")],
                            capture_output=True, text=True, timeout=60, check=False)
     assert shown.returncode == 0, shown.stderr
-    pd_row = next(line for line in shown.stdout.splitlines() if "pd-v9" in line)
+    pd_row = next(line for line in shown.stdout.splitlines() if "pd-v10" in line)
     assert f"[{windows[-1][0]}, {windows[-1][1]}]" in pd_row

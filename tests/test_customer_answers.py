@@ -22,6 +22,7 @@ from verishop.scenarios.envs import generate
 from verishop.envs.bundle.generator import say_category
 from verishop.envs.pd.generator import PRIORITY_WORDS
 from verishop.scenarios.models import Scenario, Submission
+from verishop.scenarios.voices import VOICES
 
 SIZE_LIKE = ("size", "shoe_size", "band_size", "bed_size", "screen_size")
 
@@ -31,11 +32,30 @@ def quiet(scenario: Scenario) -> Scenario:
     return scenario.model_copy(update={"axes": scenario.axes.model_copy(update={"p_noise": 0.0})})
 
 
-def scenarios(reader, env: str, want: Callable[[Scenario], bool], most: int = 20, seeds: int = 120) -> list[Scenario]:
+@pytest.fixture(params=VOICES)
+def voice(request: pytest.FixtureRequest) -> str:
+    """Every customer below understands in every voice (issue 35): a voice rewords, never decides."""
+    return request.param
+
+
+_GENERATED: dict[tuple[str, int, int], Scenario] = {}
+
+
+def _generated(reader, env: str, d: int, seed: int, voice: str | None) -> Scenario:
+    """The scenario, in `voice` (its replies' voice: the opening is not read here), generated once
+    for every voice."""
+    if (env, d, seed) not in _GENERATED:
+        _GENERATED[env, d, seed] = generate(env, d, seed, reader)
+    s = _GENERATED[env, d, seed]
+    return s if voice is None else s.model_copy(update={"voice": voice})
+
+
+def scenarios(reader, env: str, want: Callable[[Scenario], bool], most: int = 20, seeds: int = 120,
+              voice: str | None = None) -> list[Scenario]:
     found = []
     for seed in range(seeds):
         for d in (2, 5, 8, 11, 12):
-            s = generate(env, d, seed, reader)
+            s = _generated(reader, env, d, seed, voice)
             if want(s):
                 found.append(quiet(s))
                 if len(found) == most:
@@ -48,8 +68,8 @@ def withheld(scenario: Scenario, kind: str, attributes: tuple[str, ...] | None =
                  and (attributes is None or c.attribute in attributes)), None)
 
 
-def test_asked_for_its_brand_the_customer_tells_the_brand_and_not_its_priority(reader):
-    cases = scenarios(reader, "pd", lambda s: withheld(s, "brand") is not None)
+def test_asked_for_its_brand_the_customer_tells_the_brand_and_not_its_priority(reader, voice):
+    cases = scenarios(reader, "pd", lambda s: withheld(s, "brand") is not None, voice=voice)
     assert len(cases) >= 10
     for s in cases:
         reply = SimulatedCustomer(s, reader.product).reply("Any brand you prefer?", Submission())
@@ -63,20 +83,20 @@ def test_asked_for_its_brand_the_customer_tells_the_brand_and_not_its_priority(r
 @pytest.mark.parametrize(("env", "message"), [("pd", "Let me know your preferred size."),
                                                ("pd", "Tell me the budget"),
                                                ("pd", "Which colour")])
-def test_a_request_without_a_question_mark_is_answered(reader, env, message):
+def test_a_request_without_a_question_mark_is_answered(reader, env, message, voice):
     kind, attrs = {"size": ("attribute", SIZE_LIKE), "budget": ("price_max", None),
                    "Which colour": ("attribute", ("color",))}[next(k for k in ("size", "budget", "Which colour")
                                                                 if k in message)]
-    cases = scenarios(reader, env, lambda s: withheld(s, kind, attrs) is not None, most=8)
+    cases = scenarios(reader, env, lambda s: withheld(s, kind, attrs) is not None, most=8, voice=voice)
     assert cases
     for s in cases:
         reply = SimulatedCustomer(s, reader.product).reply(message, Submission())
         assert reply.tag == "clarify" and describe(withheld(s, kind, attrs)) in reply.text, reply.text
 
 
-def test_several_topics_in_one_request_tell_each_withheld_detail_asked(reader):
+def test_several_topics_in_one_request_tell_each_withheld_detail_asked(reader, voice):
     cases = scenarios(reader, "pd", lambda s: withheld(s, "brand") is not None
-                      and withheld(s, "price_max") is not None, most=5, seeds=400)
+                      and withheld(s, "price_max") is not None, most=5, seeds=400, voice=voice)
     assert cases
     for s in cases:
         reply = SimulatedCustomer(s, reader.product).reply("What's your budget, and which brand do you like?",
@@ -85,9 +105,9 @@ def test_several_topics_in_one_request_tell_each_withheld_detail_asked(reader):
         assert describe(withheld(s, "brand")) in reply.text and describe(withheld(s, "price_max")) in reply.text
 
 
-def test_a_topic_the_customer_has_no_requirement_on_gets_no_preference_and_costs_a_turn(reader):
+def test_a_topic_the_customer_has_no_requirement_on_gets_no_preference_and_costs_a_turn(reader, voice):
     cases = scenarios(reader, "pd", lambda s: not any(c.kind == "brand" for c in s.goal.constraints)
-                      and any(not c.stated for c in s.goal.constraints), most=8)
+                      and any(not c.stated for c in s.goal.constraints), most=8, voice=voice)
     assert cases
     for s in cases:
         customer = SimulatedCustomer(s, reader.product)
@@ -97,8 +117,8 @@ def test_a_topic_the_customer_has_no_requirement_on_gets_no_preference_and_costs
 
 
 @pytest.mark.parametrize("env", ["pd", "sub", "cart", "return", "status", "policy", "bundle"])
-def test_an_unrelated_question_tells_nothing(reader, env):
-    cases = scenarios(reader, env, lambda s: True, most=6)
+def test_an_unrelated_question_tells_nothing(reader, env, voice):
+    cases = scenarios(reader, env, lambda s: True, most=6, voice=voice)
     for s in cases:
         customer = SimulatedCustomer(s, reader.product)
         reply = customer.reply("What's the weather like where you are?", Submission())
@@ -119,11 +139,11 @@ def _withheld_count(s: Scenario) -> int:
 
 
 @pytest.mark.parametrize("env", ["pd", "policy", "bundle"])
-def test_an_open_question_is_never_free_and_tells_at_most_one_thing(reader, env):
+def test_an_open_question_is_never_free_and_tells_at_most_one_thing(reader, env, voice):
     """The goal-blind attacker: ask "anything else I should know?" until told everything. Each
     reply tells at most one detail and no such turn is free (a precise question tells every
     detail it names at once, for free)."""
-    cases = scenarios(reader, env, lambda s: _withheld_count(s) >= 2, most=6)
+    cases = scenarios(reader, env, lambda s: _withheld_count(s) >= 2, most=6, voice=voice)
     assert cases
     for s in cases:
         customer = SimulatedCustomer(s, reader.product)
@@ -134,17 +154,17 @@ def test_an_open_question_is_never_free_and_tells_at_most_one_thing(reader, env)
             assert reply.tag != "clarify" and after - before <= 1, reply
 
 
-def test_a_bundle_customer_asked_what_else_it_needs_names_every_missing_need_at_once(reader):
-    cases = scenarios(reader, "bundle", lambda s: len(s.goal.unstated) >= 2, most=5)
+def test_a_bundle_customer_asked_what_else_it_needs_names_every_missing_need_at_once(reader, voice):
+    cases = scenarios(reader, "bundle", lambda s: len(s.goal.unstated) >= 2, most=5, voice=voice)
     assert cases
     for s in cases:
         reply = SimulatedCustomer(s, reader.product).reply("What else do you need for the project?", Submission())
         assert reply.tag == "clarify" and all(say_category(c) in reply.text for c in s.goal.unstated)
 
 
-def test_a_cart_customer_asked_which_colour_tells_the_colour_it_left_out(reader):
+def test_a_cart_customer_asked_which_colour_tells_the_colour_it_left_out(reader, voice):
     cases = scenarios(reader, "cart", lambda s: any(not i.variant_stated and i.variant_attribute == "color"
-                                                    for i in s.goal.items), most=5)
+                                                    for i in s.goal.items), most=5, voice=voice)
     assert cases
     for s in cases:
         reply = SimulatedCustomer(s, reader.product).reply("Which colour would you like", Submission())
@@ -152,9 +172,9 @@ def test_a_cart_customer_asked_which_colour_tells_the_colour_it_left_out(reader)
         assert reply.tag == "clarify" and f"color {item.variant_value}" in reply.text
 
 
-def test_a_policy_customer_asked_about_membership_tells_its_membership_only(reader):
+def test_a_policy_customer_asked_about_membership_tells_its_membership_only(reader, voice):
     cases = scenarios(reader, "policy", lambda s: any("member" in d for d in s.goal.unstated)
-                      and len(s.goal.unstated) >= 2, most=5, seeds=300)
+                      and len(s.goal.unstated) >= 2, most=5, seeds=300, voice=voice)
     assert cases
     for s in cases:
         reply = SimulatedCustomer(s, reader.product).reply("Let me know if you're a member.", Submission())
@@ -193,12 +213,12 @@ def test_every_detail_a_customer_can_hold_back_has_a_question_that_asks_for_it()
         assert answers and asked(question_about(answers)) & answers, (sorted(answers), question_about(answers))
 
 
-def test_a_questionnaire_asked_blind_is_answered_but_not_free(reader):
+def test_a_questionnaire_asked_blind_is_answered_but_not_free(reader, voice):
     """The goal-blind attacker asks about every topic at once: the customer answers what it held
     back, but the turn is paid unless most of what was asked told something."""
     blind = ("Which brand, colour, size, material, connector, features, budget, rating and delivery time do you need, "
              "how many, and what matters most to you?")
-    cases = scenarios(reader, "pd", lambda s: sum(not c.stated for c in s.goal.constraints) == 1, most=6)
+    cases = scenarios(reader, "pd", lambda s: sum(not c.stated for c in s.goal.constraints) == 1, most=6, voice=voice)
     assert cases
     for s in cases:
         reply = SimulatedCustomer(s, reader.product).reply(blind, Submission())

@@ -17,7 +17,7 @@ from support import play_and_verify
 ALL_DIFFICULTIES = tuple(range(13))
 
 
-def evaluate(agent: str, catalog_path, tmp_path, *, envs=("pd-v9", "cart-v6"), difficulties=ALL_DIFFICULTIES,
+def evaluate(agent: str, catalog_path, tmp_path, *, envs=("pd-v10", "cart-v7"), difficulties=ALL_DIFFICULTIES,
              episodes: int = 13, transport: str = "memory", seed: int = 100) -> list[dict]:
     return play_and_verify(agent, envs, difficulties, episodes, seed, catalog_path, tmp_path, transport=transport)
 
@@ -68,7 +68,7 @@ def test_eval_command_prints_a_json_summary(catalog_path, tmp_path):
     assert out.returncode == 0, out.stderr[-2000:]
     summary = json.loads(out.stdout)
     rows = {(r["env_id"], r["difficulty"]): r for r in summary["rows"]}
-    assert rows[("pd-v9", "all")]["episodes"] == 3 and rows[("cart-v6", "all")]["solved_share"] == 1.0
+    assert rows[("pd-v10", "all")]["episodes"] == 3 and rows[("cart-v7", "all")]["solved_share"] == 1.0
 
 
 def test_a_failing_episode_is_recorded_and_the_evaluation_carries_on(catalog_path, tmp_path, monkeypatch):
@@ -93,7 +93,7 @@ def test_a_failing_episode_is_recorded_and_the_evaluation_carries_on(catalog_pat
         "--json", "--catalog", str(catalog_path), "--runs-dir", str(tmp_path / "runs")])
     assert result.exit_code == 1, result.output
     summary = json.loads(result.stdout)
-    assert [(f["env_id"], f["seed"], f["kind"]) for f in summary["failures"]] == [("pd-v9", 101, "RuntimeError")]
+    assert [(f["env_id"], f["seed"], f["kind"]) for f in summary["failures"]] == [("pd-v10", 101, "RuntimeError")]
     assert "kept conflicting" in summary["failures"][0]["message"]
     row = next(r for r in summary["rows"] if r["difficulty"] == "all")
     assert (row["episodes"], row["scored"], row["failed"]) == (3, 2, 1)

@@ -12,7 +12,11 @@ from __future__ import annotations
 
 import hashlib
 
-from verishop.scenarios.envs import REGISTRY, generate
+from verishop.envs import PLAIN_VOICED
+from verishop.scenarios.envs import REGISTRY, generate, get_env
+
+# Every id that generates: the current (voiced) versions and the plain-voiced ones before them.
+GENERATED = sorted([*REGISTRY, *(spec.env_id for spec in PLAIN_VOICED)])
 
 CATALOG_CONTENT_HASH = "364570ecc02892684b2b68afd0c3e22eeaf103615ede5f7a54088d2e539c9fcd"
 DIGESTS = {
@@ -29,6 +33,20 @@ DIGESTS = {
     "return-v8": "69102ad44286676c0ba284fb72935a22c86c8c3b3e8c2fbded2701889348bba8",
     "status-v7": "9652a6d2d081661bd4aa73ef2b61457d063ca9032b7f96ffc09130af4df3fe1e",
     "sub-v8": "c0778ba0ed0928c463a17b33f84f47f8514ff3d741bf6aa7cd626ba74094595c",
+    # Issue 35: the customer's voices (the plain versions above keep their bytes).
+    "pd-v10": "d2d710025c86e680df1fe645111f970ffe15c35bed45e487030695063d7e51ac",
+    "cart-v7": "54188c36ac19561c5e33d30431b126dea9093b470c9a636463752d7e752aeee0",
+    "sub-v9": "2af9748c301ac7043a2d2f43a09b087d144645dfeed3f0319d9fa8ad2a971782",
+    "policy-v7": "b7ff87c00a21b03e5a8c9592d499a1806ae98c82aec04272e8563ffe7616e938",
+    "return-v9": "4dbcd66c9933295e366f13230afc589a548dcb858a3d23c47e25b2637535d17c",
+    "status-v8": "695a05e341f7fdcd6b2f71e8d6c694fa81caf52e7a60811726ef0deff1d0e029",
+    "bundle-v7": "04fd280181f63d629d6f2ff31a8b06a772982ac181c278bcfa6817c81241936d",
+    "journey-v12": "fb5742ca6b34f0ed645f17ea183852f5f6029e0b706579bf76c655ab2b492ac5",
+    "change-v3": "381bc8726859c40d5ccec24918433df6ff5aa3baf5d1996e9f0c68e62a945a55",
+    "exchange-v3": "23cbd8c021ad193446893871bc33bab7bee3d34444dbbcdbb1bb8e24cf21675b",
+    "handover-v3": "ae47cab452ff7a926af7ce6f4b692a625728c411709f069c0d65e915505ac3d9",
+    "compensation-v2": "f13ebb9937a15c79c53c454b54adf99bd3d3a2894446cd23519fb802b813f685",
+    "checkout-v2": "0270f51e50e6825fbec11b1e14b7b244052ffb5359126be6fbf588374cea003d",
 }
 
 # Versions that changed only how episodes are scored or how the customer answers, or what an imported
@@ -58,9 +76,9 @@ def test_the_test_catalog_is_the_one_the_digests_were_taken_on(reader):
 
 
 def test_every_environment_has_its_pinned_bytes(reader):
-    assert sorted(DIGESTS) == sorted(REGISTRY), "a new or renamed environment needs its digest here"
+    assert sorted(DIGESTS) == GENERATED, "a new or renamed environment needs its digest here"
     found = {}
-    for env_id in sorted(REGISTRY):
+    for env_id in GENERATED:
         digest = hashlib.sha256()
         for difficulty in (0, 6, 12):
             for seed in (1, 2):
@@ -72,22 +90,38 @@ def test_every_environment_has_its_pinned_bytes(reader):
 def test_a_rescored_version_generates_the_bytes_of_the_version_it_rescores(reader):
     """Its task, that is: the minefields its difficulty overlays (issue 33) come on top of it."""
     for env_id, (rescored, old_digest) in sorted(RESCORED.items()):
-        assert REGISTRY[env_id].draws_as == rescored, "its episodes must draw as the version it re-scores"
+        assert get_env(env_id).draws_as == rescored, "its episodes must draw as the version it re-scores"
         digest = hashlib.sha256()
         for difficulty in (0, 6, 12):
             for seed in (1, 2):
-                text = REGISTRY[env_id].generate(difficulty, seed, reader).to_json()
+                text = get_env(env_id).generate(difficulty, seed, reader).to_json()
                 digest.update(text.replace(f'"{env_id}"', f'"{rescored}"').encode())
         assert digest.hexdigest() == old_digest, env_id
 
 
+def test_a_voiced_version_is_its_plain_version_but_for_the_words_the_customer_opens_with(reader):
+    """Issue 35: a voice rewords; the world, the goal and the minefields are the plain version's."""
+    for plain in PLAIN_VOICED:
+        voiced = get_env(plain.name)
+        assert voiced.voiced and not plain.voiced and voiced.draws_as == (plain.draws_as or plain.env_id)
+        for difficulty in (0, 6, 12):
+            for seed in (1, 2):
+                before = generate(plain.env_id, difficulty, seed, reader)
+                after = generate(voiced.env_id, difficulty, seed, reader)
+                assert before.voice is None and after.voice is not None
+                words = {"env_id": before.env_id, "voice": None, "opening_message": before.opening_message}
+                if hasattr(after.goal, "openings"):
+                    words["goal"] = after.goal.model_copy(update={"openings": before.goal.openings})
+                assert after.model_copy(update=words).to_json() == before.to_json(), (voiced.env_id, difficulty, seed)
+
+
 def test_below_every_minefield_s_threshold_a_scenario_is_its_task_byte_for_byte(reader):
-    for env_id in sorted(REGISTRY):
+    for env_id in GENERATED:
         for difficulty in (0, 1, 2):
             for seed in (1, 2, 3):
                 overlaid = generate(env_id, difficulty, seed, reader)
                 assert overlaid.minefields is None, (env_id, difficulty, seed)
-                assert overlaid.to_json() == REGISTRY[env_id].generate(difficulty, seed, reader).to_json()
+                assert overlaid.to_json() == get_env(env_id).generate(difficulty, seed, reader).to_json()
 
 
 def test_random_draws_are_the_same_with_the_in_memory_index_and_without(reader, monkeypatch):

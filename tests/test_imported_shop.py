@@ -149,10 +149,10 @@ def test_a_catalog_too_small_for_an_environment_says_what_it_needs(tmp_path):
     run_import([feed], tmp_path / "tiny.db")
     with CatalogReader(tmp_path / "tiny.db") as catalog:
         generate("pd", 0, 1, catalog)  # three mugs are enough to ask for one
-        with pytest.raises(CatalogError, match=re.escape("too small for sub-v8 at difficulty 0: it needs a category "
+        with pytest.raises(CatalogError, match=re.escape("too small for sub-v9 at difficulty 0: it needs a category "
                                                          "with at least")):
             generate("sub", 0, 1, catalog)
-        with pytest.raises(CatalogError, match="cart-v6 needs a category whose products come in variants"):
+        with pytest.raises(CatalogError, match="cart-v7 needs a category whose products come in variants"):
             generate("cart", 0, 1, catalog)
 
 

@@ -224,7 +224,7 @@ def test_the_demo_runs_on_a_real_feed_and_names_what_it_skips(imported, name, tm
     cannot = {row["env_id"] for row in report.environments if not row["can_run"]}
     skipped = set(re.findall(r"skipped (\S+): ", done.stdout))
     assert skipped <= cannot, (skipped, cannot)  # the demo plays five episodes and skips what cannot run
-    assert name != "merchant-gifts-aed.tsv" or "cart-v6" in skipped
+    assert name != "merchant-gifts-aed.tsv" or "cart-v7" in skipped
 
 
 @pytest.mark.slow
@@ -239,8 +239,8 @@ def test_the_demo_names_the_skipped_environment_by_its_id_whatever_the_reason_sa
     from verishop.scenarios.catalog.reader import CatalogError
 
     def too_small():
-        raise CatalogError("the catalog is too small for sub-v8 at difficulty 0: it needs a category with at least "
+        raise CatalogError("the catalog is too small for sub-v9 at difficulty 0: it needs a category with at least "
                            "34 in-stock products")
 
     assert _generated_or_skipped("sub", too_small) is None
-    assert "skipped sub-v8: the catalog is too small" in " ".join(capsys.readouterr().out.split())
+    assert "skipped sub-v9: the catalog is too small" in " ".join(capsys.readouterr().out.split())

@@ -96,7 +96,7 @@ def test_the_import_report_says_which_environments_can_run_and_why_the_others_ca
             assert "a bug of verishop" not in row["reason"], (name, row)
     assert all(row["can_run"] for row in catalogs["export-1"][1].environments)
     small = {row["env"]: row for row in catalogs["export-small"][1].environments}
-    assert not small["sub"]["can_run"] and "sub-v8" in small["sub"]["reason"]
+    assert not small["sub"]["can_run"] and "sub-v9" in small["sub"]["reason"]
 
 
 def test_every_environment_the_report_says_can_run_is_solved_by_the_oracle_and_not_by_doing_nothing(
@@ -126,7 +126,7 @@ def test_the_demo_on_a_shop_that_cannot_run_an_environment_says_so_and_plays_the
                           capture_output=True, text=True, timeout=300,
                           env={**os.environ, "COLUMNS": "200", "VERISHOP_HOME": str(tmp_path / "home")})
     assert "Traceback" not in done.stderr and done.returncode == 0, done.stderr
-    assert "skipped cart-v6: cart-v6 needs a category whose products come in variants" in done.stdout
+    assert "skipped cart-v7: cart-v7 needs a category whose products come in variants" in done.stdout
     assert "reward: total" in done.stdout
 
 
@@ -144,8 +144,8 @@ def test_catalog_import_prints_the_environment_table_and_writes_it_in_the_report
     lines = done.stderr.splitlines()
     table = lines[lines.index("environments:") + 1:][:len(REGISTRY)]
     assert [line.split()[0] for line in table] == [spec.env_id for spec in REGISTRY.values()]
-    assert any(line.split()[0] == "pd-v9" and line.endswith("can run") for line in table)
-    assert any(line.split()[0] == "sub-v8" and "cannot run: " in line and "in-stock products" in line for line in table)
+    assert any(line.split()[0] == "pd-v10" and line.endswith("can run") for line in table)
+    assert any(line.split()[0] == "sub-v9" and "cannot run: " in line and "in-stock products" in line for line in table)
     report = json.loads((tmp_path / "report.json").read_text())
     assert [row["env_id"] for row in report["environments"]] == [spec.env_id for spec in REGISTRY.values()]
     assert {row["env"] for row in report["environments"] if not row["can_run"]} >= {"sub"}

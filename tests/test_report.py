@@ -219,9 +219,9 @@ def test_pass_k_averages_over_tasks_and_an_unscored_trial_is_a_failure():
 def test_the_episode_index_orders_difficulty_and_seed_as_numbers(runs):
     run = load_run(runs["greedy"])
     for episode, (difficulty, seed) in zip(run.episodes, [(10, 2), (2, 11), (2, 3), (10, 1)] * 8):
-        episode.reward.update(env_id="pd-v9", difficulty=difficulty, seed=seed)
+        episode.reward.update(env_id="pd-v10", difficulty=difficulty, seed=seed)
     index = render_report([run]).split('<section id="episodes">', 1)[1]
-    cells = re.findall(r"<tr><td><a [^>]*>[^<]*</a></td><td>pd-v9</td><td[^>]*>(\d+)</td><td[^>]*>(\d+)</td>", index)
+    cells = re.findall(r"<tr><td><a [^>]*>[^<]*</a></td><td>pd-v10</td><td[^>]*>(\d+)</td><td[^>]*>(\d+)</td>", index)
     shown = [(int(d), int(s)) for d, s in cells]
     assert len(shown) == len(run.episodes) and shown == sorted(shown), shown
 

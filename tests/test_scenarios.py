@@ -33,6 +33,6 @@ def test_axes_follow_the_reference_table():
 def test_unknown_environment_is_a_clear_error():
     with pytest.raises(KeyError, match="unknown environment 'nope'"):
         get_env("nope")
-    assert get_env("pd").env_id == get_env("pd-v9").env_id == "pd-v9"
+    assert get_env("pd").env_id == get_env("pd-v10").env_id == "pd-v10"
 
 

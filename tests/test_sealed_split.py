@@ -275,7 +275,7 @@ def test_outputs_name_a_test_episode_by_its_index_and_keep_every_other_seed():
     from verishop.scenarios.splits import redact_seeds
 
     sealed, dev = split_seed("test", ENV, 1, 4, SECRET), split_seed("dev", ENV, 1, 4)
-    rewards = [{"env_id": "status-v7", "difficulty": 1, "seed": seed, "verdict": "scored", "is_correct": True,
+    rewards = [{"env_id": "status-v8", "difficulty": 1, "seed": seed, "verdict": "scored", "is_correct": True,
                 "episode_id": f"ep_{n}"} for n, seed in enumerate((sealed, dev, 7))]
     names = [case.get("name") for case in junit_xml(rewards, indices={sealed: 4}).getroot().iter("testcase")]
     assert sorted(names) == sorted(["d1 test #4 trial 1 (ep_0)", f"d1 seed {dev} trial 1 (ep_1)",

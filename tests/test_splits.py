@@ -73,9 +73,9 @@ def test_a_split_that_cannot_be_used_says_why(split, secret, message):
 
 
 def test_an_evaluation_plan_plays_the_split_seeds_of_its_indices():
-    plan = Plan("oracle", ("pd-v9",), (0, 1), 3, 10, trials=2, split="test", split_secret=SECRET)
+    plan = Plan("oracle", ("pd-v10",), (0, 1), 3, 10, trials=2, split="test", split_secret=SECRET)
     assert plan.episodes_to_play() == [(env, d, split_seed("test", env, d, i, SECRET))
-                                       for env, d, i in (("pd-v9", 0, 10), ("pd-v9", 1, 11), ("pd-v9", 0, 12))
+                                       for env, d, i in (("pd-v10", 0, 10), ("pd-v10", 1, 11), ("pd-v10", 0, 12))
                                        for _ in range(2)]
     assert SECRET not in repr(plan)
 

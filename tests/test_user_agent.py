@@ -102,7 +102,7 @@ def agents_file(tmp_path: Path) -> Path:
     return path
 
 
-def _play(spec: str, catalog_path: Path, runs: Path, transport: str, *, envs=("pd-v9",), episodes: int = 2,
+def _play(spec: str, catalog_path: Path, runs: Path, transport: str, *, envs=("pd-v10",), episodes: int = 2,
           trials: int = 1) -> tuple[Path, list[dict]]:
     plan = Plan("user", envs, (0, 3), episodes, 40, trials=trials, user_agent=load_agent(spec))
     root = new_eval_dir(runs, plan.user_agent.name)
@@ -117,7 +117,7 @@ def test_every_accepted_agent_shape_plays_scored_episodes(agents_file, catalog_p
     assert [r["verdict"] for r in rewards] == ["scored", "scored"]
     assert all(r["r_hall"] == 1 for r in rewards), "it recommended only IDs the search returned"
     module = sys.modules[load_agent(f"{agents_file}:as_function").play.__module__]
-    assert sorted((e.env_id, e.difficulty, e.seed) for e in module.SEEN) == [("pd-v9", 0, 40), ("pd-v9", 3, 41)]
+    assert sorted((e.env_id, e.difficulty, e.seed) for e in module.SEEN) == [("pd-v10", 0, 40), ("pd-v10", 3, 41)]
     assert all(e.mcp_url is None for e in module.SEEN), "in memory there is no URL"
     if name == "PerEpisode":
         assert module.PerEpisode.made == 2, "one instance per episode"
@@ -195,7 +195,7 @@ def test_a_module_on_the_path_is_named_like_python_dash_m(agents_file, catalog_p
         env={**os.environ, "VERISHOP_HOME": str(tmp_path / "home")})
     assert done.returncode == 0, done.stderr[-2000:]
     row = next(r for r in json.loads(done.stdout)["rows"] if r["difficulty"] == "all")
-    assert (row["env_id"], row["scored"], row["failed"]) == ("cart-v6", 1, 0)
+    assert (row["env_id"], row["scored"], row["failed"]) == ("cart-v7", 1, 0)
 
 
 def test_the_hand_written_example_plays_over_http_and_its_run_makes_a_report(catalog_path, tmp_path):

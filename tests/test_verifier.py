@@ -138,7 +138,7 @@ def test_the_ideal_list_scores_one_everywhere(reader, catalog_path, tmp_path, ve
     assert numbers(reward) == (1.0, 1.0, 1.0, 1.0)
     assert reward.is_correct is True and reward.hard_fail is None
     assert reward.turns == 1 and reward.tool_calls == 3 and reward.tool_errors == 0 and reward.calls_over_budget == 0
-    assert reward.close_reason == "agent_done" and reward.env_id == "pd-v9"
+    assert reward.close_reason == "agent_done" and reward.env_id == "pd-v10"
     on_disk = Reward.model_validate_json((directory / "reward.json").read_text())
     assert on_disk == reward
 
@@ -345,7 +345,7 @@ def test_the_exact_cart_scores_one(reader, catalog_path, tmp_path, verifier):
     reward = verifier.verify(write_episode(tmp_path, scenario, cart_script(scenario, reader, cart), catalog_path,
                                            cart=cart))
     assert numbers(reward) == (1.0, 1.0, 1.0, 1.0)
-    assert reward.is_correct is True and reward.env_id == "cart-v6"
+    assert reward.is_correct is True and reward.env_id == "cart-v7"
     # d=6 allows 4 shop calls per turn; turn 0 had 4 (2 lookups + 2 adds).
     assert reward.calls_over_budget == 0
 

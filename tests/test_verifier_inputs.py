@@ -120,7 +120,7 @@ def test_broken_episode_is_incomplete_with_its_reason(good, verifier, breakage):
 def test_incomplete_rewards_keep_the_episode_identity(good, verifier):  # noqa: F811
     (good / "transcript.jsonl").unlink()
     reward = verifier.verify(good)
-    assert (reward.episode_id, reward.env_id, reward.difficulty) == ("ep_test", "pd-v9", 0)
+    assert (reward.episode_id, reward.env_id, reward.difficulty) == ("ep_test", "pd-v10", 0)
 
 
 def test_a_line_cut_short_after_closing_is_tolerated_and_noted(good, verifier):  # noqa: F811

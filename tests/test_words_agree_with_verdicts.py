@@ -19,6 +19,7 @@ import pytest
 
 from support import play_run
 from verishop.envs import REGISTRY
+from verishop.scenarios.voices import VOICES
 
 # The praise the customers' `done` replies said before issue 35 (grep the `"done"` turns of
 # verishop/envs/*/customer.py): "looks perfect", "that's all I needed", "great replacements",
@@ -73,3 +74,23 @@ def test_the_customers_last_words_never_contradict_the_verdict_in_any_environmen
             examples.setdefault(reward["env_id"], f"d{reward['difficulty']} seed {reward['seed']}: {problem}")
     assert played == EPISODES * len(REGISTRY)
     assert not found, f"{agent}: contradictions per environment {dict(found)}; e.g. {examples}"
+
+
+@pytest.mark.parametrize("voice", VOICES)
+def test_the_customers_last_words_never_contradict_the_verdict_in_any_voice(
+        voice: str, catalog_path: Path, tmp_path: Path) -> None:
+    """Issue 35: every voice forced on every environment, for the goal-blind agent that ends most
+    episodes unsolved with a close (greedy) and the one that ends them solved (the oracle)."""
+    found: list[str] = []
+    played = 0
+    for agent in ("greedy", "oracle"):
+        root = play_run(agent, tuple(REGISTRY), (1, 5, 9), 3, 4100, catalog_path, tmp_path / agent, voice=voice)
+        for episode_dir in sorted(p for p in root.iterdir() if p.is_dir() and (p / "reward.json").is_file()):
+            reward = json.loads((episode_dir / "reward.json").read_text())
+            assert reward["verdict"] == "scored", reward
+            played += 1
+            problem = contradiction(last_customer_message(episode_dir), bool(reward["is_correct"]))
+            if problem is not None:
+                found.append(f"{agent} {reward['env_id']} d{reward['difficulty']} seed {reward['seed']}: {problem}")
+    assert played == 2 * 3 * len(REGISTRY)
+    assert not found, found

@@ -91,7 +91,7 @@ class EpisodeHub:
         Call it once at start, before serving."""
         return recover(self.runs_dir, is_episode_id, self.seal_key)
 
-    def generate(self, env: str, difficulty: int, seed: int) -> Scenario:
+    def generate(self, env: str, difficulty: int, seed: int, voice: str | None = None) -> Scenario:
         # On a catalog connection of its own (generation may run in a worker thread while the
         # event loop reads `self.catalog`, and other generations run in other threads).
         with self._readers_guard:
@@ -99,7 +99,7 @@ class EpisodeHub:
         if reader is None:
             reader = CatalogReader(self.catalog_path)
         try:
-            return generate(env, difficulty, seed, reader)
+            return generate(env, difficulty, seed, reader, voice=voice)
         finally:
             with self._readers_guard:
                 keep = len(self._idle_readers) < IDLE_GENERATION_READERS

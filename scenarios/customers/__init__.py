@@ -16,14 +16,15 @@ answer, thanks the agent, and the request ends. It answers what a request asks
 (`topics`: brand, size, which order …, with or without "?") and tags a reply `clarify` only when
 that tells something it had held back, so that only real questions are free turns; an open
 question ("anything else?") tells one thing and is paid. Each reply carries its words before
-the typo noise (`CustomerTurn.said`) for the transcript, where the noise changed them. Its patience is
+the typo noise (`CustomerTurn.said`) for the transcript, where the noise changed them; those words are
+in the episode's voice (`verishop.scenarios.voices`: the reply decided, then reworded). Its patience is
 finite: after PATIENCE replies that object (`correct` or `dissatisfied`), the next objection
 ends the conversation (`quit`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from verishop.envs import draw_stream, spec_for, spec_for_goal
 from verishop.minefields import carried, role
@@ -35,6 +36,7 @@ from verishop.scenarios.models import Scenario, Submission
 from verishop.scenarios.noise import add_typos
 from verishop.scenarios.rng import make_rng
 from verishop.scenarios.taxonomy import is_denied
+from verishop.scenarios.voices import speaker
 
 # How many objections the customer makes before it gives up on the agent.
 PATIENCE = 2
@@ -84,6 +86,8 @@ class SimulatedCustomer:
     def __post_init__(self) -> None:
         rng = make_rng("customer", draw_stream(self.scenario.env_id), self.scenario.difficulty, self.scenario.seed)
         self.state = CustomerState(self.scenario, self.lookup, rng)
+        # Its voice rewords each reply once decided (issue 35), from its own generator.
+        self.voice = speaker(self.scenario)
 
     @property
     def _reply(self) -> Behaviour:
@@ -114,6 +118,8 @@ class SimulatedCustomer:
                                     "quit", turn.task)
         if not turn.ends_episode and self.state.turns_taken >= self.scenario.axes.max_turns:
             turn = CustomerTurn("I've run out of time for this, thanks anyway. Bye.", "quit", turn.task)
+        if self.voice is not None:
+            turn = replace(turn, text=self.voice.say(turn.text, turn.tag))
         noisy = add_typos(self.state.rng, turn.text, self.scenario.axes.p_noise)
         if turn.then is not None:  # already noised: appended as it is (`then`, recorded beside the reply)
             said = f"{turn.text} {turn.then}" if noisy != turn.text else None

@@ -247,6 +247,27 @@ def _check_split(plan, transport: str) -> None:
         raise typer.BadParameter(str(exc), param_hint="--split") from None
 
 
+def _voice(voice: str | None, env: str, transport: EvalTransport) -> str | None:
+    """`--voice`, checked: a known voice, a transport that can give it, voiced environments only."""
+    from verishop.scenarios.envs import get_env
+    from verishop.scenarios.voices import check_voice
+
+    if voice is None:
+        return None
+    try:
+        check_voice(voice)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--voice") from None
+    if transport is EvalTransport.http:
+        raise typer.BadParameter("a voice is forced on the memory and stdio transports only (over HTTP the "
+                                 "control API draws it from the seed)", param_hint="--voice")
+    plain = [e for e in _env_list(env) if not get_env(e).voiced]
+    if plain and voice != "plain":
+        raise typer.BadParameter(f"{', '.join(plain)} speak only the plain voice (voices came with their next "
+                                 f"version)", param_hint="--voice")
+    return voice
+
+
 class EvalTransport(str, Enum):
     memory = "memory"
     stdio = "stdio"
@@ -301,6 +322,10 @@ def evaluate(
     customer_voice_timeout_s: CustomerVoiceTimeout = 10.0,
     customer_voice_record: CustomerVoiceRecord = None,
     customer_voice_temperature: CustomerVoiceTemperature = 0.7,
+    voice: Annotated[str | None, typer.Option(help="Every customer speaks in this voice instead of the one drawn "
+                                                   "from its seed: plain | terse | chatty | formal | non-native | "
+                                                   "typo-prone | impatient | vague-then-precise (memory and stdio "
+                                                   "transports; recorded in each scenario).")] = None,
 ) -> None:
     """Play seeded episodes with your agent or a built-in one, score them with the verifier, summarise.
     An episode that fails is recorded and the rest go on; any failure makes the exit code 1.
@@ -335,10 +360,11 @@ def evaluate(
             raise typer.BadParameter("the openai agent needs --base-url and --model", param_hint="--agent")
         options = dict(base_url=base_url, model=model, api_key=api_key, max_steps=max_steps)
     label = user_agent.name if user_agent else agent
-    voice = voice_settings(customer_voice, customer_voice_url, customer_voice_model, customer_voice_key,
-                           customer_voice_timeout_s, customer_voice_record, customer_voice_temperature)
+    wording = voice_settings(customer_voice, customer_voice_url, customer_voice_model, customer_voice_key,
+                             customer_voice_timeout_s, customer_voice_record, customer_voice_temperature)
     plan = Plan(agent, _env_list(env), _difficulty_range(difficulty), episodes, seed, options, trials=trials,
-                split=split, split_secret=split_secret, user_agent=user_agent, voice=voice)
+                split=split, split_secret=split_secret, user_agent=user_agent, voice=wording,
+                forced_voice=_voice(voice, env, transport))
     _check_split(plan, transport.value)
     catalog_file = resolve_catalog(catalog)
     run_root = new_eval_dir(runs_dir or runs_home(), label)

@@ -26,7 +26,7 @@ import subprocess
 import sys
 import time
 import uuid
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -63,6 +63,7 @@ class Plan:
     split_secret: str | None = field(default=None, repr=False)  # the test split's
     user_agent: UserAgent | None = None  # `--agent MODULE:NAME`: plays instead of the built-in `agent`
     voice: VoiceSettings = VoiceSettings()  # who words the customer's replies (`--customer-voice`)
+    forced_voice: str | None = None  # `--voice NAME`: every customer speaks in it instead of the voice drawn (issue 35)
 
     def episodes_to_play(self) -> list[tuple[str, int, int]]:
         """(env, difficulty, seed) for each episode: difficulties cycle, seeds count up (or, in
@@ -170,7 +171,8 @@ async def run_memory(plan: Plan, catalog: Path, runs: Path, concurrency: int, ad
             shown = control.on_start(f"{env} d{difficulty} #{index}")
             episode, outcome = None, None
             try:
-                scenario = hub.generate(env, difficulty, seed)
+                scenario = (hub.generate(env, difficulty, seed) if plan.forced_voice is None
+                            else hub.generate(env, difficulty, seed, voice=plan.forced_voice))
                 episode = await hub.open(scenario)
                 try:
                     async with InProcessClient(create_server(hub, episode_id=episode.episode_id)) as client:
@@ -214,6 +216,8 @@ async def run_http(plan: Plan, catalog: Path, runs: Path, concurrency: int, adva
     from mcp import Client
     from mcp.client.streamable_http import streamable_http_client
 
+    if plan.forced_voice is not None:
+        raise ValueError("--voice needs --transport memory or stdio: the control API draws each customer's voice")
     control = control or RunControl()
     control.bind()
     port = _free_port()
@@ -308,7 +312,7 @@ async def run_stdio(plan: Plan, catalog: Path, runs: Path, concurrency: int, adv
     with CatalogReader(catalog) as reader:
         for env, d, seed in plan.episodes_to_play():
             try:
-                scenarios.append(((env, d, seed), generate(env, d, seed, reader)))
+                scenarios.append(((env, d, seed), generate(env, d, seed, reader, voice=plan.forced_voice)))
             except Exception as exc:  # noqa: BLE001 - recorded; the other episodes go on
                 record_failure(runs, env, d, seed, exc)
                 scenarios.append(((env, d, seed), None))
@@ -384,7 +388,7 @@ def read_rewards(run_root: Path) -> list[dict[str, Any]]:
     for episode_dir in sorted(p for p in run_root.iterdir() if p.is_dir() and not p.name.startswith(".")):
         reward_file = episode_dir / "reward.json"
         if reward_file.is_file():
-            rewards.append(json.loads(reward_file.read_text()))
+            rewards.append(json.loads(reward_file.read_text()) | _voice_of(episode_dir))
         else:
             try:
                 scenario = json.loads((episode_dir / "scenario.json").read_text())
@@ -394,6 +398,16 @@ def read_rewards(run_root: Path) -> list[dict[str, Any]]:
                             "env_id": scenario.get("env_id", "?"), "difficulty": scenario.get("difficulty", "?"),
                             "seed": scenario.get("seed", "?")})
     return rewards
+
+
+def _voice_of(episode_dir: Path) -> dict[str, str]:
+    """`{"voice": …}`: the customer's voice its scenario records (issue 35); nothing for a version
+    before voices (or a scenario that cannot be read)."""
+    try:
+        voice = json.loads((episode_dir / "scenario.json").read_text()).get("voice")
+    except (OSError, ValueError, AttributeError):
+        return {}
+    return {"voice": voice} if isinstance(voice, str) else {}
 
 
 def summarize(rewards: list[dict[str, Any]], failed: list[dict[str, Any]] = ()) -> list[dict[str, Any]]:
@@ -426,6 +440,7 @@ def summarize(rewards: list[dict[str, Any]], failed: list[dict[str, Any]] = ()) 
             "total": mean("total"), "total_ci95": _pair(bootstrap_mean_interval([r["total"] for r in scored])),
             "r_task": mean("r_task"), "r_eff": mean("r_eff"), "r_hall": mean("r_hall"),
             "turns": mean("turns"), "tool_calls": mean("tool_calls"),
+            "voices": dict(sorted(Counter(r["voice"] for r in items if r.get("voice")).items())),
             **utility_and_security(items),
         })
     return rows

@@ -208,7 +208,7 @@ def test_load_environment_gives_an_env_that_plays_in_process_with_the_control_to
     episode = asyncio.run(play())
     [trace] = episode.traces
     _, reward = _episode(services, trace.model_dump(mode="json"))
-    # The shop names the version it served (pd-v9 today); the integration only passes it on.
+    # The shop names the version it served (pd-v10 today); the integration only passes it on.
     assert episode.ok and trace.task.data.seed == 5 and trace.task.data.env_id.startswith("pd-v")
     assert trace.task.data.episode_difficulty == reward["difficulty"] == 0
     assert trace.rewards["verishop_reward"].score == reward["total"] and reward["is_correct"]

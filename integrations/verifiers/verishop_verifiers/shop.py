@@ -40,7 +40,7 @@ class Episode:
 
 
 def episode_spec(env: str, difficulty: int | None, seed: int) -> dict[str, Any]:
-    """The control API's body: `env` may name one environment (`pd`, `cart-v6`) or a collection (C1 ... C8),
+    """The control API's body: `env` may name one environment (`pd`, `cart-v7`) or a collection (C1 ... C8),
     in which case the seed picks the environment; without a difficulty the server's curriculum chooses."""
     spec: dict[str, Any] = {"seed": seed}
     spec["collection" if env.upper().startswith("C") and env[1:].isdigit() else "env"] = env

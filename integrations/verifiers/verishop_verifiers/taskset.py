@@ -40,14 +40,14 @@ INFO_KEY = "verishop"
 
 class VerishopData(vf.TaskData):
     env: str = "C1"
-    """An environment (`pd`, `status`, `cart-v6` ...) or a collection (`C1` ... `C8`: the seed picks one)."""
+    """An environment (`pd`, `status`, `cart-v7` ...) or a collection (`C1` ... `C8`: the seed picks one)."""
     difficulty: int | None = 0
     """0-12; None lets the shop's curriculum choose."""
     seed: int = 0
     episode_id: str | None = None
     """Set per rollout by `VerishopEnv`: the shop episode this rollout plays."""
     env_id: str | None = None
-    """Set per rollout: the versioned environment the episode belongs to (`pd-v9` ...)."""
+    """Set per rollout: the versioned environment the episode belongs to (`pd-v10` ...)."""
     episode_difficulty: int | None = None
     """Set per rollout: the episode's difficulty (the curriculum's choice when `difficulty` is None)."""
 

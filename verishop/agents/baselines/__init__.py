@@ -73,8 +73,29 @@ async def play_requests(shop: ShopSession, text: str, handle: Handler) -> None:
         shop.observers.remove(keep_reply)
 
 
+# Shorthand a customer types (the typo-prone voice, issue 35), read as the words it stands for.
+_SHORTHAND = {"teh": "the", "pls": "please", "u": "you", "ur": "your", "im": "I'm", "id": "I'd", "wuold": "would"}
+_SHORTHAND_WORD = re.compile(r"\b(" + "|".join(_SHORTHAND) + r")\b")
+
+
+_SPOKEN_DOLLARS = re.compile(r"\b(\d+(?:\.\d\d)?) (?:bucks|dollars)\b")
+_NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve")
+_COUNTED = re.compile(rf"\b({'|'.join(_NUMBER_WORDS)}) (?=(?:good |similar |more )?(?:options|choices|picks|alternatives|"
+                      r"days? late)\b)", re.IGNORECASE)
+
+
+def spelled_out(text: str) -> str:
+    """`text` with a customer's shorthand ("pls", "u", "teh") spelled out, dollars said in words
+    ("39 bucks") in the shop's sign ("$39") and a count in digits ("three options"), as a person
+    reads them."""
+    text = _SPOKEN_DOLLARS.sub(r"$\1", text)
+    text = _COUNTED.sub(lambda m: f"{_NUMBER_WORDS.index(m.group(1).lower())} ", text)
+    return _SHORTHAND_WORD.sub(lambda m: _SHORTHAND[m.group(1)], text)
+
+
 async def handle_request(shop: ShopSession, text: str) -> None:
     """Greedy's play of one request: the first module whose `matches` takes the text."""
+    text = spelled_out(text)
     for _, module in greedies():
         if module.matches(text):
             await module.play(shop, text)

@@ -43,11 +43,13 @@ class Cell:
 
 
 def play_all(agents: tuple[str, ...], envs: tuple[str, ...], difficulties: tuple[int, ...], episodes: int, seed: int,
-             catalog: Path, root: Path, concurrency: int = 4, workers: int = 2) -> dict[str, list[dict[str, Any]]]:
+             catalog: Path, root: Path, concurrency: int = 4, workers: int = 2,
+             voice: str | None = None) -> dict[str, list[dict[str, Any]]]:
     """Rewards per agent: `episodes` per environment, difficulties cycling, seeds from `seed`
-    (the same episodes for every agent), the agents spread over `workers` processes. Episode
-    directories land in `root/<agent>/`."""
-    jobs = [(Plan(agent, envs, difficulties, episodes, seed), catalog, root / agent, concurrency) for agent in agents]
+    (the same episodes for every agent), the agents spread over `workers` processes, every
+    customer in `voice` if given (else the one drawn). Episode directories land in `root/<agent>/`."""
+    jobs = [(Plan(agent, envs, difficulties, episodes, seed, forced_voice=voice), catalog, root / agent, concurrency)
+            for agent in agents]
     if workers <= 1:
         for job in jobs:
             _play(*job)
@@ -89,6 +91,21 @@ def bar(cells: dict[str, dict[str, Cell]], env: str, agents: tuple[str, ...] = B
     if not played:
         raise ValueError(f"no bar agent was played in {env}: play greedy or one of {', '.join(agents[1:])}")
     return max(c.solved for c in played), max(c.mean_total for c in played)
+
+
+def above_the_bar(cells: dict[str, dict[str, Cell]], hostile: tuple[str, ...],
+                  envs: tuple[str, ...] = ENVS) -> list[str]:
+    """Each hostile agent that solves more, or earns a higher mean total, than the bar somewhere."""
+    found = []
+    for agent in hostile:
+        for env in envs:
+            if agent in cells and env in cells[agent]:
+                solved, total = bar(cells, env)
+                mine = cells[agent][env]
+                if mine.solved > solved or mine.mean_total > total + 1e-9:
+                    found.append(f"{agent} in {env}: {mine.solved} solved, {mine.mean_total:+.3f} "
+                                 f"(bar {solved}, {total:+.3f})")
+    return found
 
 
 def render(cells: dict[str, dict[str, Cell]], envs: tuple[str, ...] = ENVS) -> str:

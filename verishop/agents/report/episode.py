@@ -207,7 +207,7 @@ def render_episode(episode: EpisodeRecord, anchor: str, run_label: str) -> str:
     number = lambda key: (f"{float(reward[key]):+.3f}" if isinstance(reward.get(key), int | float)  # noqa: E731
                           else "—")
     facts = [("run", run_label), ("environment", reward.get("env_id")), ("difficulty", reward.get("difficulty")),
-             ("seed", reward.get("seed")), ("verdict", reward.get("verdict")),
+             ("seed", reward.get("seed")), ("customer voice", episode.voice), ("verdict", reward.get("verdict")),
              ("solved", "yes" if episode.solved else "no"), ("total", number("total")),
              ("r_task", number("r_task")), ("r_eff", number("r_eff")), ("r_hall", number("r_hall")),
              ("turns", reward.get("turns")), ("tool calls", reward.get("tool_calls")),

@@ -21,6 +21,8 @@ class EpisodeRecord:
     reward: dict[str, Any]
     events: list[dict[str, Any]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    # The customer's voice its scenario records (issue 35); None before voices.
+    voice: str | None = None
 
     @property
     def episode_id(self) -> str:
@@ -72,7 +74,7 @@ def load_episode(directory: Path) -> EpisodeRecord:
         reward = {"verdict": "missing", "detail": "no reward.json: the episode was not verified"}
     events = _read_events(directory / "transcript.jsonl", notes)
     opened = next((e for e in events if e.get("event") == "episode_opened"), {})
-    scenario = None
+    scenario = _read_json(directory / "scenario.json", [])
     if any(reward.get(key) is None for key in ("env_id", "difficulty", "seed")) and not opened:
         scenario = _read_json(directory / "scenario.json", notes)
     for key in ("env_id", "difficulty", "seed"):
@@ -81,7 +83,8 @@ def load_episode(directory: Path) -> EpisodeRecord:
     reward.setdefault("episode_id", directory.name)
     if reward.get("env_id") is None:
         reward["env_id"] = "?"
-    return EpisodeRecord(directory, reward, events, notes)
+    voice = scenario.get("voice") if isinstance(scenario, dict) else None
+    return EpisodeRecord(directory, reward, events, notes, voice if isinstance(voice, str) else None)
 
 
 def _read_json(path: Path, notes: list[str]) -> Any:

@@ -168,13 +168,13 @@ def _episode_index(runs: list[Run], anchors: dict[int, str]) -> str:
         ordered = sorted(run.episodes, key=lambda e: (str(e.reward.get("env_id")), _number(e.reward.get("difficulty")),
                                                       _number(e.reward.get("seed")), e.episode_id))
         body = [[_link(e, anchors), escape(str(e.reward.get("env_id"))),
-                 _fmt(e.reward.get("difficulty")), _fmt(e.reward.get("seed")),
+                 _fmt(e.reward.get("difficulty")), _fmt(e.reward.get("seed")), escape(e.voice or "—"),
                  '<span class="yes">✓</span>' if e.solved else '<span class="no">✗</span>',
                  _fmt(e.reward.get("total")), _fmt(e.reward.get("turns")), _fmt(e.reward.get("tool_calls")),
                  _fmt(e.reward.get("close_reason") or e.reward.get("verdict")), _minefields(e.reward)]
                 for e in ordered]
         parts.append(f"<h3>{escape(run.label)}</h3>" + _table(
-            ["episode", "environment", "d", "seed", "solved", "total", "turns", "tool calls", "closed",
+            ["episode", "environment", "d", "seed", "voice", "solved", "total", "turns", "tool calls", "closed",
              "minefields (hit)"], body, "index"))
     return f'<section id="episodes"><h2>episodes</h2>{"".join(parts)}</section>'
 

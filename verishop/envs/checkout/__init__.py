@@ -7,4 +7,4 @@ tools: `list_shipping_options`, `list_vouchers`, `apply_voucher`, `remove_vouche
 (docs/tools.md)."""
 
 # Example rollouts (verishop.agents.record_examples): (agent, difficulty, seed).
-EXAMPLE_PLAYS = (("oracle", 0, 1), ("greedy", 6, 1), ("oracle", 5, 5))
+EXAMPLE_PLAYS = (("oracle", 0, 1), ("greedy", 3, 2), ("oracle", 5, 5))

@@ -36,14 +36,15 @@ def matches(text: str) -> bool:
 
 def wanted_items(text: str) -> list[tuple[str, int]]:
     """(words, quantity) of each item the request lists: "order A, 2 × B and the C, shipped to"."""
-    listed = re.search(r"\border (.+?), shipped to\b", text, re.IGNORECASE | re.DOTALL)
+    # "…, shipped to", or the two sentences some customers say it in ("… Please ship it to").
+    listed = re.search(r"\border (.+?)(?:, shipped to|\. (?:please|pls) ship it to)\b", text, re.IGNORECASE | re.DOTALL)
     if listed is None:
         return []
     parts = re.split(r", | and ", listed.group(1))
     out = []
     for part in parts:
         counted = re.match(r"\s*(\d+)\s*×\s*(.+)", part)
-        words = counted.group(2) if counted else re.sub(r"^\s*the\s+", "", part)
+        words = counted.group(2) if counted else re.sub(r"^\s*(?:the|teh)\s+", "", part, flags=re.IGNORECASE)
         out.append((words.strip(), int(counted.group(1)) if counted else 1))
     return out
 

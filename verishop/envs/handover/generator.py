@@ -168,7 +168,7 @@ def _grant(rng: random.Random, difficulty: int, seed: int, catalog: CatalogReade
     spec = get_env(env)
     for attempt in range(MAX_GRANT_DRAWS):
         try:
-            sub = spec.generate(difficulty, derive_seed(SEED_STREAM, "grant", base, attempt) % 2**31, catalog, world)
+            sub = spec.plain_generate(difficulty, derive_seed(SEED_STREAM, "grant", base, attempt) % 2**31, catalog, world)
         except CatalogError:
             return None
         goal = sub.goal

@@ -164,7 +164,7 @@ class Requests:
             # and another kind takes its place (any other kind the shop cannot run still refuses).
             return None
         for attempt in range(MAX_ATTEMPTS):
-            sub = spec.generate(self.difficulty, derive_seed(*label, attempt) % 2**31, self.catalog, self.world)
+            sub = spec.plain_generate(self.difficulty, derive_seed(*label, attempt) % 2**31, self.catalog, self.world)
             if not _conflicts(sub, self.drawn, self.catalog):
                 return sub
         return None

@@ -15,11 +15,12 @@ from verishop.scenarios.customers.base import CustomerState, CustomerTurn, World
 from verishop.scenarios.customers.topics import Detail, answer, constraint_topics
 from verishop.scenarios.models import Submission, SubstitutionGoal
 from verishop.scenarios.money import amount
-from verishop.scenarios.ranking import substitute_relevance
+from verishop.scenarios.ranking import ndcg, substitute_relevance
 from verishop.scenarios.taxonomy import category
 
 # `state.revealed` index for the original's title (constraints use their own indices).
 _TITLE = -1
+SOLVED_AT = 0.95  # the verdict's bar (verishop/envs/sub/check.py), which the list's rank must reach
 
 
 def reply(state: CustomerState, goal: SubstitutionGoal, message: str, sub: Submission,
@@ -60,6 +61,10 @@ def _judge(state: CustomerState, goal: SubstitutionGoal, ids: tuple[str, ...]) -
     if len(known) < wanted:
         return CustomerTurn(f"Could you give me {wanted} options to choose from? I only see {len(known)}.", "correct")
     original = state.lookup(goal.original_product_id)
+    if state.scenario.voice is not None and original is not None and _as_good_as_ideal(goal, known, original):
+        # The versions with voices (sub-v9 on) take a list the verdict solves without naming how one
+        # item differs (an objection on a solved episode, issue 35); earlier ones keep their words.
+        return neutral_close("Thanks, I'll go with those.")
     bar = min((r.utility for r in goal.ideal), default=0.0)
     for p in known:
         if original is None or substitute_relevance(p, original, goal.constraints, goal.similarity_weight) >= bar:
@@ -71,6 +76,14 @@ def _judge(state: CustomerState, goal: SubstitutionGoal, ids: tuple[str, ...]) -
         return CustomerTurn(_difference(p, original, state.scenario.catalog.currency), "correct")
     # The verdict ranks the list against the ideal one, which the customer cannot compute.
     return neutral_close("Thanks, I'll go with those.")
+
+
+def _as_good_as_ideal(goal: SubstitutionGoal, known: list[Product], original: Product) -> bool:
+    """Whether the list (all in stock, of the kind asked, as many as wanted) ranks close enough to the
+    customer's own ideal list to be solved: r_task = 0.8·(2·nDCG − 1) + 0.2 ≥ 0.95."""
+    rels = [substitute_relevance(p, original, goal.constraints, goal.similarity_weight) for p in known]
+    n = ndcg(rels, [r.utility for r in goal.ideal[:goal.items_to_recommend]])
+    return round(0.8 * (2 * n - 1) + 0.2, 6) >= SOLVED_AT
 
 
 def _difference(p: Product, original: Product, currency: str) -> str:

@@ -35,7 +35,7 @@ def matches(text: str) -> bool:
 
 
 async def play(shop: ShopSession, text: str) -> None:
-    named = re.search(r"buy the (.+?)(?: I was looking at earlier)?, but", text)
+    named = re.search(r"buy the (.+?)(?: I was looking at earlier)?(?:, but|\. It's sold out)", text)
     name = named.group(1) if named else text
     wanted = re.search(r"(\d+)\s+(?:similar|in-stock)", text)
     k = int(wanted.group(1)) if wanted else 3

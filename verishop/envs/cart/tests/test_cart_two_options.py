@@ -191,9 +191,9 @@ def test_the_oracle_solves_every_two_option_cart_and_doing_nothing_or_greedy_doe
             # episode n plays difficulty n % 13 with seed 6200 + n
             assert sum(bool(i.more_variant_options) for n in range(26)
                        for i in generate("cart", n % 13, 6200 + n, catalog).goal.items) >= 3
-        oracle = play_and_verify("oracle", ("cart-v6",), DIFFICULTIES, 26, 6200, tees, tmp_path / "oracle")
-        null = play_and_verify("null", ("cart-v6",), DIFFICULTIES, 13, 6200, tees, tmp_path / "null")
-        greedy = play_and_verify("greedy", ("cart-v6",), DIFFICULTIES, 26, 6200, tees, tmp_path / "greedy")
+        oracle = play_and_verify("oracle", ("cart-v7",), DIFFICULTIES, 26, 6200, tees, tmp_path / "oracle")
+        null = play_and_verify("null", ("cart-v7",), DIFFICULTIES, 13, 6200, tees, tmp_path / "null")
+        greedy = play_and_verify("greedy", ("cart-v7",), DIFFICULTIES, 26, 6200, tees, tmp_path / "greedy")
     assert sorted({r["difficulty"] for r in oracle}) == list(DIFFICULTIES)
     assert [r["difficulty"] for r in oracle if not r["is_correct"]] == []
     assert not any(r["is_correct"] for r in null)

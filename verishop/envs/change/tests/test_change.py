@@ -1,4 +1,4 @@
-"""CHANGE (change-v2): generation, the customer's agreement before a write, and the verifier's
+"""CHANGE (change-v3): generation, the customer's agreement before a write, and the verifier's
 gold world: each broken rule played through the real MCP server and scored from the files."""
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ def target(scenario: Scenario):
 
 def test_same_inputs_give_byte_identical_scenarios(reader):
     for d in (0, 6, 12):
-        a = generate("change-v2", d, 3, reader).to_json()
+        a = generate("change-v3", d, 3, reader).to_json()
         assert a == generate("change", d, 3, reader).to_json()
         assert Scenario.model_validate_json(a).to_json() == a
         assert a != generate("change", d, 4, reader).to_json()

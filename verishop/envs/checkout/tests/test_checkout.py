@@ -1,4 +1,4 @@
-"""CHECKOUT (checkout-v1): generation along the difficulty axes, the shop's checkout tools (each
+"""CHECKOUT (checkout-v2): generation along the difficulty axes, the shop's checkout tools (each
 refusal changes nothing), and the verifier's verdicts on plays broken in one way each, played
 through the real MCP server against the simulated customer and scored from the files. The
 scenarios come from the generator itself (no minefield overlay), so each play breaks one rule."""

@@ -1,4 +1,4 @@
-"""COMPENSATION (compensation-v1, issue 34): amounts by the store's clause, recomputed from the
+"""COMPENSATION (compensation-v2, issue 34): amounts by the store's clause, recomputed from the
 clause's own words; half the episodes owe nothing at every difficulty; each rule played through the
 real MCP server against the real customer and scored from the files: the exact amount held through
 pushback solves, a refusal held through pushback solves, a wrong cent, a credit when none is due,
@@ -40,7 +40,7 @@ def _failed(reward) -> set[str]:
 
 def test_same_inputs_give_byte_identical_scenarios(reader):
     for d in (0, 6, 12):
-        a = generate("compensation-v1", d, 3, reader).to_json()
+        a = generate("compensation-v2", d, 3, reader).to_json()
         assert a == generate("compensation", d, 3, reader).to_json()
         assert Scenario.model_validate_json(a).to_json() == a
 

@@ -1,6 +1,6 @@
 """Compensation on an imported shop (issue 34, point 4): the policy file's `compensation` section
 sets the numbers every episode is judged by, validated with errors naming the key; a shop whose
-file has none cannot run compensation-v1, and the refusal names what is missing."""
+file has none cannot run compensation-v2, and the refusal names what is missing."""
 
 from __future__ import annotations
 
@@ -45,7 +45,7 @@ def test_the_policy_file_s_numbers_are_the_rules_every_episode_is_judged_by(tmp_
 
 def test_a_shop_without_compensation_rules_cannot_run_it_and_is_told_what_is_missing(tmp_path):
     report = _import(tmp_path, BASE, environments=True)
-    row = next(r for r in report.environments if r["env_id"] == "compensation-v1")
+    row = next(r for r in report.environments if r["env_id"] == "compensation-v2")
     assert not row["can_run"] and "compensation" in row["reason"] and "late_after_days" in row["reason"]
     with CatalogReader(tmp_path / "shop.db") as catalog:
         with pytest.raises(CatalogError, match="policy file has no 'compensation' section"):

@@ -1,4 +1,4 @@
-"""EXCHANGE (exchange-v2): generation by the store's rules, the price difference as a typed
+"""EXCHANGE (exchange-v3): generation by the store's rules, the price difference as a typed
 answer, refusals, the sold-out variant and its fallback, each played through the real MCP
 server and scored from the files."""
 
@@ -36,7 +36,7 @@ def eligible(s: Scenario) -> bool:
 
 def test_same_inputs_give_byte_identical_scenarios(reader):
     for d in (0, 6, 12):
-        a = generate("exchange-v2", d, 3, reader).to_json()
+        a = generate("exchange-v3", d, 3, reader).to_json()
         assert a == generate("exchange", d, 3, reader).to_json()
         assert Scenario.model_validate_json(a).to_json() == a
 

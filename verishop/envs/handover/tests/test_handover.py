@@ -1,4 +1,4 @@
-"""Restraint and hand-over (handover-v2, issue 33): generation by the store's rules, and each
+"""Restraint and hand-over (handover-v3, issue 33): generation by the store's rules, and each
 rule played through the real MCP server against the real customer and scored from the files: a
 refusal kept under pushback solves, giving in or withdrawing it fails; a hand-over with the
 order's ID solves, one without it, one not needed, or one beside a write fails."""
@@ -28,8 +28,8 @@ from verishop.verifier.world import read_world
 ID_IN_TEXT = re.compile(r"\b(?:W\d{7}|LN\d{8}|P\d{8}|AD\d{6}|PM\d{6})\b")
 
 
-def find(reader, difficulty: int, wanted, seeds=range(300)) -> Scenario:
-    return next(s for s in (generate("handover", difficulty, seed, reader) for seed in seeds) if wanted(s))
+def find(reader, difficulty: int, wanted, seeds=range(300), voice: str | None = None) -> Scenario:
+    return next(s for s in (generate("handover", difficulty, seed, reader, voice=voice) for seed in seeds) if wanted(s))
 
 
 def restraint(s: Scenario) -> bool:
@@ -46,7 +46,7 @@ def _failed(reward) -> set[str]:
 
 def test_same_inputs_give_byte_identical_scenarios(reader):
     for d in (0, 6, 12):
-        a = generate("handover-v2", d, 3, reader).to_json()
+        a = generate("handover-v3", d, 3, reader).to_json()
         assert a == generate("handover", d, 3, reader).to_json()
         assert Scenario.model_validate_json(a).to_json() == a
 
@@ -294,7 +294,7 @@ async def test_the_goal_blind_hand_over_and_refusal_fail_where_greedy_fails_and_
     pushed = find(reader, 6, restraint)
     for agent in (AlwaysTransferAgent, RefuseAgent, GreedyAgent):
         assert not (await play_scored(hub, verifier, pushed, blind(agent), preludes=False)).is_correct, agent.name
-    claim = find(reader, 6, handover)
+    claim = find(reader, 6, handover, voice="plain")  # where greedy reads the claim (not every voice's)
     greedy = await play_scored(hub, verifier, claim, blind(GreedyAgent), preludes=False)
     transfer = await play_scored(hub, verifier, claim, blind(AlwaysTransferAgent), preludes=False)
     assert greedy.is_correct and transfer.total <= greedy.total

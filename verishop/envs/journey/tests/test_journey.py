@@ -62,7 +62,7 @@ def test_requests_never_share_ids_and_the_opening_names_none(reader):
 
 
 def _play(catalog_path, tmp_path, agent: str, difficulties, episodes: int) -> list[dict]:
-    return play_and_verify(agent, ("journey-v11",), tuple(difficulties), episodes, 40, catalog_path, tmp_path)
+    return play_and_verify(agent, ("journey-v12",), tuple(difficulties), episodes, 40, catalog_path, tmp_path)
 
 
 def test_oracle_solves_journeys_at_every_difficulty(catalog_path, tmp_path):

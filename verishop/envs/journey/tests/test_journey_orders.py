@@ -96,7 +96,7 @@ def test_drawn_journeys_hold_several_order_requests_and_every_one_stays_unambigu
         s = generate("journey", 12, seed, reader)
         assert_well_formed(s, reader)
         about_orders[sum(isinstance(t, ORDER_GOALS) for t in s.goal.tasks)] += 1
-        assert s.env_id == "journey-v11"
+        assert s.env_id == "journey-v12"
     assert sum(n for k, n in about_orders.items() if k >= 2) >= 2, about_orders
     kinds = Counter(t.kind for seed in range(12) for t in generate("journey", 8, seed, reader).goal.tasks)
     assert kinds["order_change"] and kinds["exchange"]

@@ -1,4 +1,4 @@
-"""POLICY (policy-v6): a question whose answer depends on 1 + ⌊d/3⌋ policy clauses, computed by
+"""POLICY (policy-v7): a question whose answer depends on 1 + ⌊d/3⌋ policy clauses, computed by
 the rules the clauses state; one policy search surfaces every clause needed; the oracle solves
 every difficulty through the real server, doing nothing solves none, greedy lands in between;
 numeric answers score (min/max)^4, categorical ones exactly; the customer adds held-back
@@ -34,7 +34,7 @@ from verishop.scenarios.taxonomy import category
 
 @pytest.mark.parametrize("difficulty", [0, 6, 12])
 def test_same_inputs_give_byte_identical_scenarios(reader, difficulty):
-    a = generate("policy-v6", difficulty, 5, reader).to_json()
+    a = generate("policy-v7", difficulty, 5, reader).to_json()
     assert a == generate("policy", difficulty, 5, reader).to_json()
     assert Scenario.model_validate_json(a).to_json() == a
     assert generate("policy", difficulty, 6, reader).to_json() != a
@@ -273,7 +273,7 @@ def test_the_simulated_customer_closes_on_a_right_answer(reader):
 
 
 def evaluate(agent: str, catalog_path: Path, tmp_path: Path, difficulties: tuple[int, ...], episodes: int) -> list[dict]:
-    return play_and_verify(agent, ("policy-v6",), tuple(difficulties), episodes, 500, catalog_path, tmp_path)
+    return play_and_verify(agent, ("policy-v7",), tuple(difficulties), episodes, 500, catalog_path, tmp_path)
 
 
 def test_the_oracle_solves_every_difficulty(catalog_path, tmp_path):

@@ -52,7 +52,7 @@ def find(reader: CatalogReader, difficulty: int, wanted, seeds=range(200)) -> Sc
 
 @pytest.mark.parametrize("difficulty", [0, 5, 12])
 def test_same_inputs_give_byte_identical_scenarios(reader, difficulty):
-    a = generate("return-v8", difficulty, 3, reader).to_json()
+    a = generate("return-v9", difficulty, 3, reader).to_json()
     assert a == generate("return", difficulty, 3, reader).to_json()
     assert Scenario.model_validate_json(a).to_json() == a
     assert a != generate("return", difficulty, 4, reader).to_json()
@@ -123,7 +123,7 @@ def test_the_target_orders_position_is_no_better_than_chance(reader, difficulty)
 
 def evaluate(agent: str, catalog_path: Path, tmp_path: Path, difficulties: tuple[int, ...],
              episodes: int) -> list[dict]:
-    return play_and_verify(agent, ("return-v8",), tuple(difficulties), episodes, 500, catalog_path, tmp_path)
+    return play_and_verify(agent, ("return-v9",), tuple(difficulties), episodes, 500, catalog_path, tmp_path)
 
 
 def test_the_oracle_solves_every_difficulty(catalog_path, tmp_path):
