@@ -31,8 +31,12 @@ class ScriptedModel(Model):
         items = [{"role": "user", "content": input}] if isinstance(input, str) else list(input)
         results = [str(i.get("output")) for i in items if i.get("type") == "function_call_output"]
         if not results:
-            request = next(i["content"] for i in items if i.get("role") == "user")
-            words = [w for w in re.findall(r"[a-z0-9-]+", str(request).lower()) if w not in FILLER]
+            request = str(next(i["content"] for i in items if i.get("role") == "user"))
+            # What the customer is shopping for, when it says so ("I'm shopping for pillows: ..."),
+            # else every word that is not small talk.
+            wanted = re.search(r"\b(?:shopping|looking|search(?:ing)?)\s+for\s+([^.:!?,]+)", request, re.IGNORECASE)
+            words = [w for w in re.findall(r"[a-z0-9-]+", (wanted.group(1) if wanted else request).lower())
+                     if w not in FILLER]
             search = {"query": " ".join(words[:3]), "in_stock_only": True, "limit": 3}
             return _reply(_call(1, "search_catalog", search))
         if len(results) == 1:
