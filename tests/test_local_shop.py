@@ -18,6 +18,7 @@ from verishop.local.catalog import CachedCatalogReader
 from verishop.local.session import LocalSession
 from verishop.mcp_server.inprocess import InProcessClient
 from verishop.mcp_server.tools import create_server
+from verishop.scenarios.curriculum import Params
 from verishop.verifier.runner import Verifier
 
 # Fields that differ between two plays of the same episode whatever the shop: ids and clocks.
@@ -164,8 +165,7 @@ def test_bad_requests_say_what_is_wrong(shop):
 
 
 def test_without_a_difficulty_the_curriculum_chooses_and_learns(catalog_path):
-    with LocalShop(catalog_path, curriculum=__import__("verishop.scenarios.curriculum", fromlist=["Params"])
-                   .Params(episodes_per_check=2, threshold=0.5)) as shop:
+    with LocalShop(catalog_path, curriculum=Params(episodes_per_check=2, threshold=0.5)) as shop:
         for seed in range(6):
             episode = shop.open(env="status", seed=seed)
             assert episode.info.difficulty == 0 or seed >= 2
@@ -179,8 +179,6 @@ def test_without_a_difficulty_the_curriculum_chooses_and_learns(catalog_path):
 
 
 def _play_oracle(shop: LocalShop, episode):
-    import anyio
-
     async def play():
         await make_agent("oracle", episode.scenario).play(LocalSession(episode))
         return await episode.areward()

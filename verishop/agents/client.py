@@ -98,6 +98,13 @@ class ToolSpec:
     idempotent: bool
     """Calling it twice with the same arguments has the effect of calling it once."""
 
+    @classmethod
+    def of(cls, name: str, description: str | None, schema: dict[str, Any], annotations: Any) -> ToolSpec:
+        """The spec of a tool as MCP describes it (its input schema and annotations): a listed tool's,
+        or one of the server's own (`verishop.local` reads them without a protocol)."""
+        return cls(name, " ".join((description or "").split()), _clean_schema(schema),
+                   bool(annotations and annotations.read_only_hint), bool(annotations and annotations.idempotent_hint))
+
     def openai_schema(self) -> dict[str, Any]:
         """The tool as an OpenAI function-calling entry: `{"type": "function", "function": {...}}`."""
         return {"type": "function", "function": {"name": self.name, "description": self.description,
@@ -157,10 +164,7 @@ class Episode:
         """The episode's tools, listed once over MCP and kept."""
         if self._tools is None:
             listed = await self.mcp.list_tools()
-            self._tools = [ToolSpec(t.name, " ".join((t.description or "").split()), _clean_schema(t.input_schema),
-                                    bool(t.annotations and t.annotations.read_only_hint),
-                                    bool(t.annotations and t.annotations.idempotent_hint))
-                           for t in listed.tools]
+            self._tools = [ToolSpec.of(t.name, t.description, t.input_schema, t.annotations) for t in listed.tools]
         return self._tools
 
     async def openai_tools(self) -> list[dict[str, Any]]:

@@ -47,7 +47,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from verishop.agents.local_shops import open_episode, shared_shop
+from verishop.agents.local_shops import shared_shop
 from verishop.agents.sync_client import SyncShopClient
 
 try:  # optional: be a real gymnasium.Env when gymnasium is present
@@ -150,7 +150,7 @@ class ShopTextEnv(_Base):  # type: ignore[misc, valid-type]
                 seed = int(self.np_random.integers(SEED_BOUND))
         if seed is not None:
             spec["seed"] = seed
-        self._cm = open_episode(self.shop, **spec)
+        self._cm = self.shop.open_episode(**spec)
         self.episode = self._cm.__enter__()
         self.steps = 0
         info = self.episode.info

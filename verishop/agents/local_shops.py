@@ -18,9 +18,8 @@ import atexit
 import os
 import threading
 from pathlib import Path
-from typing import Any
 
-from verishop.local import LocalEpisode, LocalShop
+from verishop.local import LocalShop
 
 _shops: dict[tuple[int, str | None], LocalShop] = {}
 _lock = threading.Lock()
@@ -42,26 +41,3 @@ def _close_shops() -> None:
         mine = [key for key in _shops if key[0] == os.getpid()]
         for key in mine:
             _shops.pop(key).close()
-
-
-class HeldEpisode:
-    """An in-process episode held open across calls, with the context-manager face the adapters
-    use for a server's episodes (`SyncShopClient.open_episode`). Not `LocalShop.open_episode`'s
-    generator: an adapter instance dropped with its episode open must not have the garbage
-    collector close it, perhaps inside a running event loop where blocking calls are refused; the
-    shop closes what is left open when it closes."""
-
-    def __init__(self, shop: LocalShop, spec: dict[str, Any]):
-        self.episode = shop.open(**spec)
-
-    def __enter__(self) -> LocalEpisode:
-        return self.episode
-
-    def __exit__(self, *exc: object) -> None:
-        if self.episode.is_open:
-            self.episode.close()
-
-
-def open_episode(shop: Any, **spec: Any) -> Any:
-    """A context manager over a new episode of `shop`: a `LocalShop` or a `SyncShopClient`."""
-    return HeldEpisode(shop, spec) if isinstance(shop, LocalShop) else shop.open_episode(**spec)

@@ -50,7 +50,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from verishop.agents.client import ToolSpec
-from verishop.agents.local_shops import open_episode, shared_shop
+from verishop.agents.local_shops import shared_shop
 from verishop.agents.sync_client import SyncShopClient
 
 _JSON_TYPES: dict[str, Any] = {"string": str, "integer": int, "number": float, "boolean": bool}
@@ -199,7 +199,7 @@ class VerishopToolEnv:
         """
         self._end_episode()
         spec = {**self._defaults, **{k: kwargs[k] for k in EPISODE_COLUMNS if kwargs.get(k) is not None}}
-        self._episode_cm = open_episode(self._shop(), **spec)
+        self._episode_cm = self._shop().open_episode(**spec)
         self._episode = self._episode_cm.__enter__()
         self._played = self._episode if self._base_url is None else None
         info = self._episode.info

@@ -55,16 +55,12 @@ class Env:
         returns what the customer says first."""
         if self.episode is not None and self.episode.is_open:
             self._finish()
-        spec = dict(self._defaults)
-        if env or collection:
-            spec.update(env=env, collection=collection)
-        if difficulty is not None:
-            spec["difficulty"] = difficulty
-        spec = {k: v for k, v in spec.items() if v is not None}
         if scenario is not None:
-            spec = {"scenario": scenario}
-        self.episode = self.shop.open(**spec, seed=seed, split=split) if scenario is None else \
-            self.shop.open(scenario=scenario)
+            spec: dict[str, Any] = {"scenario": scenario}
+        else:
+            spec = {**self._defaults, **({"env": env, "collection": collection} if env or collection else {}),
+                    **({"difficulty": difficulty} if difficulty is not None else {}), "seed": seed, "split": split}
+        self.episode = self.shop.open(**{k: v for k, v in spec.items() if v is not None})
         self.reward_details = None
         return self.episode.info.opening_message
 

@@ -36,7 +36,7 @@ from typing import Any, TypeVar
 
 from pydantic import ValidationError
 
-from verishop.agents.client import EpisodeInfo, ToolResult, ToolSpec, _clean_schema
+from verishop.agents.client import EpisodeInfo, ToolResult, ToolSpec
 from verishop.envs import collection as collection_of
 from verishop.envs import generate, get_env
 from verishop.local.catalog import CachedCatalogReader
@@ -326,9 +326,7 @@ class LocalShop:
 
     def tool_specs(self) -> list[ToolSpec]:
         if self._specs is None:
-            self._specs = [ToolSpec(t.name, " ".join((t.description or "").split()), _clean_schema(t.parameters),
-                                    bool(t.annotations and t.annotations.read_only_hint),
-                                    bool(t.annotations and t.annotations.idempotent_hint))
+            self._specs = [ToolSpec.of(t.name, t.description, t.parameters, t.annotations)
                            for t in self._tools.values()]
         return self._specs
 
