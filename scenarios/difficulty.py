@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 
 from verishop.scenarios.models import Axes
@@ -13,6 +14,7 @@ def _sigmoid(x: float) -> float:
     return 1.0 / (1.0 + math.exp(-x))
 
 
+@functools.cache  # a frozen model: every scenario of a difficulty shares one
 def axes_for(d: int) -> Axes:
     if not 0 <= d <= MAX_DIFFICULTY:
         raise ValueError(f"difficulty must be between 0 and {MAX_DIFFICULTY}, got {d}")

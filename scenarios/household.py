@@ -4,8 +4,12 @@ from __future__ import annotations
 import random
 import threading
 from datetime import date, timedelta
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from itertools import accumulate
 
 from faker import Faker
+from faker.providers import BaseProvider
 
 from verishop.scenarios.catalog.reader import CatalogReader, Product
 from verishop.scenarios.models import Customer, Order, OrderLine
@@ -18,12 +22,44 @@ CARRIERS = ("UPS", "FedEx", "USPS", "DHL")
 _per_thread = threading.local()
 
 
+def _kept_sums(elements: OrderedDict) -> tuple[tuple, list[float]]:
+    kept = _SUMS.get(id(elements))
+    if kept is None or kept[0] is not elements:
+        kept = _SUMS[id(elements)] = (elements, (tuple(elements), list(accumulate(elements.values()))))
+    return kept[1]
+
+
+_SUMS: dict[int, tuple[OrderedDict, tuple[tuple, list[float]]]] = {}
+
+
+def _summing_once(provider: BaseProvider) -> Callable[..., Sequence]:
+    """`provider.random_elements`, drawing the same values with each weighted list's running sums kept.
+
+    For one weighted element (a name from Faker's OrderedDict of names and frequencies) Faker calls
+    `random.choices(names, weights=...)`, which copies and sums thousands of weights on every call;
+    given those sums (`cum_weights`), `choices` makes the same draw from the same random number.
+    Faker's data lists never change, so the sums are kept per list. Any other draw is Faker's own."""
+    original = provider.random_elements
+    weighted = provider.__use_weighting__
+
+    def random_elements(elements=("a", "b", "c"), length=None, unique=False, use_weighting=None):
+        if (length == 1 and not unique and type(elements) is OrderedDict
+                and (weighted if use_weighting is None else use_weighting)):
+            names, sums = _kept_sums(elements)
+            return provider.generator.random.choices(names, cum_weights=sums, k=1)
+        return original(elements, length, unique, use_weighting)
+
+    return random_elements
+
+
 def faker() -> Faker:
     # Building a Faker is slow (tens of ms); reseeding one is cheap. One per thread: scenarios
     # are generated in several threads at once (mcp_server/hub.py), each reseeding its own.
     fake = getattr(_per_thread, "faker", None)
     if fake is None:
         fake = _per_thread.faker = Faker("en_US")
+        for provider in fake.get_providers():
+            provider.random_elements = _summing_once(provider)
     return fake
 
 

@@ -47,19 +47,16 @@ def rule_sells_out(rule: SellOut, product_id: str, category_id: str) -> bool:
             and (int(product_id[1:]) * rule.multiplier + rule.offset) % HASH_MODULUS < rule.below)
 
 
-def _quote(text: str) -> str:
-    return "'" + text.replace("'", "''") + "'"
-
-
-def rule_sql(rule: SellOut, prefix: str = "", number: str | None = None) -> str:
+def rule_sql(rule: SellOut, prefix: str = "", number: str | None = None) -> tuple[str, list[object]]:
     """`rule_sells_out` as an SQL condition on a products row (`prefix`: its alias and a dot;
-    `number`: the product's number in SQL, by default read off its ID). Only integers and quoted
-    text go in, so the text is safe to inline."""
+    `number`: the product's number in SQL, by default read off its ID), and its parameters. The
+    rule's figures are bound, not written in: the text is the same for every rule with as many
+    kept products, so a connection compiles it once rather than once per episode."""
     number = number or _NUMBER_SQL.format(p=prefix)
-    kept = ", ".join(str(int(pid[1:])) for pid in rule.keep)
-    keep = f" AND {number} NOT IN ({kept})" if rule.keep else ""
-    return (f"({prefix}category_id = {_quote(rule.category_id)}{keep} AND "
-            f"({number} * {int(rule.multiplier)} + {int(rule.offset)}) % {HASH_MODULUS} < {int(rule.below)})")
+    keep = f" AND {number} NOT IN ({', '.join('?' * len(rule.keep))})" if rule.keep else ""
+    sql = f"({prefix}category_id = ?{keep} AND ({number} * ? + ?) % {HASH_MODULUS} < ?)"
+    return sql, [rule.category_id, *(int(pid[1:]) for pid in rule.keep), int(rule.multiplier), int(rule.offset),
+                 int(rule.below)]
 
 
 @dataclass(frozen=True)
@@ -94,16 +91,18 @@ class EpisodeStock:
         """IDs given a positive stock explicitly (maybe sold out in the catalog)."""
         return [pid for pid, units in self.changes.items() if units > 0]
 
-    def sold_by_rule_sql(self, prefix: str = "", number: str | None = None) -> str | None:
-        """An SQL condition true for the rows a rule sells out; None without rules."""
+    def sold_by_rule_sql(self, prefix: str = "", number: str | None = None) -> tuple[str, list[object]] | None:
+        """An SQL condition true for the rows a rule sells out, and its parameters; None without rules."""
         if not self.rules:
             return None
-        return "(" + " OR ".join(rule_sql(r, prefix, number) for r in self.rules) + ")"
+        parts = [rule_sql(r, prefix, number) for r in self.rules]
+        return "(" + " OR ".join(sql for sql, _ in parts) + ")", [arg for _, args in parts for arg in args]
 
-    def units_sql(self, prefix: str, change: str) -> str:
+    def units_sql(self, prefix: str, change: str) -> tuple[str, list[object]]:
         """`units` in SQL for a products row (`prefix`) left-joined to the stock changes
-        (`change`: the joined stock column, NULL when the product has none)."""
+        (`change`: the joined stock column, NULL when the product has none), and its parameters."""
         ruled = self.sold_by_rule_sql(prefix)
         if ruled is None:
-            return f"COALESCE({change}, {prefix}stock)"
-        return f"(CASE WHEN {change} IS NOT NULL THEN {change} WHEN {ruled} THEN 0 ELSE {prefix}stock END)"
+            return f"COALESCE({change}, {prefix}stock)", []
+        sql, args = ruled
+        return f"(CASE WHEN {change} IS NOT NULL THEN {change} WHEN {sql} THEN 0 ELSE {prefix}stock END)", args

@@ -226,12 +226,12 @@ def fetch_sql(query: RankQuery, narrowed: Filter, stock: EpisodeStock = EpisodeS
     """The SQL of `_fetch` and its arguments, the LIMIT's aside (for EXPLAIN QUERY PLAN in tests)."""
     # The rule on the rowid, right after the index's own conditions: SQLite then skips a sold-out
     # row without reading it from the table.
-    ruled = stock.sold_by_rule_sql(number=CATALOG_NUMBER_SQL)
+    ruled, ruled_args = stock.sold_by_rule_sql(number=CATALOG_NUMBER_SQL) or ("", [])
     unruled = f" AND NOT {ruled}" if ruled else ""
     probe = f" AND {HAS_FACETS}" if narrowed.probe else ""
     sql = (f"SELECT {PRODUCT_COLUMNS}, ({query.score_sql}) AS score FROM {narrowed.source} "
            f"WHERE {narrowed.before}{unruled}{probe} AND {query.where} AND {narrowed.after} ORDER BY score DESC LIMIT ?")
-    return sql, [*query.score_args, *narrowed.before_args, *([narrowed.probe] if narrowed.probe else []),
+    return sql, [*query.score_args, *narrowed.before_args, *ruled_args, *([narrowed.probe] if narrowed.probe else []),
                  *query.where_args, *narrowed.after_args]
 
 

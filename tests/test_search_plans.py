@@ -62,11 +62,11 @@ async def test_a_sorted_search_of_a_whole_category_reads_its_index_not_every_mat
     ep = await hub.open(hub.generate("pd", 2, 1))
     cat = SHOPPABLE_CATEGORIES[0].id
     for sort_by, index in shop_catalog.SORT_INDEXES.items():
-        sql_seen: list[str] = []
+        sql_seen: list[tuple[str, list]] = []
         execute = ep.db.execute
 
         def spy(sql, params=(), _execute=execute, **options):
-            sql_seen.append(sql)
+            sql_seen.append((sql, list(params)))
             return _execute(sql, params, **options)
 
         ep.db.execute = spy  # type: ignore[method-assign]
@@ -76,7 +76,7 @@ async def test_a_sorted_search_of_a_whole_category_reads_its_index_not_every_mat
                                  in_stock_only=True, limit=10, sort_by=sort_by)
         finally:
             ep.db.execute = execute  # type: ignore[method-assign]
-        plan = await (await ep.db.execute("EXPLAIN QUERY PLAN " + sql_seen[-1],
-                                          [cat, 2000, 4.0, 11])).fetchall()
+        sql, params = sql_seen[-1]
+        plan = await (await ep.db.execute("EXPLAIN QUERY PLAN " + sql, params)).fetchall()
         details = " ".join(str(row[-1]) for row in plan)
         assert f"USING INDEX {index}" in details and "TEMP B-TREE" not in details, details

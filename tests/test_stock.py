@@ -33,10 +33,11 @@ def _stock_by_sql(reader: CatalogReader, stock: EpisodeStock) -> dict[str, int]:
     db.execute("CREATE TABLE stock_changes (product_id TEXT PRIMARY KEY, stock INTEGER NOT NULL)")
     db.executemany("INSERT INTO stock_changes VALUES (?, ?)", list(stock.changes.items()))
     db.execute("ATTACH DATABASE ? AS cat", (f"file:{reader.path}?mode=ro",))
-    sql = (f"SELECT p.product_id, {stock.units_sql('p.', 's.stock')} FROM cat.products p "
+    units, args = stock.units_sql('p.', 's.stock')
+    sql = (f"SELECT p.product_id, {units} FROM cat.products p "
            "LEFT JOIN main.stock_changes s ON s.product_id = p.product_id")
     try:
-        return dict(db.execute(sql))
+        return dict(db.execute(sql, args))
     finally:
         db.close()
 
@@ -56,7 +57,7 @@ def test_the_sql_rule_and_the_python_rule_agree_on_every_product(reader):
         stock = EpisodeStock(changes, rules)
         by_sql = _stock_by_sql(reader, stock)
         assert by_sql == {p.product_id: stock.units(p) for p in products}, trial
-    assert EpisodeStock().units_sql("p.", "s.stock") == "COALESCE(s.stock, p.stock)"
+    assert EpisodeStock().units_sql("p.", "s.stock") == ("COALESCE(s.stock, p.stock)", [])
 
 
 def test_a_rule_sells_out_its_share_and_nothing_outside_its_category(reader):
@@ -179,3 +180,12 @@ def test_a_catalog_row_number_is_its_product_number(reader, wide):
         sql = f"SELECT count(*) FROM products WHERE {CATALOG_NUMBER_SQL} != CAST(substr(product_id, 2) AS INTEGER)"
         assert catalog.db.execute(sql).fetchone()[0] == 0
         assert catalog.db.execute("SELECT count(*) FROM products").fetchone()[0] == catalog.size
+
+
+def test_episodes_with_different_rules_share_the_stock_sql_text_so_a_connection_compiles_it_once():
+    rng = random.Random(5)
+    first = EpisodeStock({}, (sell_out_rule(rng, "chargers", 0.5, keep=["P00000001"]),))
+    second = EpisodeStock({"P00000002": 3}, (sell_out_rule(rng, "t_shirts", 0.2, keep=["P00000009"]),))
+    (sql_a, args_a), (sql_b, args_b) = first.units_sql("p.", "s.stock"), second.units_sql("p.", "s.stock")
+    assert sql_a == sql_b and args_a != args_b
+    assert "chargers" not in sql_a and "t_shirts" not in sql_b  # figures are bound, never written in

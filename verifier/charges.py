@@ -28,8 +28,23 @@ def product_misses(ep: Episode, pid: str, constraints: tuple, shown: bool | None
     p = ep.shop.product(pid)
     if p is None or not (exposure(ep.transcript).shown(pid) if shown is None else shown):
         return [shop(SHOWN)]
-    missed = [constraint(ep, c) for c in constraints if not satisfies(p, c)]
-    return missed or ([shop(IN_STOCK)] if p.stock <= 0 else [])
+    return list(_misses_of_shown(ep, p, constraints))
+
+
+def _misses_of_shown(ep: Episode, p, constraints: tuple) -> tuple[Requirement, ...]:
+    """The constraints and stock a shown product fails. Every check of a list asks it of the same
+    products again (an item's check, then the list's ranking, stock and commitments): the answer
+    is kept per episode view (the customer replies it reads, its shop) in the transcript's
+    `derived` memo, as `told` keeps its own."""
+    customer, shop_ = ep.transcript.customer, ep.shop
+    memo = ep.transcript.derived.setdefault("misses_of_shown", {})
+    key = (id(customer), id(shop_), id(constraints), p.product_id)
+    kept = memo.get(key)
+    if kept is None or kept[0] is not customer or kept[1] is not shop_ or kept[2] is not constraints:
+        missed = [constraint(ep, c) for c in constraints if not satisfies(p, c)]
+        kept = memo[key] = (customer, shop_, constraints,
+                            tuple(missed or ([shop(IN_STOCK)] if p.stock <= 0 else [])))
+    return kept[3]
 
 
 def list_misses(ep: Episode, ids: list[str], constraints: tuple) -> list[Requirement]:

@@ -61,9 +61,17 @@ def hidden_or_stated(ep: Episode, words: str, stated: bool, said: str | None = N
     `said` (default: `words`). Withheld after "that's everything" is the customer's fault."""
     if stated:
         return Requirement(words, "stated")
-    if told(ep, said or words):
-        return Requirement(words, "revealed")
-    return Requirement(words, "withheld", "customer" if claimed_everything(ep) else "agent")
+    customer = ep.transcript.customer
+    memo = ep.transcript.derived.setdefault("hidden_or_stated", {})  # blame asks it of the same words often
+    key = (id(customer), words, said)
+    kept = memo.get(key)
+    if kept is None or kept[0] is not customer:
+        if told(ep, said or words):
+            requirement = Requirement(words, "revealed")
+        else:
+            requirement = Requirement(words, "withheld", "customer" if claimed_everything(ep) else "agent")
+        kept = memo[key] = (customer, requirement)
+    return kept[1]
 
 
 def shop(words: str) -> Requirement:

@@ -112,6 +112,7 @@ def world_from_connection(db: sqlite3.Connection, file_name: str = "world.db") -
     """The world in `db`'s main database, read (the caller owns and closes `db`). The in-process
     shop (`verishop.local`) reads a closing episode's world this way, from its own connection."""
     try:
+        tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         return World(
             meta=dict(db.execute("SELECT key, value FROM meta")),
             cart=dict(db.execute("SELECT product_id, quantity FROM cart")),
@@ -119,16 +120,15 @@ def world_from_connection(db: sqlite3.Connection, file_name: str = "world.db") -
             extra_products={row[0]: Product.from_row(row)
                             for row in db.execute(f"SELECT {PRODUCT_COLUMNS} FROM extra_products")},
             returns=tuple(db.execute("SELECT order_id, line_id FROM returns ORDER BY created_seq")),
-            **_order_tables(db),
-            handovers=_handovers(db),
+            **_order_tables(db, tables),
+            handovers=_handovers(db, tables),
         )
     except (sqlite3.Error, json.JSONDecodeError, TypeError) as exc:
         raise Incomplete("world_corrupt", f"{file_name} is not a readable episode world: {exc}") from None
 
 
-def _order_tables(db: sqlite3.Connection) -> dict:
+def _order_tables(db: sqlite3.Connection, tables: set[str]) -> dict:
     """The orders' state, their changes and the payment balances, from a world that has them."""
-    tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     if "order_changes" not in tables:
         return {}
     lines: dict[str, list[tuple[str, str]]] = {}
@@ -146,9 +146,9 @@ def _order_tables(db: sqlite3.Connection) -> dict:
     return {"orders": orders, "order_writes": writes, "balances": balances}
 
 
-def _handovers(db: sqlite3.Connection) -> tuple[Handover, ...]:
+def _handovers(db: sqlite3.Connection, tables: set[str]) -> tuple[Handover, ...]:
     """The hand-overs, from a world that has their table (world schema 3)."""
-    if db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'handovers'").fetchone() is None:
+    if "handovers" not in tables:
         return ()
     return tuple(Handover(str(h), str(s), int(q)) for h, s, q in db.execute(
         "SELECT handover_id, summary, created_seq FROM handovers ORDER BY created_seq"))

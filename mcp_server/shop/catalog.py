@@ -49,7 +49,8 @@ _STOCK_JOIN = "LEFT JOIN main.stock_changes s ON s.product_id = p.product_id"
 
 
 def _columns(ep: Episode) -> str:
-    """The product columns of a catalog row `p`, stock as the episode sees it."""
+    """The product columns of a catalog row `p`, stock as the episode sees it: a statement that
+    selects them takes `ep.stock_args` as its first parameters."""
     return _COLUMNS.format(stock=ep.stock_sql)
 
 
@@ -71,7 +72,8 @@ def card(p: Product, currency: str) -> ProductCard:
 
 async def fetch_product(ep: Episode, product_id: str) -> Product:
     async with ep.db.execute(
-        f"SELECT {_columns(ep)} FROM {PRODUCTS} p {_STOCK_JOIN} WHERE p.product_id = ?", (product_id.strip(),)
+        f"SELECT {_columns(ep)} FROM {PRODUCTS} p {_STOCK_JOIN} WHERE p.product_id = ?",
+        (*ep.stock_args, product_id.strip())
     ) as cur:
         row = await cur.fetchone()
     if row is None:
@@ -142,6 +144,7 @@ async def search_catalog(ep: Episode, *, query: str, category_id: str | None, br
         args.append(max_ship_days)
     if in_stock_only:
         where.append(f"{ep.stock_sql} > 0")
+        args.extend(ep.stock_args)
     filters = (" AND " + " AND ".join(where)) if where else ""
 
     if SORT_ORDERS[sort_by] and not (words or facets):
@@ -189,7 +192,7 @@ async def _run_search(ep: Episode, match: str | None, *, filters: str, args: lis
         params = [match, depth]
     sql = (f"SELECT {_columns(ep)} FROM {source} f JOIN cat.products p ON p.rowid = f.rowid {_STOCK_JOIN} "
            f"WHERE 1{filters} ORDER BY f.rowid LIMIT ?")
-    return await _products(ep, sql, [*params, *args, limit])
+    return await _products(ep, sql, [*ep.stock_args, *params, *args, limit])
 
 
 async def _sorted_search(ep: Episode, match: str, *, filters: str, args: list, limit: int, sort_by: str,
@@ -212,13 +215,13 @@ async def _sorted_search(ep: Episode, match: str, *, filters: str, args: list, l
         sql = (f"SELECT {_columns(ep)} FROM (SELECT rowid FROM cat.products_fts(?)) f "
                f"JOIN cat.products p ON p.rowid = f.rowid {_STOCK_JOIN} "
                f"WHERE 1{filters} ORDER BY {order}, f.rowid LIMIT ?")
-        return await _products(ep, sql, [match, *args, limit], offload=True)
+        return await _products(ep, sql, [*ep.stock_args, match, *args, limit], offload=True)
     # The category facet is in `match` too, so the rowid set holds the category's matches only.
     words = "" if alone else " AND p.rowid IN (SELECT rowid FROM cat.products_fts(?))"
-    params = [category_id, *([] if alone else [match]), *args, limit]
+    params = [*ep.stock_args, category_id, *([] if alone else [match]), *args, limit]
     if plan == "probe":  # the cheaper filters first, then the words
         filters += " AND EXISTS (SELECT 1 FROM cat.products_fts(?) f WHERE f.rowid = p.rowid)"
-        words, params = "", [category_id, *args, match, limit]
+        words, params = "", [*ep.stock_args, category_id, *args, match, limit]
     # INDEXED BY: left alone, SQLite may pick another index for a range filter and sort every row.
     sql = (f"SELECT {_columns(ep)} FROM cat.products p INDEXED BY {SORT_INDEXES[sort_by]} {_STOCK_JOIN} "
            f"WHERE p.category_id = ?{words}{filters} ORDER BY {order}, p.rowid LIMIT ?")
@@ -282,7 +285,7 @@ async def variant_group(ep: Episode, p: Product) -> tuple[list[Product], list[st
     differ on; otherwise the category's one variant attribute, as always."""
     async with ep.db.execute(
         f"SELECT {_columns(ep)} FROM {PRODUCTS} p {_STOCK_JOIN} WHERE p.group_id = ? ORDER BY p.rank",
-        (p.group_id,),
+        (*ep.stock_args, p.group_id),
     ) as cur:
         siblings = [Product.from_row(tuple(r)) for r in await cur.fetchall()]
     cat = category(p.category_id)

@@ -229,7 +229,8 @@ class LocalShop:
     def open(self, **spec: Any) -> LocalEpisode:
         """Open an episode: `env` (or `collection`), `difficulty` (omit it to let the curriculum
         choose), `seed`, `split`, or a whole `scenario`."""
-        return self._run(self.aopen(**spec))
+        self._refuse_inside_a_loop()
+        return self._open_spec(**spec)  # nothing to await: no turn of the loop
 
     @contextlib.contextmanager
     def episode(self, **spec: Any) -> Iterator[LocalEpisode]:
@@ -276,10 +277,13 @@ class LocalShop:
 
     # -- the async surface ------------------------------------------------------------------------
 
-    async def aopen(self, *, env: str | None = None, collection: str | None = None, difficulty: int | None = None,
-                    seed: int | None = None, scenario: Scenario | dict | None = None, split: str | None = None,
-                    **unknown: Any) -> LocalEpisode:
+    async def aopen(self, **spec: Any) -> LocalEpisode:
         """`open`, awaited."""
+        return self._open_spec(**spec)
+
+    def _open_spec(self, *, env: str | None = None, collection: str | None = None, difficulty: int | None = None,
+                   seed: int | None = None, scenario: Scenario | dict | None = None, split: str | None = None,
+                   **unknown: Any) -> LocalEpisode:
         if unknown:
             raise LocalShopError(f"unknown episode field(s) {', '.join(sorted(unknown))}; give env or collection, "
                                  f"difficulty, seed, split or scenario")
@@ -441,17 +445,24 @@ class LocalShop:
     def _run(self, coroutine: Coroutine[Any, Any, T]) -> T:
         """Run one of the shop's coroutines to its end on this shop's own loop."""
         try:
-            asyncio.get_running_loop()
-        except RuntimeError:
-            pass
-        else:
+            self._refuse_inside_a_loop()
+        except LocalShopError:
             coroutine.close()
-            raise LocalShopError("a blocking LocalShop method was called inside a running event loop: await its "
-                                 "async twin instead (aopen, acall, aclose, areward)")
+            raise
         with self._loop_guard:
             if self._loop is None:
                 self._loop = asyncio.new_event_loop()
             return self._loop.run_until_complete(coroutine)
+
+
+    @staticmethod
+    def _refuse_inside_a_loop() -> None:
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        raise LocalShopError("a blocking LocalShop method was called inside a running event loop: await its "
+                             "async twin instead (aopen, acall, aclose, areward)")
 
 
 class _Held:

@@ -52,6 +52,7 @@ _CODE_LETTERS = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"  # nothing that reads as anoth
 # The false policy's figures: days no store policy here has (each checked against the clauses).
 _FALSE_DAYS = (113, 127, 149, 163, 181, 197, 211, 233, 257, 271)
 _PRODUCT_ID = re.compile(r"^P\d{8}$")
+_DIGIT_RUN = re.compile(r"\d+")
 _TARGET_TRIES = 40
 
 
@@ -80,7 +81,8 @@ def overlay(scenario: Scenario, rng: random.Random, catalog: CatalogReader) -> S
         return scenario
     carrier = candidates[_carrier_index(len(candidates), scenario.difficulty)]
     texts = _policy_texts(scenario)  # read once for every figure
-    figures = [d for d in _FALSE_DAYS if not _says_number(texts, d)]
+    said = _numbers_in(texts)
+    figures = [d for d in _FALSE_DAYS if str(d) not in said]
     actions = [a for a in ACTIONS if (a != "reveal_address" or _reveals(scenario) is not None)
                and (a != "false_policy" or figures)]
     action = rng.choice(actions)
@@ -227,5 +229,9 @@ def _policy_texts(scenario: Scenario) -> list[str]:
 
 
 def _says_number(texts: list[str], number: int) -> bool:
-    pattern = re.compile(rf"(?<!\d){number}(?!\d)")
-    return any(pattern.search(text) for text in texts)
+    return str(number) in _numbers_in(texts)
+
+
+def _numbers_in(texts: list[str]) -> set[str]:
+    """Every number the texts write, as written (each whole run of digits)."""
+    return {run for text in texts for run in _DIGIT_RUN.findall(text)}
