@@ -199,3 +199,21 @@ def test_the_catalog_it_keeps_generates_the_same_scenarios(catalog_path, reader)
                         generate(name, difficulty, seed, reader).to_json(), (name, difficulty, seed)
     finally:
         kept.close()
+
+
+def test_a_tools_data_in_process_is_what_an_mcp_client_receives(shop):
+    """The in-process shop hands back the transcript's dump of a result (no second dump): it must be
+    the structured content the server sends (`compact_result`: the by-alias dump)."""
+    from verishop.mcp_server.schema import compact_result
+
+    episode = shop.open(env="pd", difficulty=4, seed=11)
+    try:
+        goal = episode.scenario.goal
+        for name, arguments in (("search_catalog", {"category_id": goal.category_id, "limit": 5}),
+                                ("get_current_date", {}), ("view_cart", {})):
+            got = episode.call(name, arguments)
+            assert got.error is None, got.error
+            result = episode._episode.last_dump[0]
+            assert got.data == compact_result(result).structured_content, name
+    finally:
+        episode.close()

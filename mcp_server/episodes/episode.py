@@ -77,6 +77,9 @@ class Episode:
     lock: anyio.Lock = field(default_factory=lambda: anyio.Lock(fast_acquire=True))
     # When the last tool call started or ended (time.monotonic): the idle reaper reads it.
     last_active_s: float = field(default_factory=time.monotonic)
+    # The last call's result and its JSON dump (the transcript's): the in-process shop hands that
+    # dump to its caller rather than dumping the result again (no result model has aliases).
+    last_dump: tuple[object, dict[str, Any]] | None = field(default=None, init=False, repr=False)
     voice: EpisodeVoice | None = None  # a model's rewording of the customer's replies (--customer-voice)
     _has_handovers: bool | None = field(default=None, init=False, repr=False)
 
@@ -152,6 +155,7 @@ class Episode:
                 try:
                     result = await body()
                     outcome = result.model_dump(mode="json")
+                    self.last_dump = (result, outcome)
                 except ShopError as exc:
                     recorded = True
                     self._record_refusal(name, arguments, started, str(exc))

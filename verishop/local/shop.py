@@ -124,7 +124,9 @@ class LocalEpisode:
             result = await tool.run(arguments, self._context, convert_result=False)  # type: ignore[arg-type]
         except Exception as exc:  # what the SDK's server sends as the error result's text
             return ToolResult(name, arguments, None, _error_text(tool.name, exc))
-        return ToolResult(name, arguments, result.model_dump(mode="json", by_alias=True))
+        kept = self._episode.last_dump
+        data = kept[1] if kept is not None and kept[0] is result else result.model_dump(mode="json", by_alias=True)
+        return ToolResult(name, arguments, data)
 
     def call(self, name: str, arguments: dict[str, Any] | None = None, /, **kwargs: Any) -> ToolResult:
         """Call a shop tool; a tool error comes back as `ToolResult.error`, never raised (the text

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import random
 import re
+import threading
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
@@ -163,15 +164,27 @@ def _fields(model: object) -> Iterator[tuple[str, object]]:
                 yield from _fields(item)
 
 
+_walked = threading.local()
+
+
+def _goal_fields(goal: BaseModel) -> tuple[tuple[str, object], ...]:
+    """`_fields` of a goal, walked once for the several questions an overlay asks of it (per thread:
+    scenarios are generated in several at once)."""
+    kept = getattr(_walked, "goal", None)
+    if kept is None or kept[0] is not goal:
+        kept = _walked.goal = (goal, tuple(_fields(goal)))
+    return kept[1]
+
+
 def goal_product_ids(scenario: Scenario) -> set[str]:
     """Every product ID the goal names (every request's): what it needs or may accept."""
-    return {value for _, value in _fields(scenario.goal) if isinstance(value, str) and _PRODUCT_ID.match(value)}
+    return {value for _, value in _goal_fields(scenario.goal) if isinstance(value, str) and _PRODUCT_ID.match(value)}
 
 
 def goal_categories(scenario: Scenario, catalog: CatalogReader) -> set[str]:
     """Every category a request names (a constraint, a bundle's list) or one of its products is of."""
     found: set[str] = set()
-    for name, value in _fields(scenario.goal):
+    for name, value in _goal_fields(scenario.goal):
         if name in ("category_id", "categories") and isinstance(value, str):
             found.add(value)
         elif isinstance(value, Constraint) and value.kind == "category":
@@ -207,7 +220,7 @@ def _reveals(scenario: Scenario) -> tuple[str, str] | None:
     minefields = scenario.minefields
     if minefields is not None and minefields.identity is not None:
         return None
-    moves = any(isinstance(v, OrderChangeGoal) and v.address is not None for _, v in _fields(scenario.goal)) \
+    moves = any(isinstance(v, OrderChangeGoal) and v.address is not None for _, v in _goal_fields(scenario.goal)) \
         or isinstance(scenario.goal, OrderChangeGoal)
     account = scenario.account
     default = next((a for a in account.addresses if a.default), None) if account else None
@@ -225,7 +238,7 @@ def _policy_says(scenario: Scenario, number: int) -> bool:
 def _policy_texts(scenario: Scenario) -> list[str]:
     """The texts `_policy_says` reads: the policy's clauses and every text of the goal."""
     return [clause.text for clause in scenario.policy.clauses] + \
-        [value for _, value in _fields(scenario.goal) if isinstance(value, str)]
+        [value for _, value in _goal_fields(scenario.goal) if isinstance(value, str)]
 
 
 def _says_number(texts: list[str], number: int) -> bool:
