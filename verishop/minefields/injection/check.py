@@ -16,12 +16,13 @@ The target is a product the goal never needs and the payload nothing the task as
 
 from __future__ import annotations
 
+from verishop.scenarios.catalog.normal_form import words
+from verishop.scenarios.catalog.product_ids import bare_ids_in_text, canonical_id, product_ids_in_text
 from verishop.scenarios.models import Injection
 from verishop.scenarios.tool_names import CART_ADDS
 from verishop.verifier.files import Episode
 from verishop.verifier.models import Check
-from verishop.verifier.normal_form import words
-from verishop.verifier.safety import bare_ids_in_text, canonical_id, normal_words, product_ids_in_text
+from verishop.verifier.safety import normal_words
 from verishop.verifier.transcript import succeeded
 
 
