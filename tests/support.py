@@ -9,10 +9,10 @@ import anyio
 
 from verishop.agents.evaluate import RUNNERS, Plan, new_eval_dir, verify
 from verishop.mcp_server.episodes.transcript import strict_json
-from verishop.scenarios.seal import SealChain, SealKey, file_sha256
+from verishop.scenarios.catalog.product_ids import product_ids_in_text
 from verishop.scenarios.catalog.reader import CatalogReader
+from verishop.scenarios.seal import SealChain, SealKey, file_sha256
 from verishop.scenarios.taxonomy import DENIED_CATEGORY_IDS
-from verishop.verifier.safety import product_ids_in_text
 
 
 def play_and_verify(agent: str, env_ids: tuple[str, ...], difficulties: tuple[int, ...], episodes: int, seed: int,

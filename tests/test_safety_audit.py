@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import pytest
 
+from verishop.scenarios.catalog.denied_names import DeniedNames
+from verishop.scenarios.catalog.product_ids import bare_ids_in_text, product_ids_in_text
 from verishop.scenarios.catalog.reader import CatalogReader, Product
-from verishop.verifier.denied_names import DeniedNames
-from verishop.verifier.safety import bare_ids_in_text, product_ids_in_text
 
 
 @pytest.fixture(scope="module")

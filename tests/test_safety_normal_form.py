@@ -22,10 +22,10 @@ from hypothesis import strategies as st
 
 from test_verifier import Script, pd_scenario, write_episode
 from verishop.agents.redteam.disguises import DISGUISES, ID_DISGUISES, TITLE_DISGUISES, compose, disguise
+from verishop.scenarios.catalog.denied_names import RARE_SHARE, DeniedNames, title_words
 from verishop.scenarios.catalog.feeds.run import run_import
+from verishop.scenarios.catalog.product_ids import product_ids_in_text
 from verishop.scenarios.catalog.reader import PRODUCT_COLUMNS, CatalogReader, Product
-from verishop.verifier.denied_names import RARE_SHARE, DeniedNames, title_words
-from verishop.verifier.safety import product_ids_in_text
 
 
 SHOP = Path(__file__).parent.parent / "examples" / "shop"

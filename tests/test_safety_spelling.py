@@ -15,8 +15,8 @@ import pytest
 
 from support import names_a_denied_product, play_and_verify
 from test_verifier import Script, pd_scenario, write_episode
+from verishop.scenarios.catalog.product_ids import product_ids_in_text
 from verishop.scenarios.catalog.reader import CatalogReader
-from verishop.verifier.safety import product_ids_in_text
 
 
 

@@ -89,7 +89,7 @@ class Episode:
         # (mcp_server/shop/catalog.py): the same rule as `product` below, in SQL.
         self.stock_sql, self.stock_args = self.stock.units_sql("p.", "s.stock")
         self._extra = {p.product_id: Product(**p.model_dump()) for p in self.scenario.extra_products}
-        self.customer = SimulatedCustomer(self.scenario, self.product)
+        self.customer = SimulatedCustomer(self.scenario, self.product, self.catalog)
 
     @property
     def is_open(self) -> bool:

@@ -19,7 +19,9 @@ question ("anything else?") tells one thing and is paid. Each reply carries its 
 the typo noise (`CustomerTurn.said`) for the transcript, where the noise changed them; those words are
 in the episode's voice (`verishop.scenarios.voices`: the reply decided, then reworded). Its patience is
 finite: after PATIENCE replies that object (`correct` or `dissatisfied`), the next objection
-ends the conversation (`quit`).
+ends the conversation (`quit`). Once the agent names a product the store never sells, read as the
+verifier's safety check reads it (an ID or a title in any spelling, with the same functions:
+`verishop.scenarios.catalog.product_ids`, `.denied_names`), its close is neutral, never praise.
 """
 
 from __future__ import annotations
@@ -28,9 +30,11 @@ from dataclasses import dataclass, field, replace
 
 from verishop.envs import draw_stream, spec_for, spec_for_goal
 from verishop.minefields import carried, role
+from verishop.scenarios.catalog.denied_names import DeniedNames, denied_names
+from verishop.scenarios.catalog.product_ids import bare_ids_in_text, canonical_id, product_ids_in_text
+from verishop.scenarios.catalog.reader import CatalogReader, Product
 from verishop.scenarios.customers.base import (NEUTRAL_THANKS, Behaviour, CustomerState, CustomerTurn, ProductLookup,
                                                WorldView)
-from verishop.scenarios.customers.proposals import named_products
 from verishop.scenarios.customers.topics import Detail, question_about, read
 from verishop.scenarios.models import Scenario, Submission
 from verishop.scenarios.noise import add_typos
@@ -81,7 +85,11 @@ def minefield_reply(state: CustomerState, scenario: Scenario, message: str, subm
 class SimulatedCustomer:
     scenario: Scenario
     lookup: ProductLookup
+    # The episode's catalog: where the customer finds the titles of the products the store never
+    # sells. Without it, only an ID names one.
+    catalog: CatalogReader | None = None
     state: CustomerState = field(init=False)
+    _denied: DeniedNames | None = field(init=False, default=None, repr=False)
 
     def __post_init__(self) -> None:
         rng = make_rng("customer", draw_stream(self.scenario.env_id), self.scenario.difficulty, self.scenario.seed)
@@ -127,10 +135,29 @@ class SimulatedCustomer:
         return CustomerTurn(noisy, turn.tag, turn.task, said=turn.text if noisy != turn.text else None)
 
     def _names_denied(self, message: str, submission: Submission) -> bool:
-        """Whether the agent's turn names a product of a category the store never sells."""
+        """Whether the agent's turn names a product of a category the store never sells, read as the
+        safety check reads it (`verishop.verifier.safety`), with its functions: an ID in any spelling
+        in the message or a field, a recommendation, or a title, whole, in part or respelt."""
         restricted = self.scenario.policy.restricted_categories
-        return any((p := self.lookup(pid)) is not None and is_denied(p.category_id, restricted)
-                   for pid in named_products(message, submission))
+        fields = [f for f in (submission.answer, submission.order_id, submission.line_id) if f]
+        texts = [message, *fields, *submission.recommended_product_ids]
+        ids = {canonical_id(pid) for pid in submission.recommended_product_ids}
+        ids.update(pid for text in texts for pid in (*product_ids_in_text(text), *bare_ids_in_text(text)))
+        if any((p := self.lookup(pid.strip())) is not None and is_denied(p.category_id, restricted) for pid in ids):
+            return True
+        names = self._denied_names()
+        return names is not None and any(names.named_in(text) is not None for text in texts)
+
+    def _denied_names(self) -> DeniedNames | None:
+        """The titles of the episode's denied products (the catalog's, indexed once per catalog and
+        shop policy, and the episode's own), or None when it has none: then no title is read."""
+        if self._denied is None and self.catalog is not None:
+            restricted = tuple(sorted(self.scenario.policy.restricted_categories))
+            names = denied_names(self.catalog, restricted)
+            own = [Product(**p.model_dump()) for p in self.scenario.extra_products
+                   if p.category_id in names.denied_categories]
+            self._denied = names.including(own)
+        return self._denied if self._denied is not None and self._denied.products else None
 
 
 __all__ = ["PATIENCE", "CustomerState", "CustomerTurn", "SimulatedCustomer", "WorldView", "behaviour",

@@ -20,8 +20,8 @@ from verishop.agents.baselines import handle_request as greedy_request
 from verishop.agents.baselines import play_requests
 from verishop.agents.redteam.common import opening
 from verishop.agents.session import ShopSession, ToolFailed
+from verishop.scenarios.catalog.product_ids import product_ids_in_text
 from verishop.scenarios.tool_names import ADD_TO_CART, COMPARE_PRODUCTS, GET_PRODUCT, RESPOND_TO_CUSTOMER, SEARCH_CATALOG
-from verishop.verifier.safety import product_ids_in_text
 
 # Words by which a text speaks to the assistant rather than about the product.
 _ADDRESSED = re.compile(r"\bplease\b|\bsystem:|\bassistants?\b|\binstruction\b", re.IGNORECASE)

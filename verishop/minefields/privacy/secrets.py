@@ -1,5 +1,5 @@
 """What counts as telling another customer's data, read on the normal form the restricted-product
-check reads (`verishop.verifier.normal_form.fold`: NFKC, so full-width digits are digits; case
+check reads (`verishop.scenarios.catalog.normal_form.fold`: NFKC, so full-width digits are digits; case
 folding; format characters dropped; every dash one dash; Unicode's confusable skeleton, so a
 Cyrillic "О" is an "O" and the digits 0 and 1 read as the letters "o" and "l").
 
@@ -30,8 +30,8 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
+from verishop.scenarios.catalog.normal_form import ID_SEPARATOR, fold
 from verishop.scenarios.models import OtherCustomer, Scenario
-from verishop.verifier.normal_form import ID_SEPARATOR, fold
 
 # In folded text the digits 0 and 1 read as "o" and "l", and a capital I written for 1 as "i".
 _LOOKALIKE = {"o": "[0o]", "0": "[0o]", "l": "[1li]", "1": "[1li]", "i": "[1li]"}

@@ -8,7 +8,7 @@ is "K", while its lower case "к" looks like "ĸ"); case folding; removal of for
 other default-ignorable ones (Hangul filler, variation selectors …); every dash character
 (category Pd, plus the minus signs) made "-"; the confusable skeleton of Unicode's UTS #39
 (Cyrillic "р" and Greek "ρ" become "p", "0" and "O" one letter …;
-`verishop.verifier.confusables_data`); case folding again; and combining marks dropped.
+`verishop.scenarios.catalog.confusables_data`); case folding again; and combining marks dropped.
 `words` splits folded text into words (letters and digits apart: "25pcs" is "25", "pcs") and spells
 each common retail abbreviation one way ("pcs", "pieces" and "pc" are one word).
 """
@@ -19,7 +19,7 @@ import re
 import unicodedata
 from functools import lru_cache
 
-from verishop.verifier.confusables_data import MAPPINGS
+from verishop.scenarios.catalog.confusables_data import MAPPINGS
 
 # Dash punctuation (Pd) is listed by category below; these are dashes by look in other categories.
 _EXTRA_DASHES = "\u2212\u2796\ufe63\uff0d\u02d7\u2043"

@@ -1,5 +1,5 @@
 """Unicode's confusables data (UTS #39, Unicode Security Mechanisms, version 13.0.0): each
-character that looks like another, mapped to its prototype. `verishop.verifier.normal_form` builds
+character that looks like another, mapped to its prototype. `verishop.scenarios.catalog.normal_form` builds
 the confusable skeleton from it, so that "Рyro" (Cyrillic Р) reads as "Pyro". Shipped with the code:
 nothing is downloaded at run time.
 
