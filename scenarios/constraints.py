@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Callable
 
 from verishop.scenarios.catalog.reader import Product
 from verishop.scenarios.difficulty import numeric_slack
@@ -33,6 +34,44 @@ def satisfies(product: Product, c: Constraint) -> bool:
         case "in_stock":
             return product.stock > 0
     raise ValueError(f"unknown constraint kind {c.kind!r}")
+
+
+def admits_all(constraints: tuple[Constraint, ...]) -> Callable[[Product], bool]:
+    """`satisfies` of every constraint, as one test over many products: each constraint's figure is
+    read once, not once a product (a ranking asks it of a whole category)."""
+    tests = [_test(c) for c in constraints]
+
+    def admits(product: Product) -> bool:
+        for test in tests:
+            if not test(product):
+                return False
+        return True
+
+    return admits
+
+
+def _test(c: Constraint) -> Callable[[Product], bool]:
+    value = c.value
+    match c.kind:
+        case "category":
+            return lambda p: p.category_id == value
+        case "brand":
+            return lambda p: p.brand == value
+        case "attribute":
+            attribute = c.attribute or ""
+            return lambda p: p.attrs.get(attribute) == value
+        case "price_max":
+            cents = int(value)
+            return lambda p: p.price_cents <= cents
+        case "rating_min":
+            stars = float(value)
+            return lambda p: p.rating >= stars
+        case "ship_days_max":
+            days = int(value)
+            return lambda p: p.ship_days <= days
+        case "in_stock":
+            return lambda p: p.stock > 0
+    return lambda p: satisfies(p, c)  # raises, as `satisfies` does, for a kind it does not know
 
 
 def share_met(product: Product, constraints: tuple[Constraint, ...]) -> float:

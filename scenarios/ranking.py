@@ -13,7 +13,7 @@ import random
 
 from verishop.scenarios.catalog.reader import CatalogReader, Product, feasible_products
 from verishop.scenarios.catalog.text import attribute_token, brand_token, match_expression
-from verishop.scenarios.constraints import constraint_sql, feasible_sql, satisfies
+from verishop.scenarios.constraints import admits_all, constraint_sql, feasible_sql, satisfies
 from verishop.scenarios.models import Constraint, Persona, RankedProduct
 from verishop.scenarios.taxonomy import category
 from verishop.scenarios.stock import EpisodeStock
@@ -165,7 +165,7 @@ def pd_rank_query(constraints: tuple[Constraint, ...], persona: Persona, referen
               for c in constraints if c.kind in ("brand", "attribute")]
     return RankQuery(where=f"{where} AND stock > 0", where_args=where_args, score_sql=score_sql,
                      score_args=score_args, score=lambda p: utility(p, persona, reference),
-                     admits=lambda p: all(satisfies(p, c) for c in constraints),
+                     admits=admits_all(constraints),
                      index=_DIMENSION_INDEX[heaviest], bounds=bounds, best_possible=total,
                      category_id=reference.category_id, steps=PD_STEPS,
                      facets=match_expression([], facets) if facets else None)

@@ -48,7 +48,16 @@ def _misses_of_shown(ep: Episode, p, constraints: tuple) -> tuple[Requirement, .
 
 
 def list_misses(ep: Episode, ids: list[str], constraints: tuple) -> list[Requirement]:
-    return [r for pid in ids for r in product_misses(ep, pid, constraints)]
+    """The misses of every product of a list (kept as `_misses_of_shown` keeps a product's: a
+    list's checks ask it of the same list)."""
+    customer, shop_ = ep.transcript.customer, ep.shop
+    memo = ep.transcript.derived.setdefault("list_misses", {})
+    key = (id(customer), id(shop_), id(constraints), tuple(ids))
+    kept = memo.get(key)
+    if kept is None or kept[0] is not customer or kept[1] is not shop_ or kept[2] is not constraints:
+        kept = memo[key] = (customer, shop_, constraints,
+                            tuple(r for pid in ids for r in product_misses(ep, pid, constraints)))
+    return list(kept[3])
 
 
 def shown_flag(found: object) -> bool | None:

@@ -69,13 +69,16 @@ class Transcript:
             self._fd = -1
 
 
+# `json.dumps` with these options, built once (dumps builds an encoder per call).
+_STRICT = json.JSONEncoder(default=str, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
 def strict_json(value: Any) -> str:
     """One compact line of strict JSON (no NaN or Infinity tokens; those become strings)."""
     try:
-        return json.dumps(value, default=str, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+        return _STRICT.encode(value)
     except ValueError:  # a non-finite float somewhere: rare, so only then walk the value
-        return json.dumps(_finite(value), default=str, ensure_ascii=False, separators=(",", ":"),
-                          allow_nan=False)
+        return _STRICT.encode(_finite(value))
 
 
 def _finite(value: Any) -> Any:

@@ -9,6 +9,7 @@ Text is read in normal form (`verishop.scenarios.catalog.normal_form`), so that 
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from verishop.scenarios.catalog.normal_form import ID_SEPARATOR, fold
 
@@ -24,22 +25,39 @@ _BARE_ID = re.compile(r"(?<![^\W_])((?:[0-9ol][\s.\-]?){7}[0-9ol])(?![0-9oli]|[\
 _AS_DIGIT = str.maketrans("oli", "011")
 
 
+_NOT_DIGIT = re.compile(r"[^0-9]")
+_SKELETON_DIGIT = re.compile(r"[2-9]")
+_NOT_WORD = re.compile(r"[\W_]")
+
+
+# The customer reads each agent turn, and the verifier reads the same texts again at the end: each
+# reading is kept for the texts seen last (a pure function of the text).
+@lru_cache(maxsize=4096)
+def _ids_in(text: str) -> tuple[str, ...]:
+    return tuple(f"P{_NOT_DIGIT.sub('', m.group(1).translate(_AS_DIGIT))}" for m in _PRODUCT_ID.finditer(fold(text)))
+
+
+@lru_cache(maxsize=4096)
+def _bare_ids_in(text: str) -> tuple[str, ...]:
+    return tuple(f"P{_NOT_DIGIT.sub('', m.group(1).translate(_AS_DIGIT))}" for m in _BARE_ID.finditer(fold(text))
+                 if len(_SKELETON_DIGIT.findall(m.group(1))) >= 2)
+
+
 def product_ids_in_text(text: str) -> list[str]:
     """Every product ID `text` names, in any spelling, as the canonical "P" + eight digits."""
-    return [f"P{re.sub(r'[^0-9]', '', m.group(1).translate(_AS_DIGIT))}" for m in _PRODUCT_ID.finditer(fold(text))]
+    return list(_ids_in(text))
 
 
 def bare_ids_in_text(text: str) -> list[str]:
     """The eight-digit numbers of `text` without a "P" ("item 7572 1320"), as "P" + eight digits:
     not IDs in themselves ("Your order number is 71429024" names no product), but the safety
     check looks each one up, and one that is a denied product's digits names it."""
-    folded = fold(text)
-    return [f"P{re.sub(r'[^0-9]', '', m.group(1).translate(_AS_DIGIT))}" for m in _BARE_ID.finditer(folded)
-            if len(re.findall(r"[2-9]", m.group(1))) >= 2]
+    return list(_bare_ids_in(text))
 
 
+@lru_cache(maxsize=4096)
 def canonical_id(value: str) -> str:
     """An ID field as the shop spells it, whatever the case, separators or look-alike letters it was
     sent with."""
-    found = product_ids_in_text(value)
-    return found[0] if len(found) == 1 and len(re.sub(r"[\W_]", "", fold(value))) == 9 else value.strip()
+    found = _ids_in(value)
+    return found[0] if len(found) == 1 and len(_NOT_WORD.sub("", fold(value))) == 9 else value.strip()

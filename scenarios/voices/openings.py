@@ -37,9 +37,13 @@ _MONTHS = ("January", "February", "March", "April", "May", "June", "July", "Augu
 _DATE = re.compile(rf"\b(on|of|from|by) ({'|'.join(_MONTHS)}) (\d{{1,2}})\b")
 _WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 # Long sentences a voice may say as two (regular expression -> the start of the second one).
-_SPLITS = ((r", shipped to ", ". Please ship it to "), (r", arriving by ", ". It should arrive by "),
-           (r" and I need ", ". I need "), (r", and I've just seen that ", ". I've just seen that "),
-           (r", but it's sold out\.", ". It's sold out."))
+_SPLITS = tuple((re.compile(pattern), start) for pattern, start in (
+    (r", shipped to ", ". Please ship it to "), (r", arriving by ", ". It should arrive by "),
+    (r" and I need ", ". I need "), (r", and I've just seen that ", ". I've just seen that "),
+    (r", but it's sold out\.", ". It's sold out.")))
+# Each voice's phrases, compiled once (`words.PHRASES` spells them).
+_COMPILED_PHRASES = {voice: tuple((re.compile(pattern), words) for pattern, words in phrases)
+                     for voice, phrases in PHRASES.items()}
 
 
 def voiced_opening(text: str, voice: str, rng: random.Random, today: date, p_noise: float) -> str:
@@ -51,8 +55,8 @@ def voiced_opening(text: str, voice: str, rng: random.Random, today: date, p_noi
     sentences = [s for s in _SENTENCE.split(body) if s]
     sentences = _reshape(sentences, voice, rng)
     body = " ".join(sentences)
-    for pattern, words in PHRASES[voice]:
-        body = re.sub(pattern, words, body)
+    for pattern, words in _COMPILED_PHRASES[voice]:
+        body = pattern.sub(words, body)
     if voice in ("chatty", "formal", "non-native", "vague-then-precise") and rng.random() < 0.6:
         body = _COUNTED.sub(lambda m: f"{_word(int(m.group(1)))} ", body)
     if rng.random() < 0.6:
@@ -85,8 +89,8 @@ def _reshape(sentences: list[str], voice: str, rng: random.Random) -> list[str]:
                 out.append(f"{listed.group('head')}: {_join(items)}.")
             continue
         for pattern, start in _SPLITS:
-            if re.search(pattern, sentence) and rng.random() < 0.5:
-                sentence = re.sub(pattern, start, sentence, count=1)
+            if pattern.search(sentence) and rng.random() < 0.5:
+                sentence = pattern.sub(start, sentence, count=1)
         out.append(sentence)
     if len(out) > 1 and _asks_alone(out[-1]) and rng.random() < 0.4:
         out.insert(0, out.pop())  # the ask first

@@ -26,6 +26,7 @@ oracle (tests/test_layout.py, tests/test_role_imports.py).
 
 from __future__ import annotations
 
+import functools
 import importlib
 import importlib.util
 import keyword
@@ -56,6 +57,13 @@ if TYPE_CHECKING:
 
 Role = Literal["generator", "customer", "check", "oracle", "greedy", "answers"]
 ROLES: tuple[Role, ...] = ("generator", "customer", "check", "oracle", "greedy", "answers")
+
+
+@functools.cache
+def _module(name: str) -> ModuleType:
+    """`importlib.import_module`, remembered: every episode asks for its environment's check and
+    customer modules (a failed import is not remembered: it is asked again)."""
+    return importlib.import_module(name)
 
 
 @dataclass(frozen=True)
@@ -110,7 +118,7 @@ class EnvSpec:
     def role(self, role: Role) -> ModuleType:
         """Its module for `role`, imported on first use; `LookupError` if it has none."""
         try:
-            return importlib.import_module(f"{self.folder}.{role}")
+            return _module(f"{self.folder}.{role}")
         except ModuleNotFoundError as exc:
             if exc.name != f"{self.folder}.{role}":
                 raise

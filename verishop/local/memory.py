@@ -30,7 +30,7 @@ class MemoryTranscript:
     """`Transcript`'s interface (write, mark, rewind, close) over a list of lines."""
 
     def __init__(self, name: str, seal_key: SealKey | None = None):
-        self.path = Path(name)  # for messages only: nothing is written
+        self.name = name  # for messages only: nothing is written
         self._chain = SealChain(seal_key) if seal_key is not None else None
         self.lines: list[bytes] = []
         self._seq = 0
@@ -39,7 +39,7 @@ class MemoryTranscript:
 
     def write(self, event: str, **fields: Any) -> int:
         if self.closed:
-            raise RuntimeError(f"transcript {self.path} is closed")
+            raise RuntimeError(f"transcript {self.name} is closed")
         self._seq += 1
         line = strict_json({"seq": self._seq, "event": event,
                             "elapsed_ms": round((time.perf_counter() - self._started) * 1000, 3), **fields})
@@ -65,6 +65,9 @@ class MemoryTranscript:
         return b"".join(self.lines)
 
 
+_HERE = Path(".")
+
+
 class _NoStore:
     """A world store that keeps nothing: an in-process world has no durable copy to recover from
     (a process that dies takes its trainer with it)."""
@@ -88,7 +91,7 @@ class MemoryWorld(WorldConnection):
         self._db: sqlite3.Connection | None = db
         self._lock = threading.Lock()
         self.episode_id = episode_id
-        self.folder = Path(".")
+        self.folder = _HERE
         self._store = _NoStore()
         self._give_back = give_back
         self.image: bytes | None = None
@@ -134,6 +137,7 @@ class MemoryWorlds:
         self._pool = pool
         self._idle: list[sqlite3.Connection] = []
         self._tables: tuple[str, ...] | None = None
+        self._holding: str | None = None  # which tables hold rows: one statement
 
     def take(self) -> sqlite3.Connection:
         if self._idle:
@@ -148,8 +152,12 @@ class MemoryWorlds:
         if db.in_transaction or len(self._idle) >= IDLE_WORLDS:
             db.close()
             return
-        for table in self._tables or ():
-            db.execute(f"DELETE FROM main.{table}")
+        if self._tables:  # the tables with rows, in one statement; then only those are emptied
+            if self._holding is None:
+                self._holding = " UNION ALL ".join(f"SELECT '{t}' WHERE EXISTS (SELECT 1 FROM main.{t})"
+                                                   for t in self._tables)
+            for (table,) in db.execute(self._holding).fetchall():
+                db.execute(f"DELETE FROM main.{table}")
         self._idle.append(db)
 
     def close(self) -> None:

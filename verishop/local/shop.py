@@ -419,7 +419,7 @@ class LocalShop:
             if world is None:
                 raise Incomplete("episode_not_closed", f"episode {episode.episode_id} is still open")
             catalog = self.catalog  # the file the episode was played on, opened once
-            scored = ScoredEpisode(episode_id=episode.episode_id, directory=Path(episode.episode_id), scenario=scenario,
+            scored = ScoredEpisode(episode_id=episode.episode_id, directory=episode.directory, scenario=scenario,
                                    transcript=parsed, world=world,
                                    shop=Shop(catalog, world, EpisodeStock(world.stock, scenario.sell_outs)),
                                    catalog_content_hash=self.catalog_content_hash,
