@@ -6,6 +6,8 @@ the world from it; the verifier scores against it. It is never shown over MCP.
 
 from __future__ import annotations
 
+import functools
+
 import hashlib
 from datetime import date
 from typing import Annotated, Literal
@@ -776,11 +778,18 @@ class Minefields(Frozen):
         return next((c for c in self.others if c.customer_id == customer_id), None)
 
 
+@functools.cache
+def _field_names(model: type[BaseModel]) -> tuple[str, ...]:
+    return tuple(model.model_fields)  # read once: pydantic builds the mapping on every access
+
+
 def _currencies(model: BaseModel) -> set[str]:
     """The currencies of a goal's amounts (its own, its price caps', a journey's requests')."""
     amounts = not isinstance(model, Constraint) or model.kind == "price_max"
-    found = {model.currency} if amounts and isinstance(getattr(model, "currency", None), str) else set()
-    for name in type(model).model_fields:
+    names = _field_names(type(model))
+    # Read only where it is a field: a missing attribute costs pydantic a formatted AttributeError.
+    found = {model.currency} if amounts and "currency" in names and isinstance(model.currency, str) else set()
+    for name in names:
         value = getattr(model, name)
         for item in value if isinstance(value, tuple) else (value,):
             if isinstance(item, BaseModel):

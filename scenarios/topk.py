@@ -98,7 +98,7 @@ def top_k(catalog: CatalogReader, query: RankQuery, k: int, stock: EpisodeStock,
         if held is not None:
             # Every candidate at hand (an in-process shop's reader keeps the catalog): the ranking of
             # all of them, which is what the walk below reads from SQL (`where` = `admits`).
-            return _rank([*ranking.pool, *(p for p in held if query.admits(p))], query, stock)[:k]
+            return _rank([*ranking.pool, *(p for p in held if query.admits(p))], query, stock, k)
         return ranking.best_if_exact(threshold_filter(query, None), None)
     for step in query.fine_steps:
         threshold = query.best_possible - step
@@ -249,9 +249,11 @@ def _restocked(catalog: CatalogReader, query: RankQuery, stock: EpisodeStock) ->
     return [p for p in found if p is not None and (p.stock <= 0 or stock.sold_by_rule(p)) and query.admits(p)]
 
 
-def _rank(products: list[Product], query: RankQuery, stock: EpisodeStock) -> list[RankedProduct]:
+def _rank(products: list[Product], query: RankQuery, stock: EpisodeStock,
+          k: int | None = None) -> list[RankedProduct]:
+    """The in-stock products by score, best first, ties by ID (the first `k`, if given: only
+    those are made into `RankedProduct`s)."""
     unique = {p.product_id: p for p in products}
-    ranked = [RankedProduct(product_id=pid, utility=query.score(p))
-              for pid, p in unique.items() if stock.units(p) > 0]
-    ranked.sort(key=lambda r: (-r.utility, r.product_id))
-    return ranked
+    scored = [(-query.score(p), pid) for pid, p in unique.items() if stock.units(p) > 0]
+    scored.sort()
+    return [RankedProduct(product_id=pid, utility=-negated) for negated, pid in scored[:k]]

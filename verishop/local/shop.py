@@ -145,17 +145,23 @@ class LocalEpisode:
 
     async def areward(self) -> Reward:
         """`reward_model`, awaited."""
+        if self._reward is None and (self.is_open or self._episode.db is not None):
+            await self.aclose()
+        return self._scored()
+
+    def reward_model(self) -> Reward:
+        """The verifier's `Reward` (closing the episode first if it is open)."""
+        if self._reward is None and (self.is_open or self._episode.db is not None):
+            return self._shop._run(self.areward())
+        self._shop._refuse_inside_a_loop()
+        return self._scored()  # closed already (its last call did): nothing to await
+
+    def _scored(self) -> Reward:
         if self._reward is None:
-            if self.is_open or self._episode.db is not None:
-                await self.aclose()
             self._reward = self._shop._score(self._episode)
             if self._chosen_by_curriculum:
                 self._shop._learn(self._reward)
         return self._reward
-
-    def reward_model(self) -> Reward:
-        """The verifier's `Reward` (closing the episode first if it is open)."""
-        return self._shop._run(self.areward())
 
     def reward(self, timeout_s: float = 30.0) -> dict[str, Any]:
         """The episode's reward.json, as a dict (`timeout_s` is accepted for `SyncEpisode`'s
