@@ -172,7 +172,7 @@ class SealChain:
 
 
 def next_seal(secret: bytes, previous: str, body: bytes) -> str:
-    return hmac.new(secret, previous.encode() + body, hashlib.sha256).hexdigest()
+    return hmac.digest(secret, previous.encode() + body, "sha256").hex()  # hmac.new(...).hexdigest(), in one C call
 
 
 def split_sealed(line: bytes) -> tuple[bytes, str] | None:

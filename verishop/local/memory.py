@@ -119,6 +119,7 @@ class MemoryEpisode(Episode):
     """An in-process episode: the server's `Episode`, with what its files would hold once closed."""
 
     scenario_bytes: bytes = b""  # scenario.json, as the server writes it
+    scenario_sha256: str = ""  # of scenario_bytes
     world_file: bytes | None = None  # world.db, once closed
     world: World | None = None  # the verifier's view of it, read from the live connection at close
 

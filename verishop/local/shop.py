@@ -389,7 +389,7 @@ class LocalShop:
                          **({"seal_scheme": SEAL_SCHEME, "seal_key_id": self.seal_key.key_id} if self.seal_key else {}),
                          **({"chosen_by": "curriculum"} if chosen_by_curriculum else {}))
         episode = MemoryEpisode(episode_id, scenario, Path(episode_id), db, self.catalog, transcript,  # type: ignore[arg-type]
-                                scenario_bytes=text)
+                                scenario_bytes=text, scenario_sha256=scenario_sha256)
         episode.say("customer", scenario.opening_message, tag="open",
                     **({"task": 0} if scenario.goal.kind == "journey" else {}))
         self.episodes[episode_id] = episode
@@ -430,7 +430,7 @@ class LocalShop:
                                    shop=Shop(catalog, world, EpisodeStock(world.stock, scenario.sell_outs)),
                                    catalog_content_hash=self.catalog_content_hash,
                                    seal=INTACT if self.seal_key is not None else UNSEALED,
-                                   scenario_sha256=hashlib.sha256(episode.scenario_bytes).hexdigest())
+                                   scenario_sha256=episode.scenario_sha256)
             return score_episode(scored, self.weights, self.options)
         except Incomplete as exc:
             return Reward(episode_id=episode.episode_id, verdict="incomplete", reason=exc.reason, detail=exc.detail,
