@@ -16,7 +16,7 @@ from verishop.scenarios.constraints import describe, satisfies
 from verishop.verifier.exposure import exposure
 from verishop.verifier.files import Episode
 from verishop.verifier.models import Check
-from verishop.verifier.requirements import IN_STOCK, SHOWN, Requirement, hidden_or_stated, shop
+from verishop.verifier.requirements import IN_STOCK, SHOWN, Requirement, hidden_or_stated, kept_for_view, shop
 
 
 def constraint(ep: Episode, c) -> Requirement:
@@ -32,32 +32,20 @@ def product_misses(ep: Episode, pid: str, constraints: tuple, shown: bool | None
 
 
 def _misses_of_shown(ep: Episode, p, constraints: tuple) -> tuple[Requirement, ...]:
-    """The constraints and stock a shown product fails. Every check of a list asks it of the same
-    products again (an item's check, then the list's ranking, stock and commitments): the answer
-    is kept per episode view (the customer replies it reads, its shop) in the transcript's
-    `derived` memo, as `told` keeps its own."""
-    customer, shop_ = ep.transcript.customer, ep.shop
-    memo = ep.transcript.derived.setdefault("misses_of_shown", {})
-    key = (id(customer), id(shop_), id(constraints), p.product_id)
-    kept = memo.get(key)
-    if kept is None or kept[0] is not customer or kept[1] is not shop_ or kept[2] is not constraints:
+    """The constraints and stock a shown product fails (kept: an item's check, then the list's
+    ranking, stock and commitments ask it of the same product)."""
+    def misses() -> tuple[Requirement, ...]:
         missed = [constraint(ep, c) for c in constraints if not satisfies(p, c)]
-        kept = memo[key] = (customer, shop_, constraints,
-                            tuple(missed or ([shop(IN_STOCK)] if p.stock <= 0 else [])))
-    return kept[3]
+        return tuple(missed or ([shop(IN_STOCK)] if p.stock <= 0 else []))
+
+    return kept_for_view(ep, "misses_of_shown", (p.product_id,), misses, constraints)
 
 
 def list_misses(ep: Episode, ids: list[str], constraints: tuple) -> list[Requirement]:
-    """The misses of every product of a list (kept as `_misses_of_shown` keeps a product's: a
-    list's checks ask it of the same list)."""
-    customer, shop_ = ep.transcript.customer, ep.shop
-    memo = ep.transcript.derived.setdefault("list_misses", {})
-    key = (id(customer), id(shop_), id(constraints), tuple(ids))
-    kept = memo.get(key)
-    if kept is None or kept[0] is not customer or kept[1] is not shop_ or kept[2] is not constraints:
-        kept = memo[key] = (customer, shop_, constraints,
-                            tuple(r for pid in ids for r in product_misses(ep, pid, constraints)))
-    return list(kept[3])
+    """The misses of every product of a list (kept: a list's checks ask it of the same list)."""
+    return list(kept_for_view(ep, "list_misses", tuple(ids),
+                              lambda: tuple(r for pid in ids for r in product_misses(ep, pid, constraints)),
+                              constraints))
 
 
 def shown_flag(found: object) -> bool | None:

@@ -21,11 +21,15 @@ The blame (actor) is the agent's unless the episode shows a bug of the simulator
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 from verishop.verifier.files import Episode
 from verishop.verifier.models import Actor, Source
 from verishop.verifier.speech import said
+
+T = TypeVar("T")
 
 SHOWN = "only products and orders the shop's tools showed"
 IN_STOCK = "in stock"
@@ -38,17 +42,27 @@ class Requirement:
     actor: Actor = "agent"
 
 
+def kept_for_view(ep: Episode, name: str, key: tuple, compute: Callable[[], T], *anchors: object) -> T:
+    """`compute()`, kept in the transcript's `derived` memo under `name` and `key` for this view of the
+    episode: its customer replies (a journey's slices, which share `derived`, each have their own
+    list), its shop, and any `anchors` (objects the answer depends on, by identity). Blame asks the
+    same questions of the same products and words for every check."""
+    held = (ep.transcript.customer, ep.shop, *anchors)
+    memo = ep.transcript.derived.setdefault(name, {})
+    full_key = (*map(id, held), *key)
+    kept = memo.get(full_key)
+    if kept is None or any(a is not b for a, b in zip(kept[0], held)):
+        kept = memo[full_key] = (held, compute())
+    return kept[1]
+
+
 def told(ep: Episode, words: str) -> bool:
-    """Whether a customer reply said `words` (in its words before typo noise). Blame asks it of the
-    same words for every product and check: the replies are normalised once per transcript (a
-    journey's slices, which share `derived`, each have their own `customer` list: the key)."""
-    customer = ep.transcript.customer
-    replies = ep.transcript.derived.setdefault("told", {})
-    key = id(customer)
-    if key not in replies or replies[key][0] is not customer:
-        replies[key] = (customer, [" ".join(said(ep, e).lower().split()) for e in customer if e.get("tag") != "open"])
+    """Whether a customer reply said `words` (in its words before typo noise): the replies are
+    normalised once per view of the episode."""
+    replies = kept_for_view(ep, "told", (), lambda: [" ".join(said(ep, e).lower().split())
+                                                     for e in ep.transcript.customer if e.get("tag") != "open"])
     wanted = " ".join(words.lower().split())
-    return any(wanted in reply for reply in replies[key][1])
+    return any(wanted in reply for reply in replies)
 
 
 def claimed_everything(ep: Episode) -> bool:
@@ -61,17 +75,13 @@ def hidden_or_stated(ep: Episode, words: str, stated: bool, said: str | None = N
     `said` (default: `words`). Withheld after "that's everything" is the customer's fault."""
     if stated:
         return Requirement(words, "stated")
-    customer = ep.transcript.customer
-    memo = ep.transcript.derived.setdefault("hidden_or_stated", {})  # blame asks it of the same words often
-    key = (id(customer), words, said)
-    kept = memo.get(key)
-    if kept is None or kept[0] is not customer:
-        if told(ep, said or words):
-            requirement = Requirement(words, "revealed")
-        else:
-            requirement = Requirement(words, "withheld", "customer" if claimed_everything(ep) else "agent")
-        kept = memo[key] = (customer, requirement)
-    return kept[1]
+    return kept_for_view(ep, "hidden_or_stated", (words, said), lambda: _revealed_or_withheld(ep, words, said))
+
+
+def _revealed_or_withheld(ep: Episode, words: str, said: str | None) -> Requirement:
+    if told(ep, said or words):
+        return Requirement(words, "revealed")
+    return Requirement(words, "withheld", "customer" if claimed_everything(ep) else "agent")
 
 
 def shop(words: str) -> Requirement:

@@ -137,26 +137,24 @@ class MemoryWorlds:
     def __init__(self, pool: WorldPool):
         self._pool = pool
         self._idle: list[sqlite3.Connection] = []
-        self._tables: tuple[str, ...] | None = None
-        self._holding: str | None = None  # which tables hold rows: one statement
+        self._holding: str | None = None  # the statement naming the world's tables that hold rows
 
     def take(self) -> sqlite3.Connection:
         if self._idle:
             return self._idle.pop()
         db = self._pool.take()
-        if self._tables is None:
-            self._tables = tuple(name for (name,) in db.execute(
-                "SELECT name FROM main.sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"))
+        if self._holding is None:
+            tables = [name for (name,) in db.execute(
+                "SELECT name FROM main.sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")]
+            # Which tables hold rows, in one statement: `give_back` empties only those.
+            self._holding = " UNION ALL ".join(f"SELECT '{t}' WHERE EXISTS (SELECT 1 FROM main.{t})" for t in tables)
         return db
 
     def give_back(self, db: sqlite3.Connection) -> None:
         if db.in_transaction or len(self._idle) >= IDLE_WORLDS:
             db.close()
             return
-        if self._tables:  # the tables with rows, in one statement; then only those are emptied
-            if self._holding is None:
-                self._holding = " UNION ALL ".join(f"SELECT '{t}' WHERE EXISTS (SELECT 1 FROM main.{t})"
-                                                   for t in self._tables)
+        if self._holding:
             for (table,) in db.execute(self._holding).fetchall():
                 db.execute(f"DELETE FROM main.{table}")
         self._idle.append(db)

@@ -145,16 +145,20 @@ class LocalEpisode:
 
     async def areward(self) -> Reward:
         """`reward_model`, awaited."""
-        if self._reward is None and (self.is_open or self._episode.db is not None):
+        if self._to_close_first:
             await self.aclose()
         return self._scored()
 
     def reward_model(self) -> Reward:
         """The verifier's `Reward` (closing the episode first if it is open)."""
-        if self._reward is None and (self.is_open or self._episode.db is not None):
+        if self._to_close_first:
             return self._shop._run(self.areward())
         self._shop._refuse_inside_a_loop()
         return self._scored()  # closed already (its last call did): nothing to await
+
+    @property
+    def _to_close_first(self) -> bool:
+        return self._reward is None and (self.is_open or self._episode.db is not None)
 
     def _scored(self) -> Reward:
         if self._reward is None:
@@ -461,7 +465,6 @@ class LocalShop:
             if self._loop is None:
                 self._loop = asyncio.new_event_loop()
             return self._loop.run_until_complete(coroutine)
-
 
     @staticmethod
     def _refuse_inside_a_loop() -> None:
