@@ -165,13 +165,21 @@ def candidate_constraints(anchor: Product, d: int, rng: random.Random, absent: f
                           currency: str) -> list[Constraint]:
     """The constraints the anchor meets, but none on a field in `absent` (the draws are made anyway);
     a price cap in `currency`, the catalog's."""
+    return [Constraint(**fields) for fields in candidate_constraint_fields(anchor, d, rng, absent, currency=currency)]
+
+
+def candidate_constraint_fields(anchor: Product, d: int, rng: random.Random, absent: frozenset[str] = frozenset(),
+                                *, currency: str) -> list[dict[str, object]]:
+    """`candidate_constraints` as the fields of each constraint, with the same draws: a generator
+    that keeps only a few of them builds just those, each once with its `stated` flag (a
+    constraint model costs far more than its fields)."""
     slack = numeric_slack(d)
     price_cap = math.ceil(anchor.price_cents * (1 + slack * rng.random()) / 100) * 100
-    candidates = [
-        Constraint(kind="brand", value=anchor.brand),
-        Constraint(kind="price_max", value=price_cap, currency=currency),
-        Constraint(kind="rating_min", value=max(1.0, math.floor(anchor.rating * 2) / 2)),
-        Constraint(kind="ship_days_max", value=anchor.ship_days + rng.choice((0, 1, 2))),
+    candidates: list[dict[str, object]] = [
+        {"kind": "brand", "value": anchor.brand},
+        {"kind": "price_max", "value": price_cap, "currency": currency},
+        {"kind": "rating_min", "value": max(1.0, math.floor(anchor.rating * 2) / 2)},
+        {"kind": "ship_days_max", "value": anchor.ship_days + rng.choice((0, 1, 2))},
     ]
-    candidates += [Constraint(kind="attribute", attribute=k, value=v) for k, v in sorted(anchor.attrs.items())]
-    return [c for c in candidates if CONSTRAINT_FIELDS.get(c.kind) not in absent] if absent else candidates
+    candidates += [{"kind": "attribute", "attribute": k, "value": v} for k, v in sorted(anchor.attrs.items())]
+    return [c for c in candidates if CONSTRAINT_FIELDS.get(c["kind"]) not in absent] if absent else candidates

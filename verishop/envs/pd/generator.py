@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 
 from verishop.scenarios.catalog.reader import CatalogReader
-from verishop.scenarios.constraints import candidate_constraints, describe
+from verishop.scenarios.constraints import candidate_constraint_fields, describe
 from verishop.scenarios.difficulty import axes_for
 from verishop.scenarios.shared_world import EPOCH, SharedWorld, pick_customer, pick_policy, pick_today, sell_outs
 from verishop.scenarios.household import make_browsing_history, make_order_history
@@ -64,13 +64,13 @@ def generate(difficulty: int, seed: int, catalog: CatalogReader,
     today = pick_today(rng, shared)
     anchor = catalog.random_product(rng, deny=catalog.denied_category_ids)
 
-    candidates = candidate_constraints(anchor, difficulty, rng, catalog.absent_fields, currency=catalog.currency)
+    candidates = candidate_constraint_fields(anchor, difficulty, rng, catalog.absent_fields, currency=catalog.currency)
     picked = rng.sample(candidates, k=min(axes.constraints - 1, len(candidates)))
     stated = [rng.random() >= axes.p_missing for _ in picked]
     if picked and not any(stated):
         stated[0] = True  # the opening names at least one requirement besides the category
     constraints = (Constraint(kind="category", value=anchor.category_id),
-                   *(c.model_copy(update={"stated": s}) for c, s in zip(picked, stated)))
+                   *(Constraint(**fields, stated=s) for fields, s in zip(picked, stated)))
 
     # Out-of-stock axis: sell out products of the category (never the anchor), fitting or not alike.
     rules = sell_outs(rng, anchor.category_id, axes.p_out_of_stock, keep=frozenset({anchor.product_id}))
