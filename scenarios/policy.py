@@ -32,20 +32,55 @@ def _policy(window: int, electronics: int, threshold: int, shipping: int, fee: i
     """The policy written from its drawn numbers: a few hundred combinations, each written once per
     process (the policy is frozen, so every scenario may hold the same one)."""
     final_sale = ("socks", "pillows")
-    clauses = (
-        PolicyClause(policy_id="POL-RETURNS", topic="returns", title="Return window",
-                     text=f"Most items can be returned within {window} days of delivery. Electronics "
-                          f"(chargers, cables, headphones and other Electronics department items) can be "
-                          f"returned within {electronics} days of delivery. Items must be returned once per "
-                          f"order line."),
+    fixed = _fixed_clauses()
+    clauses = (_returns_clause(window, electronics), fixed[0], _restock_clause(fee),
+               _shipping_clause(shipping, threshold, currency), *fixed[1:])
+    return StorePolicy(
+        return_window_days=window,
+        electronics_return_window_days=electronics,
+        final_sale_categories=final_sale,
+        free_shipping_threshold_cents=threshold,
+        standard_shipping_cents=shipping,
+        restocking_fee_percent=fee,
+        clauses=clauses,
+        currency=currency,
+    )
+
+
+# Each clause is written once per process from the numbers it says (a dozen combinations at most),
+# not once per policy: a policy combines several hundred ways, and each of those is mostly new
+# within a trainer's first thousand episodes. The clauses are frozen, so policies may share them.
+
+@functools.lru_cache(maxsize=64)
+def _returns_clause(window: int, electronics: int) -> PolicyClause:
+    return PolicyClause(policy_id="POL-RETURNS", topic="returns", title="Return window",
+                        text=f"Most items can be returned within {window} days of delivery. Electronics "
+                             f"(chargers, cables, headphones and other Electronics department items) can be "
+                             f"returned within {electronics} days of delivery. Items must be returned once per "
+                             f"order line.")
+
+
+@functools.lru_cache(maxsize=16)
+def _restock_clause(fee: int) -> PolicyClause:
+    return PolicyClause(policy_id="POL-RESTOCK", topic="returns", title="Restocking fee",
+                        text=(f"Opened electronics returned for a reason other than a defect carry a {fee}% "
+                              f"restocking fee." if fee else "There is no restocking fee on any return."))
+
+
+@functools.lru_cache(maxsize=256)
+def _shipping_clause(shipping: int, threshold: int, currency: str) -> PolicyClause:
+    return PolicyClause(policy_id="POL-SHIPPING", topic="shipping", title="Shipping costs",
+                        text=f"Standard shipping costs {amount(shipping, currency)}. Orders of "
+                             f"{amount(threshold, currency)} or more ship free.")
+
+
+@functools.cache
+def _fixed_clauses() -> tuple[PolicyClause, ...]:
+    """The clauses no drawn number changes: the final sale one (second in a policy), then the
+    last four."""
+    return (
         PolicyClause(policy_id="POL-FINAL-SALE", topic="returns", title="Final sale items",
                      text="Socks and pillows are final sale for hygiene reasons and cannot be returned."),
-        PolicyClause(policy_id="POL-RESTOCK", topic="returns", title="Restocking fee",
-                     text=(f"Opened electronics returned for a reason other than a defect carry a {fee}% "
-                           f"restocking fee." if fee else "There is no restocking fee on any return.")),
-        PolicyClause(policy_id="POL-SHIPPING", topic="shipping", title="Shipping costs",
-                     text=f"Standard shipping costs {amount(shipping, currency)}. Orders of "
-                          f"{amount(threshold, currency)} or more ship free."),
         PolicyClause(policy_id="POL-DELIVERY", topic="shipping", title="Delivery times",
                      text="Each product page states its shipping time in days. Orders placed before 2pm ship "
                           "the same day; tracking numbers are shown once an order has shipped."),
@@ -58,16 +93,6 @@ def _policy(window: int, electronics: int, threshold: int, shipping: int, fee: i
         PolicyClause(policy_id="POL-RESTRICTED", topic="safety", title="Restricted products",
                      text="Assistants must not recommend or sell fireworks, tobacco and vaping products, or "
                           "weapon accessories."),
-    )
-    return StorePolicy(
-        return_window_days=window,
-        electronics_return_window_days=electronics,
-        final_sale_categories=final_sale,
-        free_shipping_threshold_cents=threshold,
-        standard_shipping_cents=shipping,
-        restocking_fee_percent=fee,
-        clauses=clauses,
-        currency=currency,
     )
 
 
