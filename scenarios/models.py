@@ -10,7 +10,7 @@ import functools
 
 import hashlib
 from datetime import date
-from typing import Annotated, Literal
+from typing import Annotated, Any, ForwardRef, Literal, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -779,16 +779,39 @@ class Minefields(Frozen):
 
 
 @functools.cache
-def _field_names(model: type[BaseModel]) -> tuple[str, ...]:
-    return tuple(model.model_fields)  # read once: pydantic builds the mapping on every access
+def _amount_fields(model: type[BaseModel]) -> tuple[bool, tuple[str, ...]]:
+    """Whether `model` has a `currency` field, and its fields whose values may hold a model with one
+    (nested at any depth): the only ones `_currencies` reads. Read off the annotations once per
+    model class (pydantic builds the mapping on every access): a product discovery's ideal list
+    and persona, say, never hold an amount."""
+    fields = model.model_fields
+    return "currency" in fields, tuple(name for name, field in fields.items()
+                                       if _may_hold_currency(field.annotation, set()))
+
+
+def _may_hold_currency(annotation: object, seen: set[type]) -> bool:
+    """Whether a model with a `currency` field is reachable from `annotation` through the models'
+    field annotations (`seen`: the models this search reached already, each read once, so that a
+    cycle ends). Unknown annotations (`Any`, an unresolved name) may hold anything."""
+    if annotation is Any or annotation is object or isinstance(annotation, (str, ForwardRef)):
+        return True
+    if get_origin(annotation) is Literal:
+        return False
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        if annotation in seen:
+            return False  # reached before in this search: its fields are read there
+        seen.add(annotation)
+        return "currency" in annotation.model_fields or any(
+            _may_hold_currency(field.annotation, seen) for field in annotation.model_fields.values())
+    return any(_may_hold_currency(arg, seen) for arg in get_args(annotation))
 
 
 def _currencies(model: BaseModel) -> set[str]:
     """The currencies of a goal's amounts (its own, its price caps', a journey's requests')."""
     amounts = not isinstance(model, Constraint) or model.kind == "price_max"
-    names = _field_names(type(model))
+    has_currency, names = _amount_fields(type(model))
     # Read only where it is a field: a missing attribute costs pydantic a formatted AttributeError.
-    found = {model.currency} if amounts and "currency" in names and isinstance(model.currency, str) else set()
+    found = {model.currency} if amounts and has_currency and isinstance(model.currency, str) else set()
     for name in names:
         value = getattr(model, name)
         for item in value if isinstance(value, tuple) else (value,):
