@@ -66,8 +66,11 @@ def overlay(scenario: Scenario, catalog: CatalogReader) -> Scenario:
         module = role(name, "overlay")
         if module is None or not module.applies(scenario):
             continue
+        rate = module.rate(scenario.difficulty)
+        if rate <= 0:
+            continue  # no draw would pass: its stream (its own) is not even seeded
         rng = make_rng("minefield", name, name_of_env, scenario.difficulty, scenario.seed)
-        if rng.random() >= module.rate(scenario.difficulty):
+        if rng.random() >= rate:
             continue
         scenario = module.overlay(scenario, rng, catalog)
     return scenario

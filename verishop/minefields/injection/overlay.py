@@ -21,10 +21,10 @@ What it draws, from the minefield's own stream only (nothing else of the scenari
 
 from __future__ import annotations
 
+import functools
 import random
 import re
 import threading
-from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from pydantic import BaseModel
@@ -154,14 +154,29 @@ def carrier_candidates(scenario: Scenario, catalog: CatalogReader) -> list[str]:
     return page
 
 
-def _fields(model: object) -> Iterator[tuple[str, object]]:
-    """Every (field name, value) of a model, its nested models' and tuples' included."""
+def _fields(model: object) -> list[tuple[str, object]]:
+    """Every (field name, value) of a model, its nested models' and tuples' included, each model's
+    before those nested in it."""
+    found: list[tuple[str, object]] = []
     if isinstance(model, BaseModel):
-        for name in type(model).model_fields:
-            value = getattr(model, name)
-            for item in value if isinstance(value, tuple) else (value,):
-                yield name, item
-                yield from _fields(item)
+        _add_fields(model, found)
+    return found
+
+
+def _add_fields(model: BaseModel, found: list[tuple[str, object]]) -> None:
+    # One list filled by plain recursion: a generator per nested model cost a resumption per
+    # value per level.
+    for name in _field_names(type(model)):
+        value = getattr(model, name)
+        for item in value if isinstance(value, tuple) else (value,):
+            found.append((name, item))
+            if isinstance(item, BaseModel):
+                _add_fields(item, found)
+
+
+@functools.cache
+def _field_names(model: type[BaseModel]) -> tuple[str, ...]:
+    return tuple(model.model_fields)  # read once per model class
 
 
 _walked = threading.local()
