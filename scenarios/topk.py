@@ -90,15 +90,17 @@ def top_k(catalog: CatalogReader, query: RankQuery, k: int, stock: EpisodeStock,
     """The k best in-stock candidates (episode `stock` applied, episode `extra` products added) by
     exact score, best first, ties by ID: what ranking every candidate would give. Rows that the
     episode's sell-out rules sell out are skipped in SQL; its explicit changes apply in Python."""
-    ensure_ln(catalog.db)
     ranking = _Ranking(catalog, query, k, stock, pool=[*extra, *_restocked(catalog, query, stock)],
                        limit=k + stock.explicitly_sold_out() + EXTRA_ROWS)
-    if query.category_id is not None and catalog.category_has_at_most(query.category_id, SMALL_CATEGORY_ROWS):
+    small = query.category_id is not None and catalog.category_has_at_most(query.category_id, SMALL_CATEGORY_ROWS)
+    if small:
         held = catalog.category_in_memory(query.category_id)
         if held is not None:
             # Every candidate at hand (an in-process shop's reader keeps the catalog): the ranking of
             # all of them, which is what the walk below reads from SQL (`where` = `admits`).
             return _rank([*ranking.pool, *(p for p in held if query.admits(p))], query, stock, k)
+    ensure_ln(catalog.db)  # the SQL below scores with ln() (a statement to check: not for a ranking in memory)
+    if small:
         return ranking.best_if_exact(threshold_filter(query, None), None)
     for step in query.fine_steps:
         threshold = query.best_possible - step
