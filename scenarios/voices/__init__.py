@@ -27,6 +27,8 @@ What a voice may not change (the decisions stay in code):
 
 from __future__ import annotations
 
+import functools
+from itertools import accumulate
 from typing import get_args
 
 from verishop.scenarios.models import Scenario, VoiceName
@@ -54,7 +56,14 @@ def weights(difficulty: int) -> tuple[float, ...]:
 
 def draw(env_id: str, difficulty: int, seed: int) -> VoiceName:
     """The voice of episode `(env_id, difficulty, seed)`, from its own stream."""
-    return make_rng("voice", env_id, difficulty, seed).choices(VOICES, weights=weights(difficulty))[0]
+    return make_rng("voice", env_id, difficulty, seed).choices(VOICES, cum_weights=_summed_weights(difficulty))[0]
+
+
+@functools.cache
+def _summed_weights(difficulty: int) -> tuple[float, ...]:
+    """`weights(difficulty)`'s running sums, once per difficulty: `choices` sums the weights it is
+    given into exactly these, then draws the same voice from the same random number."""
+    return tuple(accumulate(weights(difficulty)))
 
 
 def check_voice(name: str) -> VoiceName:
