@@ -92,6 +92,7 @@ class CatalogReader:
         self.absent_fields: frozenset[str] = frozenset(json.loads(self.meta.get("absent_fields", "[]")))
         self.currency = self._currency()
         self._draw_index: tuple[list[str], array, bytearray] | None | bool = None  # False: none to be had
+        self._ref: CatalogRef | None = None
 
     def _currency(self) -> str:
         """The currency of the prices: an imported feed's (its `currency` meta row), else US dollars."""
@@ -141,8 +142,12 @@ class CatalogReader:
         self.close()
 
     def ref(self) -> CatalogRef:
-        return CatalogRef(seed=int(self.meta["seed"]), size=self.size, content_hash=self.meta["content_hash"],
-                          currency=self.currency)
+        # Built once per reader: the file never changes, and the model is frozen, so every
+        # scenario generated on this reader may hold the same one.
+        if self._ref is None:
+            self._ref = CatalogRef(seed=int(self.meta["seed"]), size=self.size, content_hash=self.meta["content_hash"],
+                                   currency=self.currency)
+        return self._ref
 
     def product(self, product_id: str) -> Product | None:
         row = self.db.execute(f"SELECT {PRODUCT_COLUMNS} FROM products WHERE product_id = ?",
