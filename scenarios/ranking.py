@@ -56,8 +56,19 @@ def log_price_span(lo_cents: int, hi_cents: int) -> float:
 
 
 def utility(p: Product, persona: Persona, reference: Product) -> float:
-    phi = dimension_scores(p, persona, reference)
-    return round(sum(persona.weights[d] * phi[d] for d in DIMENSIONS), 6)
+    """Σ weight·score over `DIMENSIONS`, rounded to 6 decimals: `dimension_scores` weighed, term by
+    term in the same order (the same float), without the dictionary (a ranking asks it of every
+    product of a category)."""
+    w = persona.weights
+    lo, hi = category(p.category_id).price_cents
+    attrs = reference.attrs
+    return round(sum((
+        w["price"] * (1 - min(1.0, max(0.0, (math.log(p.price_cents) - math.log(lo)) / log_price_span(lo, hi)))),
+        w["rating"] * ((p.rating - 1) / 4),
+        w["ship"] * (1 - (min(p.ship_days, 10) - 1) / 9),
+        w["brand"] * (1.0 if p.brand == persona.preferred_brand else 0.0),
+        w["sim"] * (sum(p.attrs.get(k) == v for k, v in attrs.items()) / len(attrs) if attrs else 0.0),
+    )), 6)
 
 
 def dimension_scores(p: Product, persona: Persona, reference: Product) -> dict[str, float]:
