@@ -40,8 +40,10 @@ def annotate(charged: Charged) -> tuple[list[Check], list[FailedRequirement]]:
             check = check.model_copy(update={"requirement": first.words, "source": first.source, "actor": first.actor})
         checks.append(check)
         for r in reqs:
-            entry = failed.setdefault((r.words, r.source, r.actor), FailedRequirement(
-                requirement=r.words, source=r.source, actor=r.actor))
+            key = (r.words, r.source, r.actor)
+            entry = failed.get(key)
+            if entry is None:  # built once, not once per check that shows it
+                entry = failed[key] = FailedRequirement(requirement=r.words, source=r.source, actor=r.actor)
             if check.name not in entry.checks:
                 entry.checks.append(check.name)
     return checks, list(failed.values())
