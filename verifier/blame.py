@@ -12,6 +12,7 @@ breaking one requirement charges exactly that one. The check carries the first r
 from __future__ import annotations
 
 from dataclasses import replace
+from types import ModuleType
 
 from verishop.scenarios.models import Submission
 from verishop.verifier.checks import check_of
@@ -22,12 +23,13 @@ from verishop.verifier.requirements import SHOWN, Requirement, shop
 Charged = list[tuple[Check, list[Requirement]]]
 
 
-def explain(ep: Episode, checks: list[Check]) -> Charged:
-    """Each check with the requirements it failed (none for a passed check)."""
-    check_module = check_of(ep.scenario)
+def explain(ep: Episode, checks: list[Check], check_module: ModuleType | None = None) -> Charged:
+    """Each check with the requirements it failed (none for a passed check). `check_module`: the
+    episode's check (`check_of`), when the caller has looked it up already."""
+    check_module = check_module or check_of(ep.scenario)
     if hasattr(check_module, "explain"):  # an environment of several requests (a journey)
         return check_module.explain(ep, checks)
-    return charge_all(ep, ep.scenario.goal, checks)
+    return charge_all(ep, ep.scenario.goal, checks, check_module)
 
 
 def annotate(charged: Charged) -> tuple[list[Check], list[FailedRequirement]]:
@@ -40,8 +42,10 @@ def annotate(charged: Charged) -> tuple[list[Check], list[FailedRequirement]]:
             check = check.model_copy(update={"requirement": first.words, "source": first.source, "actor": first.actor})
         checks.append(check)
         for r in reqs:
-            entry = failed.setdefault((r.words, r.source, r.actor), FailedRequirement(
-                requirement=r.words, source=r.source, actor=r.actor))
+            key = (r.words, r.source, r.actor)
+            entry = failed.get(key)
+            if entry is None:  # built once, not once per check that shows it
+                entry = failed[key] = FailedRequirement(requirement=r.words, source=r.source, actor=r.actor)
             if check.name not in entry.checks:
                 entry.checks.append(check.name)
     return checks, list(failed.values())
@@ -55,8 +59,8 @@ def general(name: str, max_turns: int) -> Requirement:
     return shop(words.get(name, name))
 
 
-def charge_all(ep: Episode, goal: object, checks: list[Check]) -> Charged:
-    check_module = check_of(ep.scenario)
+def charge_all(ep: Episode, goal: object, checks: list[Check], check_module: ModuleType | None = None) -> Charged:
+    check_module = check_module or check_of(ep.scenario)
     charge = check_module.charges
     broken = check_module.contradiction(ep, goal) is not None
     ep = _as_committed(ep, getattr(check_module, "COMMITTED_BY_TOOLS", None))

@@ -35,10 +35,17 @@ def _misses_of_shown(ep: Episode, p, constraints: tuple) -> tuple[Requirement, .
     """The constraints and stock a shown product fails (kept: an item's check, then the list's
     ranking, stock and commitments ask it of the same product)."""
     def misses() -> tuple[Requirement, ...]:
-        missed = [constraint(ep, c) for c in constraints if not satisfies(p, c)]
+        requirements = _constraint_requirements(ep, constraints)
+        missed = [r for c, r in zip(constraints, requirements) if not satisfies(p, c)]
         return tuple(missed or ([shop(IN_STOCK)] if p.stock <= 0 else []))
 
     return kept_for_view(ep, "misses_of_shown", (p.product_id,), misses, constraints)
+
+
+def _constraint_requirements(ep: Episode, constraints: tuple) -> tuple[Requirement, ...]:
+    """`constraint` of each of `constraints`, in order (kept: every product offered asks them)."""
+    return kept_for_view(ep, "constraint_requirements", (), lambda: tuple(constraint(ep, c) for c in constraints),
+                         constraints)
 
 
 def list_misses(ep: Episode, ids: list[str], constraints: tuple) -> list[Requirement]:

@@ -41,10 +41,11 @@ def exposure(transcript: Transcript) -> Exposure:
 
 def _build(transcript: Transcript) -> Exposure:
     seen = Exposure()
+    first_seen = seen.first_seen
     for event in transcript.events:
         if event.get("event") == "tool_call" and succeeded(event):
-            for value in _strings(event["result"]):
-                seen.first_seen.setdefault(value, event["seq"])
+            # a value an earlier result showed keeps that result's seq
+            first_seen.update(dict.fromkeys(_strings(event["result"]) - first_seen.keys(), event["seq"]))
     return seen
 
 
@@ -56,7 +57,7 @@ def _strings(result: object) -> set[str]:
         if isinstance(value, str):
             found.add(value)
             if " " in value:
-                found.update(word.strip(_PUNCTUATION) for word in value.split())
+                found.update([word.strip(_PUNCTUATION) for word in value.split()])
         elif isinstance(value, dict):
             stack.extend(value.values())
         elif isinstance(value, list):

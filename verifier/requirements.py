@@ -51,7 +51,7 @@ def kept_for_view(ep: Episode, name: str, key: tuple, compute: Callable[[], T], 
     memo = ep.transcript.derived.setdefault(name, {})
     full_key = (*map(id, held), *key)
     kept = memo.get(full_key)
-    if kept is None or any(a is not b for a, b in zip(kept[0], held)):
+    if kept is None:  # an entry holds its objects alive, so no other object can carry their ids
         kept = memo[full_key] = (held, compute())
     return kept[1]
 

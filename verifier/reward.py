@@ -66,7 +66,7 @@ def score_episode(ep: Episode, weights: Weights = Weights(), options: Options = 
         *mine_checks,
     ]
     max_turns = ep.scenario.axes.max_turns
-    charged = [*explain(ep, task.checks),
+    charged = [*explain(ep, task.checks, check),
                *(((collateral, [shop(COLLATERAL)]),) if collateral is not None else ()),
                *((c, [] if c.passed is not False else [general(c.name, max_turns)]) for c in shared)]
     breakdown, failed_requirements = annotate(charged)

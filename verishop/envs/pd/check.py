@@ -16,9 +16,9 @@ the lists compose by the commitment rule of `verishop.verifier.checks.base`.
 from __future__ import annotations
 
 from verishop.scenarios.catalog.reader import Product
-from verishop.scenarios.constraints import describe, satisfies, share_met
+from verishop.scenarios.constraints import describe, satisfies
 from verishop.envs.pd.generator import PRIORITY_WORDS
-from verishop.scenarios.models import ProductDiscoveryGoal, RankedProduct
+from verishop.scenarios.models import Constraint, ProductDiscoveryGoal, RankedProduct
 from verishop.scenarios.ranking import ideal_ranking, utility
 from verishop.verifier.charges import constraint, found_ids, ranked
 from verishop.verifier.requirements import SHOWN, Requirement, hidden_or_stated, shop
@@ -67,9 +67,11 @@ def score(ep: Episode, options: Options) -> TaskScore:
 def _score_list(ep: Episode, goal: ProductDiscoveryGoal, ideal: list[RankedProduct], recommended: list[str],
                 products: list[Product | None], reference: Product | None, beyond: int) -> tuple[float, list[Check]]:
     """r_task of one recommended list, and the checks that show it."""
-    rels = [_relevance(p, goal, reference) for p in products]
+    # The constraints each product misses, read once: its relevance, share and item check all ask.
+    misses = [None if p is None else [c for c in goal.constraints if not satisfies(p, c)] for p in products]
+    rels = [_relevance(p, missed, goal, reference) for p, missed in zip(products, misses)]
     r_rank, rank = ranking_check(ideal, recommended, rels)
-    s_best = max((share_met(p, goal.constraints) for p in products if p is not None), default=0.0)
+    s_best = max((_share_met(missed, goal.constraints) for missed in misses if missed is not None), default=0.0)
     r_cons = 2 * s_best ** (4 + ep.scenario.difficulty // 4) - 1
     r_oos, stock = stock_check(recommended, products, beyond)
     checks = [
@@ -78,23 +80,33 @@ def _score_list(ep: Episode, goal: ProductDiscoveryGoal, ideal: list[RankedProdu
               score=round(r_cons, 6)),
         stock,
     ]
-    checks += [_item_check(i, pid, p, rel, goal) for i, (pid, p, rel) in enumerate(zip(recommended, products, rels))]
+    checks += [_item_check(i, pid, p, missed, rel)
+               for i, (pid, p, missed, rel) in enumerate(zip(recommended, products, misses, rels))]
     return W_RANK * r_rank + W_CONS * r_cons + W_OOS * r_oos, checks
 
 
-def _relevance(p: Product | None, goal: ProductDiscoveryGoal, reference: Product | None) -> float:
+def _share_met(missed: list[Constraint], constraints: tuple[Constraint, ...]) -> float:
+    """`share_met` of a product that misses `missed` of `constraints`."""
+    if not constraints:
+        return 1.0
+    return (len(constraints) - len(missed)) / len(constraints)
+
+
+def _relevance(p: Product | None, missed: list[Constraint] | None, goal: ProductDiscoveryGoal,
+               reference: Product | None) -> float:
     if p is None or reference is None or p.stock <= 0:
         return 0.0
-    if not all(satisfies(p, c) for c in goal.constraints):
+    if missed:
         return 0.0
     return utility(p, goal.persona, reference)
 
 
-def _item_check(i: int, pid: str, p: Product | None, rel: float, goal: ProductDiscoveryGoal) -> Check:
+def _item_check(i: int, pid: str, p: Product | None, missed_constraints: list[Constraint] | None,
+                rel: float) -> Check:
     if p is None:
         return Check(name=f"item_{i + 1}", expected="a product that meets every constraint, in stock",
                      found={"product_id": pid, "exists_and_shown": False}, passed=False, score=0.0)
-    missed = [describe(c) for c in goal.constraints if not satisfies(p, c)]
+    missed = [describe(c) for c in missed_constraints]
     found = {"product_id": pid, "exists": True, "in_stock": p.stock > 0, "constraints_missed": missed}
     return Check(name=f"item_{i + 1}", expected="a product that meets every constraint, in stock", found=found,
                  passed=not missed and p.stock > 0, score=round(rel, 6))
