@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote
@@ -108,50 +109,63 @@ def read_world(directory: Path, name: str, limits: Limits = Limits(), dir_fd: in
         db.close()
 
 
-def world_from_connection(db: sqlite3.Connection, file_name: str = "world.db") -> World:
+def world_from_connection(db: sqlite3.Connection, file_name: str = "world.db",
+                          filled: frozenset[str] | None = None) -> World:
     """The world in `db`'s main database, read (the caller owns and closes `db`). The in-process
-    shop (`verishop.local`) reads a closing episode's world this way, from its own connection."""
+    shop (`verishop.local`) reads a closing episode's world this way, from its own connection, and
+    names the tables that hold rows (`filled`): the others, of its own schema, read as empty."""
+    rows = _Rows(db, filled)
     try:
         tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         return World(
-            meta=dict(db.execute("SELECT key, value FROM meta")),
-            cart=dict(db.execute("SELECT product_id, quantity FROM cart")),
-            stock=dict(db.execute("SELECT product_id, stock FROM stock_changes")),
+            meta=dict(rows("meta", "SELECT key, value FROM meta")),
+            cart=dict(rows("cart", "SELECT product_id, quantity FROM cart")),
+            stock=dict(rows("stock_changes", "SELECT product_id, stock FROM stock_changes")),
             extra_products={row[0]: Product.from_row(row)
-                            for row in db.execute(f"SELECT {PRODUCT_COLUMNS} FROM extra_products")},
-            returns=tuple(db.execute("SELECT order_id, line_id FROM returns ORDER BY created_seq")),
-            **_order_tables(db, tables),
-            handovers=_handovers(db, tables),
+                            for row in rows("extra_products", f"SELECT {PRODUCT_COLUMNS} FROM extra_products")},
+            returns=tuple(rows("returns", "SELECT order_id, line_id FROM returns ORDER BY created_seq")),
+            **_order_tables(rows, tables),
+            handovers=_handovers(rows, tables),
         )
     except (sqlite3.Error, json.JSONDecodeError, TypeError) as exc:
         raise Incomplete("world_corrupt", f"{file_name} is not a readable episode world: {exc}") from None
 
 
-def _order_tables(db: sqlite3.Connection, tables: set[str]) -> dict:
+class _Rows:
+    """A table's rows by a query, or none without asking when the caller knows the table is empty."""
+
+    def __init__(self, db: sqlite3.Connection, filled: frozenset[str] | None):
+        self.db, self.filled = db, filled
+
+    def __call__(self, table: str, sql: str) -> Iterable[tuple]:
+        return self.db.execute(sql) if self.filled is None or table in self.filled else ()
+
+
+def _order_tables(rows: _Rows, tables: set[str]) -> dict:
     """The orders' state, their changes and the payment balances, from a world that has them."""
     if "order_changes" not in tables:
         return {}
     lines: dict[str, list[tuple[str, str]]] = {}
-    for order_id, line_id, product_id in db.execute("SELECT order_id, line_id, product_id FROM order_lines "
-                                                    "ORDER BY rowid"):
+    for order_id, line_id, product_id in rows("order_lines", "SELECT order_id, line_id, product_id FROM order_lines "
+                                                             "ORDER BY rowid"):
         lines.setdefault(order_id, []).append((line_id, product_id))
     orders = {row[0]: OrderState(status=row[1], cancel_reason=row[2], address_id=row[3], ship_to=row[4],
                                  lines=tuple(lines.get(row[0], ())))
-              for row in db.execute("SELECT order_id, status, cancel_reason, address_id, ship_to FROM orders")}
+              for row in rows("orders", "SELECT order_id, status, cancel_reason, address_id, ship_to FROM orders")}
     writes = tuple(OrderChange(tool, order_id, json.loads(detail), amount, payment, seq)
-                   for tool, order_id, detail, amount, payment, seq in db.execute(
+                   for tool, order_id, detail, amount, payment, seq in rows("order_changes",
                        "SELECT tool, order_id, detail, amount_cents, payment_id, created_seq FROM order_changes "
                        "ORDER BY created_seq"))
-    balances = dict(db.execute("SELECT payment_id, balance_cents FROM payment_methods"))
+    balances = dict(rows("payment_methods", "SELECT payment_id, balance_cents FROM payment_methods"))
     return {"orders": orders, "order_writes": writes, "balances": balances}
 
 
-def _handovers(db: sqlite3.Connection, tables: set[str]) -> tuple[Handover, ...]:
+def _handovers(rows: _Rows, tables: set[str]) -> tuple[Handover, ...]:
     """The hand-overs, from a world that has their table (world schema 3)."""
     if "handovers" not in tables:
         return ()
-    return tuple(Handover(str(h), str(s), int(q)) for h, s, q in db.execute(
-        "SELECT handover_id, summary, created_seq FROM handovers ORDER BY created_seq"))
+    return tuple(Handover(str(h), str(s), int(q)) for h, s, q in rows(
+        "handovers", "SELECT handover_id, summary, created_seq FROM handovers ORDER BY created_seq"))
 
 
 def _open_image(image: bytes, file_name: str) -> sqlite3.Connection:

@@ -13,7 +13,6 @@ from __future__ import annotations
 import sqlite3
 import threading
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -85,15 +84,14 @@ class _NoStore:
 class MemoryWorld(WorldConnection):
     """The episode's world connection, in memory only (see the module docstring)."""
 
-    def __init__(self, db: sqlite3.Connection, *, episode_id: str,
-                 give_back: Callable[[sqlite3.Connection], None] = sqlite3.Connection.close):
+    def __init__(self, db: sqlite3.Connection, *, episode_id: str, worlds: MemoryWorlds | None = None):
         # Not WorldConnection.__init__: it puts a copy of the world into the store.
         self._db: sqlite3.Connection | None = db
         self._lock = threading.Lock()
         self.episode_id = episode_id
         self.folder = _HERE
         self._store = _NoStore()
-        self._give_back = give_back
+        self._worlds = worlds  # where the connection goes back at close (None: it is closed)
         self.image: bytes | None = None
         self.world: World | None = None
 
@@ -107,11 +105,17 @@ class MemoryWorld(WorldConnection):
         if db is None:
             return
         with self._lock:
+            # The tables holding rows, asked once: the verifier's view reads only those, and the
+            # pool empties only those (a product discovery's world fills 4 of its 13 tables).
+            holding = self._worlds.holding(db) if self._worlds is not None else None
             try:
-                self.world = world_from_connection(db)
+                self.world = world_from_connection(db, filled=None if holding is None else frozenset(holding))
                 self.image = db.serialize()
             finally:
-                self._give_back(db)
+                if self._worlds is not None:
+                    self._worlds.give_back(db, holding)
+                else:
+                    db.close()
 
 
 @dataclass
@@ -150,13 +154,18 @@ class MemoryWorlds:
             self._holding = " UNION ALL ".join(f"SELECT '{t}' WHERE EXISTS (SELECT 1 FROM main.{t})" for t in tables)
         return db
 
-    def give_back(self, db: sqlite3.Connection) -> None:
+    def holding(self, db: sqlite3.Connection) -> list[str]:
+        """The world's tables that hold rows, in one statement."""
+        return [table for (table,) in db.execute(self._holding).fetchall()] if self._holding else []
+
+    def give_back(self, db: sqlite3.Connection, holding: list[str] | None = None) -> None:
+        """Empty `db` for the next episode (`holding`: its tables with rows, if the caller has just
+        asked) and keep it, or close it (the pool is full, or `db` is in a transaction)."""
         if db.in_transaction or len(self._idle) >= IDLE_WORLDS:
             db.close()
             return
-        if self._holding:
-            for (table,) in db.execute(self._holding).fetchall():
-                db.execute(f"DELETE FROM main.{table}")
+        for table in self.holding(db) if holding is None else holding:
+            db.execute(f"DELETE FROM main.{table}")
         self._idle.append(db)
 
     def close(self) -> None:

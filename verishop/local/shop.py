@@ -384,7 +384,7 @@ class LocalShop:
         except BaseException:
             world.close()
             raise
-        db = MemoryWorld(world, episode_id=episode_id, give_back=self.worlds.give_back)
+        db = MemoryWorld(world, episode_id=episode_id, worlds=self.worlds)
         transcript = MemoryTranscript(f"{episode_id}/transcript.jsonl", self.seal_key)
         transcript.write("episode_opened", transcript_version=TRANSCRIPT_VERSION, episode_id=episode_id,
                          env_id=scenario.env_id, difficulty=scenario.difficulty, seed=scenario.seed,
