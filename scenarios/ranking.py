@@ -56,32 +56,28 @@ def log_price_span(lo_cents: int, hi_cents: int) -> float:
 
 
 def utility(p: Product, persona: Persona, reference: Product) -> float:
-    """Σ weight·score over `DIMENSIONS`, rounded to 6 decimals: `dimension_scores` weighed, term by
-    term in the same order (the same float), without the dictionary (a ranking asks it of every
-    product of a category)."""
+    """Σ weight·score over `DIMENSIONS`, rounded to 6 decimals (a ranking asks it of every product
+    of a category, so the scores come as a tuple, not a dictionary)."""
     w = persona.weights
-    lo, hi = category(p.category_id).price_cents
-    attrs = reference.attrs
-    return round(sum((
-        w["price"] * (1 - min(1.0, max(0.0, (math.log(p.price_cents) - math.log(lo)) / log_price_span(lo, hi)))),
-        w["rating"] * ((p.rating - 1) / 4),
-        w["ship"] * (1 - (min(p.ship_days, 10) - 1) / 9),
-        w["brand"] * (1.0 if p.brand == persona.preferred_brand else 0.0),
-        w["sim"] * (sum(p.attrs.get(k) == v for k, v in attrs.items()) / len(attrs) if attrs else 0.0),
-    )), 6)
+    return round(sum(w[d] * score for d, score in zip(DIMENSIONS, _scores(p, persona, reference))), 6)
 
 
 def dimension_scores(p: Product, persona: Persona, reference: Product) -> dict[str, float]:
     """Each utility dimension's score of `p`, from 0 (worst) to 1 (best), before the weights."""
+    return dict(zip(DIMENSIONS, _scores(p, persona, reference)))
+
+
+def _scores(p: Product, persona: Persona, reference: Product) -> tuple[float, ...]:
+    """`dimension_scores`' values, in `DIMENSIONS` order."""
     lo, hi = category(p.category_id).price_cents
-    return {
-        "price": 1 - min(1.0, max(0.0, (math.log(p.price_cents) - math.log(lo)) / log_price_span(lo, hi))),
-        "rating": (p.rating - 1) / 4,
-        "ship": 1 - (min(p.ship_days, 10) - 1) / 9,
-        "brand": 1.0 if p.brand == persona.preferred_brand else 0.0,
-        "sim": (sum(p.attrs.get(k) == v for k, v in reference.attrs.items()) / len(reference.attrs)
-                if reference.attrs else 0.0),
-    }
+    attrs = reference.attrs
+    return (
+        1 - min(1.0, max(0.0, (math.log(p.price_cents) - math.log(lo)) / log_price_span(lo, hi))),
+        (p.rating - 1) / 4,
+        1 - (min(p.ship_days, 10) - 1) / 9,
+        1.0 if p.brand == persona.preferred_brand else 0.0,
+        sum(p.attrs.get(k) == v for k, v in attrs.items()) / len(attrs) if attrs else 0.0,
+    )
 
 
 def feasible(catalog: CatalogReader, constraints: tuple[Constraint, ...]) -> list[Product]:

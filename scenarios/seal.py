@@ -29,9 +29,9 @@ import os
 import re
 import secrets
 from collections.abc import Iterable, Mapping
-from typing import Any
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from verishop.scenarios.catalog.cache import verishop_home
 from verishop.scenarios.short_hash import sha256 as short_sha256
