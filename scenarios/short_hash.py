@@ -2,8 +2,8 @@
 
 OpenSSL's SHA-256 (`hashlib.sha256`) is the fast one for long inputs, but each call of it looks
 the algorithm up among OpenSSL's providers: on a line of a few hundred bytes, in the middle of an
-episode's other work, that lookup costs about three times the digest (issue 36's in-process
-episode seals seven lines and derives eight seeds). CPython's built-in module digests the same
+episode's other work, that lookup costs more than the digest (issue 36's in-process episode seals
+seven lines and derives eight seeds). CPython's built-in module digests the same
 bytes to the same value without it. Use `hashlib.sha256` for files and anything long.
 """
 
