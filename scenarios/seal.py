@@ -41,6 +41,7 @@ KEY_DIR = "seal-keys"
 KEY_SUFFIX = ".key"
 KEY_BYTES = 32
 SEAL_FIELD = "seal"
+_SEAL_FIELD_BYTES = SEAL_FIELD.encode()
 SEAL_SCHEME = "hmac-sha256-chain-1"
 _KEY_TEXT = re.compile(rb"^\s*([0-9a-f]{64})\s*$")
 # What every sealed line ends with: `,"seal":"<64 hex digits>"}`.
@@ -171,6 +172,12 @@ class SealChain:
         mac = next_seal(self.key.secret, self.previous, line.encode())
         self.previous = mac
         return f'{line[:-1]},"{SEAL_FIELD}":"{mac}"}}'
+
+    def seal_bytes(self, line: bytes) -> bytes:
+        """`seal`, on the line's UTF-8 bytes."""
+        mac = next_seal(self.key.secret, self.previous, line)
+        self.previous = mac
+        return b'%s,"%s":"%s"}' % (line[:-1], _SEAL_FIELD_BYTES, mac.encode())
 
 
 def next_seal(secret: bytes, previous: str, body: bytes) -> str:

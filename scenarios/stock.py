@@ -63,6 +63,7 @@ def rule_sql(rule: SellOut, prefix: str = "", number: str | None = None) -> tupl
 class EpisodeStock:
     changes: Mapping[str, int] = field(default_factory=dict)  # product ID -> units, before any rule
     rules: tuple[SellOut, ...] = ()
+    _ruled: dict[tuple[str, str], bool] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @classmethod
     def of_scenario(cls, scenario: Scenario) -> EpisodeStock:
@@ -76,7 +77,15 @@ class EpisodeStock:
         the catalog's (or the episode product's) own."""
         if product.product_id in self.changes:
             return self.changes[product.product_id]
-        return 0 if self.rules and self.sold_by_rule(product) else product.stock
+        if not self.rules:
+            return product.stock
+        # Whether the rules sell it out, kept: the customer, the tools and the verifier ask it
+        # of the same few products again and again.
+        key = (product.product_id, product.category_id)
+        sold = self._ruled.get(key)
+        if sold is None:
+            sold = self._ruled[key] = self.sold_by_rule(product)
+        return 0 if sold else product.stock
 
     def apply(self, product: Product | None) -> Product | None:
         if product is None:

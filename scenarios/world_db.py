@@ -147,13 +147,15 @@ def seed_world(db: sqlite3.Connection, scenario: Scenario, *, episode_id: str, c
              line.unit_price_cents)
             for o, _, _ in orders for line in o.lines
         ])
-        db.executemany("INSERT INTO main.extra_products VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", [
-            (p.product_id, p.group_id, p.title, p.brand, p.category_id, p.price_cents, p.rating, p.rating_count,
-             p.ship_days, p.stock, json.dumps(p.attrs, separators=(",", ":"), sort_keys=True))
-            for p in scenario.extra_products
-        ])
-        db.executemany("INSERT INTO main.stock_changes VALUES (?, ?)",
-                       [(c.product_id, c.stock) for c in scenario.stock_changes])
+        if scenario.extra_products:  # (an empty executemany still costs its statement)
+            db.executemany("INSERT INTO main.extra_products VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", [
+                (p.product_id, p.group_id, p.title, p.brand, p.category_id, p.price_cents, p.rating,
+                 p.rating_count, p.ship_days, p.stock, json.dumps(p.attrs, separators=(",", ":"), sort_keys=True))
+                for p in scenario.extra_products
+            ])
+        if scenario.stock_changes:
+            db.executemany("INSERT INTO main.stock_changes VALUES (?, ?)",
+                           [(c.product_id, c.stock) for c in scenario.stock_changes])
         db.execute("COMMIT")
     except BaseException:
         if db.in_transaction:

@@ -12,6 +12,7 @@ plus one, any event before `episode_opened`, no `episode_closed`.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -56,18 +57,26 @@ def parse_transcript(raw: bytes, max_depth: int = Limits.json_depth) -> Transcri
     ends_with_newline = lines[-1] == b""
     if ends_with_newline:
         lines.pop()
+    return parse_lines(lines, max_depth, last_may_be_cut=not ends_with_newline)
+
+
+def parse_lines(lines: list[bytes], max_depth: int = Limits.json_depth, *, last_may_be_cut: bool = False,
+                loads: Callable[[bytes], Any] = json.loads) -> Transcript:
+    """The transcript of `lines` (one event each, no newlines). `last_may_be_cut`: the last line
+    had no newline, so a server killed mid-write may have cut it short. `loads`: the JSON parser
+    (the in-process shop parses the lines it wrote itself with a faster one that reads them as the
+    same values)."""
     notes: list[str] = []
     events: list[Event] = []
     for number, line in enumerate(lines, start=1):
-        is_last = number == len(lines)
         check_json_depth(line, f"transcript line {number}", "transcript", max_depth)
         try:
-            event = json.loads(line)
+            event = loads(line)
             if not isinstance(event, dict) or not isinstance(event.get("event"), str) \
                     or type(event.get("seq")) is not int:
                 raise ValueError("not an event object with an integer 'seq' and a string 'event'")
         except ValueError as exc:
-            if is_last and not ends_with_newline:
+            if last_may_be_cut and number == len(lines):
                 notes.append(f"transcript line {number} was cut short (server killed mid-write); ignored")
                 break
             raise Incomplete("transcript_corrupt", f"transcript line {number} is not a valid event: {exc}") from None

@@ -17,51 +17,71 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pydantic_core import from_json
+
 from verishop.mcp_server.episodes.connection import WorldConnection
 from verishop.mcp_server.episodes.episode import Episode
-from verishop.mcp_server.episodes.transcript import strict_json
+from verishop.mcp_server.episodes.transcript import strict_json_bytes
 from verishop.mcp_server.episodes.worlds import IDLE_WORLDS, WorldPool
 from verishop.scenarios.seal import SealChain, SealKey
+from verishop.verifier.safeio import Limits
+from verishop.verifier.transcript import Transcript as ParsedTranscript
+from verishop.verifier.transcript import parse_lines
 from verishop.verifier.world import World, world_from_connection
 
 
 class MemoryTranscript:
-    """`Transcript`'s interface (write, mark, rewind, close) over a list of lines."""
+    """`Transcript`'s interface (write, mark, rewind, close) over a list of lines.
+
+    Each event is written as `Transcript` writes it; the seal chain is computed once, when the
+    bytes are first asked for (`data`), over the lines as they then stand: the same seals as a
+    chain built line by line, since a rewind only ever drops the last lines. Scoring reads the
+    lines unsealed (`parse`): the verifier never reads an event's seal, only checks the chain."""
 
     def __init__(self, name: str, seal_key: SealKey | None = None):
         self.name = name  # for messages only: nothing is written
-        self._chain = SealChain(seal_key) if seal_key is not None else None
-        self.lines: list[bytes] = []
+        self._seal_key = seal_key
+        self.lines: list[bytes] = []  # unsealed, without their newlines
         self._seq = 0
         self._started = time.perf_counter()
+        self._data: bytes | None = None
         self.closed = False
 
     def write(self, event: str, **fields: Any) -> int:
         if self.closed:
             raise RuntimeError(f"transcript {self.name} is closed")
         self._seq += 1
-        line = strict_json({"seq": self._seq, "event": event,
-                            "elapsed_ms": round((time.perf_counter() - self._started) * 1000, 3), **fields})
-        if self._chain is not None:
-            line = self._chain.seal(line)
-        self.lines.append((line + "\n").encode())
+        self.lines.append(strict_json_bytes({"seq": self._seq, "event": event,
+                                             "elapsed_ms": round((time.perf_counter() - self._started) * 1000, 3),
+                                             **fields}))
+        self._data = None
         return self._seq
 
-    def mark(self) -> tuple[int, int, str]:
-        return len(self.lines), self._seq, self._chain.previous if self._chain is not None else ""
+    def mark(self) -> tuple[int, int]:
+        return len(self.lines), self._seq
 
-    def rewind(self, mark: tuple[int, int, str]) -> None:
-        count, self._seq, previous = mark
+    def rewind(self, mark: tuple[int, int]) -> None:
+        count, self._seq = mark
         del self.lines[count:]
-        if self._chain is not None:
-            self._chain.previous = previous
+        self._data = None
 
     def close(self) -> None:
         self.closed = True
 
     def data(self) -> bytes:
-        """The transcript.jsonl bytes."""
-        return b"".join(self.lines)
+        """The transcript.jsonl bytes (sealed, with a seal key)."""
+        if self._data is None:
+            lines = self.lines
+            if self._seal_key is not None:
+                chain = SealChain(self._seal_key)
+                lines = [chain.seal_bytes(line) for line in lines]
+            self._data = b"".join(line + b"\n" for line in lines)
+        return self._data
+
+    def parse(self, max_depth: int = Limits.json_depth) -> ParsedTranscript:
+        """The verifier's reading of these lines (`verifier.transcript.parse_lines`), each parsed
+        into values of its own: nothing the caller was handed is shared with what is scored."""
+        return parse_lines(self.lines, max_depth, loads=from_json)
 
 
 _HERE = Path(".")

@@ -64,7 +64,6 @@ from verishop.verifier.files import Episode as ScoredEpisode
 from verishop.verifier.models import Manifest, Reward, Weights
 from verishop.verifier.reward import score_episode
 from verishop.verifier.seal import INTACT, UNSEALED
-from verishop.verifier.transcript import parse_transcript
 
 T = TypeVar("T")
 MAX_SEED = 2**63 - 1
@@ -424,7 +423,7 @@ class LocalShop:
         transcript: MemoryTranscript = episode.transcript  # type: ignore[assignment]
         scenario = episode.scenario
         try:
-            parsed = parse_transcript(transcript.data())
+            parsed = transcript.parse()
             world = episode.world
             if world is None:
                 raise Incomplete("episode_not_closed", f"episode {episode.episode_id} is still open")
