@@ -424,7 +424,7 @@ def test_the_transcript_writes_strict_json_even_for_non_finite_numbers(tmp_path)
     transcript.write("tool_call", arguments={"max_price_usd": float("inf"), "x": [float("nan"), 1.5]})
     transcript.close()
     (event,) = strict_lines(tmp_path / "transcript.jsonl")
-    assert event["arguments"] == {"max_price_usd": "inf", "x": ["nan", 1.5]}
+    assert event["arguments"] == {"max_price_usd": "Infinity", "x": ["NaN", 1.5]}
 
 
 async def test_a_write_reaches_the_world_only_after_its_transcript_event(hub, monkeypatch):

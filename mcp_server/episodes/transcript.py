@@ -71,37 +71,35 @@ class Transcript:
             self._fd = -1
 
 
-# `json.dumps` with these options, built once (dumps builds an encoder per call): the slow path.
+# The standard library's encoder, built once (dumps builds one per call): for what pydantic-core's cannot write.
 _STRICT = json.JSONEncoder(default=str, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
 
 def strict_json_bytes(value: Any) -> bytes:
-    """One compact line of strict JSON, in UTF-8 (no NaN or Infinity tokens: those become strings).
+    """One compact line of strict JSON (RFC 8259), in UTF-8: a non-finite number, which Python
+    would write as a bare `NaN` or `Infinity` token that other readers reject, is written as the
+    string "NaN", "Infinity" or "-Infinity"; a value of another type than JSON's as its string.
 
     Written by pydantic-core's encoder, three times as fast as the standard library's on a search
-    result; a value it cannot write, or holding a non-finite number (or those words in a string),
-    takes the standard library's path. Either way the line reads back as the same JSON values
-    (the two differ only in how they spell some floats: `1e-7` or `1e-07`)."""
+    result; what it cannot write goes to the standard library's, which raises the error that says why."""
     try:
-        line = to_json(value, fallback=str, inf_nan_mode="constants")
-    except PydanticSerializationError:
-        line = b""
-    if not line or b"NaN" in line or b"Infinity" in line:  # rare: only then walk the value
-        return strict_json(value).encode()
-    return line
+        return to_json(value, fallback=str, inf_nan_mode="strings")
+    except PydanticSerializationError:  # rare: a string that is no text (a lone surrogate), a loop
+        try:
+            line = _STRICT.encode(value)
+        except ValueError:
+            line = _STRICT.encode(_finite(value))
+        return line.encode()
 
 
 def strict_json(value: Any) -> str:
-    """`strict_json_bytes` as text, by the standard library's encoder."""
-    try:
-        return _STRICT.encode(value)
-    except ValueError:  # a non-finite float somewhere: rare, so only then walk the value
-        return _STRICT.encode(_finite(value))
+    """`strict_json_bytes`, as text."""
+    return strict_json_bytes(value).decode()
 
 
 def _finite(value: Any) -> Any:
     if isinstance(value, float) and not math.isfinite(value):
-        return str(value)  # 'inf', '-inf', 'nan'
+        return "NaN" if math.isnan(value) else "Infinity" if value > 0 else "-Infinity"
     if isinstance(value, dict):
         return {k: _finite(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
