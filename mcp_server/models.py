@@ -38,12 +38,15 @@ class Priced(BaseModel):
         return data if getattr(self, "currency") == "USD" else _without_dollar_names(data)
 
 
-class ProductCard(Priced):
+# A search result. Not a `Priced` (no docstring: it would enter the tools' output schema): its one
+# dollar name is None exactly when the shop's currency is not USD (`catalog.in_dollars`), so
+# leaving it out when None is `Priced`'s rule without a serializer of Python's per card.
+class ProductCard(BaseModel):
     product_id: str = Field(description="Product ID, e.g. 'P12345678'. Use it in other tools.")
     title: str
     brand: str
     category_id: str
-    price_usd: UsdAlias = None
+    price_usd: UsdAlias = Field(None, exclude_if=lambda v: v is None)
     price: float = Field(description="In the shop's currency (`currency`).")
     currency: Currency
     rating: float = Field(description="Average rating, 1.0 to 5.0 stars.")

@@ -80,3 +80,46 @@ async def test_a_sorted_search_of_a_whole_category_reads_its_index_not_every_mat
         plan = await (await ep.db.execute("EXPLAIN QUERY PLAN " + sql, params)).fetchall()
         details = " ".join(str(row[-1]) for row in plan)
         assert f"USING INDEX {index}" in details and "TEMP B-TREE" not in details, details
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+async def test_a_featured_search_page_is_the_rows_the_materialised_join_gave(hub: EpisodeHub, seed: int) -> None:
+    """The featured search reads `rowid IN (first matches)` in rowid order and stops at the page;
+    before, it joined the materialised matches and sorted them: the same rows, in the same order."""
+    from verishop.scenarios.catalog.text import brand_token, category_token, match_expression, query_words
+
+    ep = await hub.open(hub.generate("pd", 8, seed))  # episode stock-outs: the stock column is compared too
+    rng = random.Random(seed)
+    compared = 0
+    for _ in range(120):
+        cat = rng.choice(SHOPPABLE_CATEGORIES)
+        facets = [category_token(cat.id)] if rng.random() < 0.7 else []
+        words = query_words(rng.choice(cat.nouns))[-1:] if rng.random() < 0.5 else []  # as the tool reads them
+        if rng.random() < 0.2:
+            facets.append(brand_token(rng.choice(cat.brands)))
+        match = match_expression(words, facets) if words or facets else None
+        where, args = [], []
+        if rng.random() < 0.4:
+            where.append("p.price_cents <= ?")
+            args.append(rng.randrange(*cat.price_cents))
+        if rng.random() < 0.4:
+            where.append("p.rating >= ?")
+            args.append(rng.choice((3.5, 4.0, 4.5)))
+        if rng.random() < 0.5:
+            where.append(f"{ep.stock_sql} > 0")
+            args.extend(ep.stock_args)
+        filters = "".join(" AND " + w for w in where)
+        depth, limit = rng.choice((5, 40, 150, 400)), rng.choice((1, 6, 11, 51))
+        page = await shop_catalog._run_search(ep, match, filters=filters, args=args, limit=limit, depth=depth)
+
+        source = ("(SELECT rowid FROM cat.products ORDER BY rowid LIMIT ?)" if match is None
+                  else "(SELECT rowid FROM cat.products_fts(?) ORDER BY rowid LIMIT ?)")
+        joined = (f"SELECT {shop_catalog._columns(ep)} FROM {source} f JOIN cat.products p ON p.rowid = f.rowid "
+                  f"{shop_catalog._STOCK_JOIN} WHERE 1{filters} ORDER BY f.rowid LIMIT ?")
+        params = [*ep.stock_args, *([depth] if match is None else [match, depth]), *args, limit]
+        async with ep.db.execute(joined, params) as cur:
+            before = [tuple(row) for row in await cur.fetchall()]
+        assert [(p.product_id, p.stock) for p in page] == [(row[0], row[9]) for row in before]
+        assert [p.attrs for p in page] == [shop_catalog.Product.from_row(row).attrs for row in before]
+        compared += len(page)
+    assert compared > 300  # pages, not empty lists, were compared

@@ -110,13 +110,15 @@ def read_world(directory: Path, name: str, limits: Limits = Limits(), dir_fd: in
 
 
 def world_from_connection(db: sqlite3.Connection, file_name: str = "world.db",
-                          filled: frozenset[str] | None = None) -> World:
+                          filled: frozenset[str] | None = None, tables: frozenset[str] | None = None) -> World:
     """The world in `db`'s main database, read (the caller owns and closes `db`). The in-process
     shop (`verishop.local`) reads a closing episode's world this way, from its own connection, and
-    names the tables that hold rows (`filled`): the others, of its own schema, read as empty."""
+    names the tables that hold rows (`filled`): the others, of its own schema, read as empty; and
+    that schema's tables (`tables`), which it knows."""
     rows = _Rows(db, filled)
     try:
-        tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if tables is None:
+            tables = frozenset(name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'"))
         return World(
             meta=dict(rows("meta", "SELECT key, value FROM meta")),
             cart=dict(rows("cart", "SELECT product_id, quantity FROM cart")),
@@ -141,7 +143,7 @@ class _Rows:
         return self.db.execute(sql) if self.filled is None or table in self.filled else ()
 
 
-def _order_tables(rows: _Rows, tables: set[str]) -> dict:
+def _order_tables(rows: _Rows, tables: frozenset[str]) -> dict:
     """The orders' state, their changes and the payment balances, from a world that has them."""
     if "order_changes" not in tables:
         return {}
@@ -160,7 +162,7 @@ def _order_tables(rows: _Rows, tables: set[str]) -> dict:
     return {"orders": orders, "order_writes": writes, "balances": balances}
 
 
-def _handovers(rows: _Rows, tables: set[str]) -> tuple[Handover, ...]:
+def _handovers(rows: _Rows, tables: frozenset[str]) -> tuple[Handover, ...]:
     """The hand-overs, from a world that has their table (world schema 3)."""
     if "handovers" not in tables:
         return ()

@@ -190,8 +190,10 @@ async def _run_search(ep: Episode, match: str | None, *, filters: str, args: lis
     else:
         source = "(SELECT rowid FROM cat.products_fts(?) ORDER BY rowid LIMIT ?)"
         params = [match, depth]
-    sql = (f"SELECT {_columns(ep)} FROM {source} f JOIN cat.products p ON p.rowid = f.rowid {_STOCK_JOIN} "
-           f"WHERE 1{filters} ORDER BY f.rowid LIMIT ?")
+    # `rowid IN (...)`, not a join on the subquery: SQLite walks the matches in rowid order and
+    # stops at the page, where a join materialised all `depth` of them, read each row, then sorted.
+    sql = (f"SELECT {_columns(ep)} FROM cat.products p {_STOCK_JOIN} "
+           f"WHERE p.rowid IN {source}{filters} ORDER BY p.rowid LIMIT ?")
     return await _products(ep, sql, [*ep.stock_args, *params, *args, limit])
 
 
@@ -247,7 +249,9 @@ async def _products(ep: Episode, sql: str, params: list, *, offload: bool = Fals
     """The rows of `sql` as products; `offload` for a statement that may read thousands of rows
     (mcp_server/connection.py)."""
     async with ep.db.execute(sql, params, offload=offload) as cur:
-        return [Product.from_row(tuple(r)) for r in await cur.fetchall()]
+        rows = await cur.fetchall()
+    of_row = ep.catalog.product_of_row
+    return [of_row(tuple(r)) for r in rows]
 
 
 def _perturb(ep: Episode, products: list[Product], *query: object) -> list[Product]:

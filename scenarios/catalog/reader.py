@@ -154,6 +154,11 @@ class CatalogReader:
                               (product_id,)).fetchone()
         return Product.from_row(row) if row else None
 
+    def product_of_row(self, row: tuple) -> Product:
+        """`Product.from_row(row)` for a row of this catalog's products, whose stock column may be
+        the episode's (a reader that keeps its products in memory returns its own)."""
+        return Product.from_row(row)
+
     def product_at(self, rowid: int) -> Product:
         row = self.db.execute(f"SELECT {PRODUCT_COLUMNS} FROM products WHERE rowid = ?", (rowid,)).fetchone()
         return Product.from_row(row)

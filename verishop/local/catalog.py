@@ -58,6 +58,14 @@ class CachedCatalogReader(CatalogReader):
         product = self._by_id.get(product_id)
         return product if product is not None or self._by_rowid else self._kept_product(product_id)
 
+    def product_of_row(self, row: tuple) -> Product:
+        # The kept product has every column of the row but the stock, which is the episode's: no
+        # JSON of attributes parsed again for each search result.
+        kept = self._by_id.get(row[0])
+        if kept is None:
+            return Product.from_row(row)
+        return kept if kept.stock == row[9] else kept.with_stock(row[9])
+
     def product_at(self, rowid: int) -> Product:
         product = self._by_rowid.get(rowid)
         return product if product is not None else self._kept_product_at(rowid)

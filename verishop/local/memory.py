@@ -129,7 +129,8 @@ class MemoryWorld(WorldConnection):
             # pool empties only those (a product discovery's world fills 4 of its 13 tables).
             holding = self._worlds.holding(db) if self._worlds is not None else None
             try:
-                self.world = world_from_connection(db, filled=None if holding is None else frozenset(holding))
+                self.world = world_from_connection(db, filled=None if holding is None else frozenset(holding),
+                                                   tables=self._worlds.tables if self._worlds is not None else None)
                 self.image = db.serialize()
             finally:
                 if self._worlds is not None:
@@ -162,6 +163,7 @@ class MemoryWorlds:
         self._pool = pool
         self._idle: list[sqlite3.Connection] = []
         self._holding: str | None = None  # the statement naming the world's tables that hold rows
+        self.tables: frozenset[str] | None = None  # the world's tables (one schema for every world of the pool)
 
     def take(self) -> sqlite3.Connection:
         if self._idle:
@@ -172,6 +174,7 @@ class MemoryWorlds:
                 "SELECT name FROM main.sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")]
             # Which tables hold rows, in one statement: `give_back` empties only those.
             self._holding = " UNION ALL ".join(f"SELECT '{t}' WHERE EXISTS (SELECT 1 FROM main.{t})" for t in tables)
+            self.tables = frozenset(tables)
         return db
 
     def holding(self, db: sqlite3.Connection) -> list[str]:
