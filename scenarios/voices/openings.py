@@ -41,8 +41,14 @@ _SPLITS = tuple((re.compile(pattern), start) for pattern, start in (
     (r", shipped to ", ". Please ship it to "), (r", arriving by ", ". It should arrive by "),
     (r" and I need ", ". I need "), (r", and I've just seen that ", ". I've just seen that "),
     (r", but it's sold out\.", ". It's sold out.")))
-# Each voice's phrases, compiled once (`words.PHRASES` spells them).
-_COMPILED_PHRASES = {voice: tuple((re.compile(pattern), words) for pattern, words in phrases)
+def _literal_head(pattern: str) -> str:
+    """The text every match of `pattern` contains: its literal start, up to its first operator."""
+    return re.split(r"[\\()?.*+\[\]{}|^$]", pattern.removeprefix("^").removeprefix(r"\b"), maxsplit=1)[0]
+
+
+# Each voice's phrases, compiled once (`words.PHRASES` spells them), each with the literal text a
+# match must contain: a phrase whose text is absent is not searched for (most are, in an opening).
+_COMPILED_PHRASES = {voice: tuple((re.compile(pattern), words, _literal_head(pattern)) for pattern, words in phrases)
                      for voice, phrases in PHRASES.items()}
 
 
@@ -55,8 +61,9 @@ def voiced_opening(text: str, voice: str, rng: random.Random, today: date, p_noi
     sentences = [s for s in _SENTENCE.split(body) if s]
     sentences = _reshape(sentences, voice, rng)
     body = " ".join(sentences)
-    for pattern, words in _COMPILED_PHRASES[voice]:
-        body = pattern.sub(words, body)
+    for pattern, words, head in _COMPILED_PHRASES[voice]:
+        if head in body:
+            body = pattern.sub(words, body)
     if voice in ("chatty", "formal", "non-native", "vague-then-precise") and rng.random() < 0.6:
         body = _COUNTED.sub(lambda m: f"{_word(int(m.group(1)))} ", body)
     if rng.random() < 0.6:
