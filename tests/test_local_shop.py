@@ -217,3 +217,40 @@ def test_a_tools_data_in_process_is_what_an_mcp_client_receives(shop):
             assert got.data == compact_result(result).structured_content, name
     finally:
         episode.close()
+
+
+async def test_an_in_process_episode_takes_one_call_at_a_time():
+    """`CallLock` (an in-process episode's): a second caller waits until the first is done, a waiter
+    cancelled while it waits leaves the lock usable, and callers are served one after another."""
+    import asyncio
+
+    from verishop.local.memory import CallLock
+
+    lock, order = CallLock(), []
+    release_first = asyncio.Event()
+
+    async def first() -> None:
+        async with lock:
+            order.append("first in")
+            await release_first.wait()
+            order.append("first out")
+
+    async def second() -> None:
+        async with lock:
+            order.append("second in")
+
+    holder = asyncio.create_task(first())
+    await asyncio.sleep(0)
+    assert lock.locked()
+    cancelled = asyncio.create_task(second())
+    waiter = asyncio.create_task(second())
+    await asyncio.sleep(0)
+    cancelled.cancel()
+    await asyncio.sleep(0)
+    assert order == ["first in"]  # neither second caller got in while the first held it
+    release_first.set()
+    await asyncio.wait_for(asyncio.gather(holder, waiter), timeout=5)
+    assert order == ["first in", "first out", "second in"]
+    assert cancelled.cancelled() and not lock.locked()
+    async with lock:  # still usable
+        assert lock.locked()

@@ -13,10 +13,11 @@ from __future__ import annotations
 import sqlite3
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import anyio
 from pydantic_core import from_json
 
 from verishop.mcp_server.episodes.connection import WorldConnection
@@ -139,10 +140,38 @@ class MemoryWorld(WorldConnection):
                     db.close()
 
 
+class CallLock:
+    """One tool call at a time on an in-process episode, as the server's `anyio.Lock` gives, without
+    asking the async library for the current task on every call: a free lock is taken with no call
+    into it at all (an in-process call rarely awaits anything else); a caller finding it held waits
+    on an `anyio.Event`, on whichever event loop runs it."""
+
+    def __init__(self) -> None:
+        self._held = False
+        self._freed: anyio.Event | None = None
+
+    def locked(self) -> bool:
+        return self._held
+
+    async def __aenter__(self) -> None:
+        while self._held:
+            if self._freed is None:
+                self._freed = anyio.Event()
+            await self._freed.wait()
+        self._held = True
+
+    async def __aexit__(self, *exc: object) -> None:
+        self._held = False
+        freed, self._freed = self._freed, None
+        if freed is not None:
+            freed.set()
+
+
 @dataclass
 class MemoryEpisode(Episode):
     """An in-process episode: the server's `Episode`, with what its files would hold once closed."""
 
+    lock: CallLock = field(default_factory=CallLock)  # type: ignore[assignment]
     scenario_bytes: bytes = b""  # scenario.json, as the server writes it
     scenario_sha256: str = ""  # of scenario_bytes
     world_file: bytes | None = None  # world.db, once closed
