@@ -90,7 +90,8 @@ class SellerText(BaseModel):
     questions: list[SellerAnswer] = Field(description="Buyers' questions, the seller's answers.")
 
 
-class ProductDetails(ProductCard):
+# A `Priced` again: its variants' dollar names follow the shop's currency, not the None rule of a card.
+class ProductDetails(ProductCard, Priced):
     department: str
     attributes: dict[str, str]
     stock_units: int
