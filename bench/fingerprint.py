@@ -23,13 +23,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from _common import cached_catalog  # noqa: E402
+from _common import cached_catalog
 
-from verishop.agents.scripted import make_agent  # noqa: E402
-from verishop.agents.session import ToolFailed  # noqa: E402
-from verishop.envs import REGISTRY  # noqa: E402
-from verishop.local import LocalShop  # noqa: E402
-from verishop.local.session import LocalSession  # noqa: E402
+from verishop.envs import REGISTRY
+from verishop.local import LocalShop
+from verishop.local.session import play_scripted
 
 # What differs from run to run by design: clocks, the random episode id, the seal chain and the world's
 # digest (its free pages may differ; its rows are in the reward's checks).
@@ -46,12 +44,7 @@ async def fingerprint(catalog: Path) -> tuple[int, str]:
             for difficulty in DIFFICULTIES:
                 for seed in SEEDS:
                     for agent in AGENTS:
-                        episode = await shop.aopen(env=name, difficulty=difficulty, seed=seed)
-                        try:
-                            await make_agent(agent, episode.scenario).play(LocalSession(episode))
-                        except ToolFailed:
-                            pass
-                        await episode.aclose("agent_stopped")
+                        episode = await play_scripted(shop, agent, env=name, difficulty=difficulty, seed=seed)
                         reward = (await episode.areward()).model_dump(mode="json")
                         reward.pop("episode_id")
                         files = episode.run_files()

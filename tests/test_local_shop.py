@@ -15,7 +15,7 @@ from verishop.agents.session import ShopSession, ToolFailed
 from verishop.envs import REGISTRY, generate
 from verishop.local import LocalShop, LocalShopError
 from verishop.local.catalog import CachedCatalogReader
-from verishop.local.session import LocalSession
+from verishop.local.session import LocalSession, play_scripted
 from verishop.mcp_server.inprocess import InProcessClient
 from verishop.mcp_server.tools import create_server
 from verishop.scenarios.curriculum import Params
@@ -38,12 +38,7 @@ def _stable(event: dict) -> dict:
 
 
 async def _play_local(shop: LocalShop, agent: str, env: str, difficulty: int, seed: int):
-    episode = await shop.aopen(env=env, difficulty=difficulty, seed=seed)
-    try:
-        await make_agent(agent, episode.scenario).play(LocalSession(episode))
-    except ToolFailed:
-        pass
-    await episode.aclose("agent_stopped")  # as `verishop eval` closes what an agent left open
+    episode = await play_scripted(shop, agent, env=env, difficulty=difficulty, seed=seed)
     reward = await episode.areward()
     return episode, reward
 

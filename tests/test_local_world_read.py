@@ -7,10 +7,8 @@ import sqlite3
 
 import pytest
 
-from verishop.agents.scripted import make_agent
-from verishop.agents.session import ToolFailed
 from verishop.local import LocalShop
-from verishop.local.session import LocalSession
+from verishop.local.session import play_scripted
 from verishop.verifier.world import world_from_connection
 
 # Environments whose worlds fill different tables: carts, returns, order changes, payments, hand-overs.
@@ -28,12 +26,7 @@ async def test_the_world_read_from_its_filled_tables_is_the_world_read_from_all(
     filled_tables = set()
     for env, difficulty, seed in PLAYS:
         for agent in ("oracle", "greedy"):
-            episode = await shop.aopen(env=env, difficulty=difficulty, seed=seed)
-            try:
-                await make_agent(agent, episode.scenario).play(LocalSession(episode))
-            except ToolFailed:
-                pass
-            await episode.aclose("agent_stopped")
+            episode = await play_scripted(shop, agent, env=env, difficulty=difficulty, seed=seed)
             image = episode.run_files()["world.db"]
             db = sqlite3.connect(":memory:")
             try:

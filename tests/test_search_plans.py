@@ -12,6 +12,12 @@ import pytest
 import verishop.mcp_server.shop.catalog as shop_catalog
 from verishop.mcp_server.episodes.hub import EpisodeHub
 from verishop.mcp_server.shop.catalog import search_catalog
+from verishop.scenarios.catalog.text import (
+    brand_token,
+    category_token,
+    match_expression,
+    query_words,
+)
 from verishop.scenarios.taxonomy import SHOPPABLE_CATEGORIES
 
 
@@ -86,7 +92,6 @@ async def test_a_sorted_search_of_a_whole_category_reads_its_index_not_every_mat
 async def test_a_featured_search_page_is_the_rows_the_materialised_join_gave(hub: EpisodeHub, seed: int) -> None:
     """The featured search reads `rowid IN (first matches)` in rowid order and stops at the page;
     before, it joined the materialised matches and sorted them: the same rows, in the same order."""
-    from verishop.scenarios.catalog.text import brand_token, category_token, match_expression, query_words
 
     ep = await hub.open(hub.generate("pd", 8, seed))  # episode stock-outs: the stock column is compared too
     rng = random.Random(seed)

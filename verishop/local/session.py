@@ -8,7 +8,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from verishop.agents.session import Observer, ToolFailed
-from verishop.local.shop import LocalEpisode
+from verishop.local.shop import LocalEpisode, LocalShop
 
 
 @dataclass
@@ -42,3 +42,19 @@ class _Prompts:
         info = self.episode.info
         text = f"{info.system_prompt}\nThe customer says:\n{info.opening_message}"
         return SimpleNamespace(messages=[SimpleNamespace(role="user", content=SimpleNamespace(type="text", text=text))])
+
+
+async def play_scripted(shop: LocalShop, agent: str, **spec: Any) -> LocalEpisode:
+    """Open an episode (`spec`: as `LocalShop.open` takes it), play the scripted `agent` (oracle,
+    greedy, null, a red-team agent ...) until it stops or a tool refuses it, and close what it left
+    open, as `verishop eval` does. Returns the closed episode."""
+    # Imported when needed: the scripted agents are many modules (oracles, baselines, red team).
+    from verishop.agents.scripted import make_agent
+
+    episode = await shop.aopen(**spec)
+    try:
+        await make_agent(agent, episode.scenario).play(LocalSession(episode))
+    except ToolFailed:
+        pass
+    await episode.aclose("agent_stopped")
+    return episode
