@@ -169,12 +169,10 @@ class SealChain:
 
     def seal(self, line: str) -> str:
         """`line` (one JSON object, no newline, no `seal` field) with its seal appended."""
-        mac = next_seal(self.key.secret, self.previous, line.encode())
-        self.previous = mac
-        return f'{line[:-1]},"{SEAL_FIELD}":"{mac}"}}'
+        return self.seal_bytes(line.encode()).decode()
 
     def seal_bytes(self, line: bytes) -> bytes:
-        """`seal`, on the line's UTF-8 bytes."""
+        """`seal`, on the line's UTF-8 bytes (what the writers have)."""
         mac = next_seal(self.key.secret, self.previous, line)
         self.previous = mac
         return b'%s,"%s":"%s"}' % (line[:-1], _SEAL_FIELD_BYTES, mac.encode())

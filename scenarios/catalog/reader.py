@@ -22,6 +22,7 @@ from verishop.scenarios.taxonomy import (
 
 PRODUCT_COLUMNS = ("product_id, group_id, title, brand, category_id, price_cents, rating, "
                    "rating_count, ship_days, stock, attrs")
+STOCK_COLUMN = 9  # where `stock` is among PRODUCT_COLUMNS (the column an episode's stock replaces)
 # Up to this many products, `random_product` tests its candidates against an index of every
 # product's category and stock held in memory (3 bytes a product, read once per reader in
 # about a millisecond per 10,000 products) instead of reading each candidate's row: most

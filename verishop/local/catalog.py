@@ -12,7 +12,7 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
-from verishop.scenarios.catalog.reader import PRODUCT_COLUMNS, CatalogReader, Product
+from verishop.scenarios.catalog.reader import PRODUCT_COLUMNS, STOCK_COLUMN, CatalogReader, Product
 
 PRODUCTS_KEPT = 50_000
 LISTS_KEPT = 4_096
@@ -64,7 +64,8 @@ class CachedCatalogReader(CatalogReader):
         kept = self._by_id.get(row[0])
         if kept is None:
             return Product.from_row(row)
-        return kept if kept.stock == row[9] else kept.with_stock(row[9])
+        stock = row[STOCK_COLUMN]
+        return kept if kept.stock == stock else kept.with_stock(stock)
 
     def product_at(self, rowid: int) -> Product:
         product = self._by_rowid.get(rowid)
