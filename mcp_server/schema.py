@@ -25,6 +25,7 @@ from typing import Annotated, Any, TypeVar
 
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.tools import Tool
+from mcp.server.mcpserver.utilities.func_metadata import FuncMetadata
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 from pydantic_core import to_json
@@ -115,6 +116,45 @@ class ShopTool(Tool):
                                f"{getattr(self.fn_metadata.output_model, '__name__', 'model')} it declares") from None
 
 
+# What `json.loads` skips around a document (the standard library's WHITESPACE).
+_JSON_SPACE = " \t\n\r"
+
+
+class ShopArguments(FuncMetadata):
+    """The SDK's argument handling, with its JSON pre-parse made cheap: the SDK tries `json.loads`
+    on every string argument not declared `str` (a query, a category, an ID), and keeps the parse
+    only when it is a list, an object or null (a client that sends `'["a"]'` for a list). Only a
+    string that opens with `[` or `{`, or is `null`, can parse to one of those, so only such a
+    string is parsed: the result is the SDK's, without a failed parse (an exception) per argument."""
+
+    @classmethod
+    def of(cls, meta: FuncMetadata) -> ShopArguments:
+        return cls(arg_model=meta.arg_model, output_schema=meta.output_schema, output_model=meta.output_model,
+                   wrap_output=meta.wrap_output)
+
+    def pre_parse_json(self, data: dict[str, Any]) -> dict[str, Any]:
+        parsed = self._not_str()
+        for key, value in data.items():
+            if isinstance(value, str) and key in parsed:
+                text = value.lstrip(_JSON_SPACE)
+                if text[:1] in ("[", "{") or text.rstrip(_JSON_SPACE) == "null":
+                    return super().pre_parse_json(data)
+        return data.copy()
+
+    def _not_str(self) -> frozenset[str]:
+        """The argument names (and aliases) the SDK may parse: those whose annotation is not `str`
+        (mapped as the SDK maps them, a later field's alias over an earlier name)."""
+        model = self.arg_model
+        cached = _NOT_STR.get(model)
+        if cached is None:
+            fields = {key: info for name, info in model.model_fields.items() for key in (name, info.alias) if key}
+            cached = _NOT_STR[model] = frozenset(key for key, info in fields.items() if info.annotation is not str)
+        return cached
+
+
+_NOT_STR: dict[type, frozenset[str]] = {}
+
+
 def compact_result(model: BaseModel) -> CallToolResult:
     """A tool's model as a result, serialised once: the structured content is the model's JSON dump,
     and the text block is that same dump as compact JSON."""
@@ -133,6 +173,7 @@ class ToolSet:
     def __call__(self, annotations: ToolAnnotations) -> Callable[[F], F]:
         def register(fn: F) -> F:
             tool = ShopTool.from_function(fn, description=inspect.cleandoc(fn.__doc__ or ""), annotations=annotations)
+            tool.fn_metadata = ShopArguments.of(tool.fn_metadata)
             tool.parameters = closed(tool.parameters)
             stated = tool_names.ARGUMENTS.get(tool.name)
             if stated is None:

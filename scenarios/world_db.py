@@ -104,9 +104,10 @@ def create_world(path: Path, scenario: Scenario, *, episode_id: str, catalog_pat
 
 
 def seed_world(db: sqlite3.Connection, scenario: Scenario, *, episode_id: str, catalog_path: Path,
-               scenario_sha256: str | None = None, catalog_identity: tuple[str, str] | None = None) -> None:
+               scenario_sha256: str | None = None, catalog_identity: tuple[str, str] | None = None) -> frozenset[str]:
     """Insert `scenario`'s rows, in one transaction, into `db`, whose main database is a fresh
-    copy of `empty_world_image()` (autocommit connection)."""
+    copy of `empty_world_image()` (autocommit connection). Returns the tables given rows."""
+    filled = {"meta", "customers"}
     db.execute("BEGIN")
     try:
         db.executemany("INSERT INTO main.meta VALUES (?, ?)", [
@@ -128,6 +129,9 @@ def seed_world(db: sqlite3.Connection, scenario: Scenario, *, episode_id: str, c
         # Another customer's order ships to its own address (check_order shows it in an account shop).
         orders = [(o, own, ship_to_json(account, o.address_id)) for o in scenario.orders]
         orders += [(o, c.customer_id, address_json(c.street, c.city, c.zip)) for c in others for o in c.orders]
+        line_rows = [(line.line_id, o.order_id, line.product_id, line.title, line.category_id, line.quantity,
+                      line.unit_price_cents) for o, _, _ in orders for line in o.lines]
+        filled.update(table for table, rows in (("orders", orders), ("order_lines", line_rows)) if rows)
         db.executemany("INSERT INTO main.orders VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", [
             (o.order_id, o.placed_on.isoformat(), o.status, o.carrier, o.tracking_number,
              o.eta.isoformat() if o.eta else None, o.delivered_on.isoformat() if o.delivered_on else None,
@@ -135,6 +139,9 @@ def seed_world(db: sqlite3.Connection, scenario: Scenario, *, episode_id: str, c
             for o, whose, ship_to in orders
         ])
         if account is not None:
+            filled.update(table for table, rows in (("addresses", account.addresses),
+                                                    ("payment_methods", account.payment_methods),
+                                                    ("vouchers", account.vouchers)) if rows)
             db.executemany("INSERT INTO main.addresses VALUES (?, ?, ?, ?, ?)", [
                 (a.address_id, a.street, a.city, a.zip, int(a.default)) for a in account.addresses])
             db.executemany("INSERT INTO main.payment_methods VALUES (?, ?, ?, ?)", [
@@ -142,18 +149,16 @@ def seed_world(db: sqlite3.Connection, scenario: Scenario, *, episode_id: str, c
             db.executemany("INSERT INTO main.vouchers VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL)", [
                 (v.code, v.kind, v.amount, v.min_spend_cents, v.category_id, int(v.excludes_final_sale),
                  int(v.stackable), v.expires_on.isoformat()) for v in account.vouchers])
-        db.executemany("INSERT INTO main.order_lines VALUES (?, ?, ?, ?, ?, ?, ?)", [
-            (line.line_id, o.order_id, line.product_id, line.title, line.category_id, line.quantity,
-             line.unit_price_cents)
-            for o, _, _ in orders for line in o.lines
-        ])
+        db.executemany("INSERT INTO main.order_lines VALUES (?, ?, ?, ?, ?, ?, ?)", line_rows)
         if scenario.extra_products:  # (an empty executemany still costs its statement)
+            filled.add("extra_products")
             db.executemany("INSERT INTO main.extra_products VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", [
                 (p.product_id, p.group_id, p.title, p.brand, p.category_id, p.price_cents, p.rating,
                  p.rating_count, p.ship_days, p.stock, json.dumps(p.attrs, separators=(",", ":"), sort_keys=True))
                 for p in scenario.extra_products
             ])
         if scenario.stock_changes:
+            filled.add("stock_changes")
             db.executemany("INSERT INTO main.stock_changes VALUES (?, ?)",
                            [(c.product_id, c.stock) for c in scenario.stock_changes])
         db.execute("COMMIT")
@@ -161,6 +166,7 @@ def seed_world(db: sqlite3.Connection, scenario: Scenario, *, episode_id: str, c
         if db.in_transaction:
             db.execute("ROLLBACK")
         raise
+    return frozenset(filled)
 
 
 def own_customer_row(scenario: Scenario) -> tuple[str, str, str, str | None, str, str | None]:

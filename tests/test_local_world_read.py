@@ -25,7 +25,7 @@ def shop(catalog_path):
 async def test_the_world_read_from_its_filled_tables_is_the_world_read_from_all(shop):
     filled_tables = set()
     for env, difficulty, seed in PLAYS:
-        for agent in ("oracle", "greedy"):
+        for agent in ("oracle", "greedy", "null"):  # null writes nothing: its world is as seeded
             episode = await play_scripted(shop, agent, env=env, difficulty=difficulty, seed=seed)
             image = episode.run_files()["world.db"]
             db = sqlite3.connect(":memory:")
@@ -39,3 +39,21 @@ async def test_the_world_read_from_its_filled_tables_is_the_world_read_from_all(
             assert episode._episode.world == full, (env, agent)
     # the plays reach tables beyond a product discovery's four
     assert {"cart", "returns", "order_changes"} <= filled_tables
+
+
+@pytest.mark.parametrize("difficulty", [0, 6, 12])
+def test_seeding_names_the_tables_it_fills(shop, difficulty):
+    """`seed_world` answers which tables it gave rows: closing an episode that wrote nothing trusts
+    that answer instead of asking the world, so it must be the world's own, in every environment."""
+    from verishop.envs import REGISTRY
+    from verishop.scenarios.world_db import seed_world
+
+    for env_id in sorted(REGISTRY):
+        scenario = shop.open(env=env_id, difficulty=difficulty, seed=difficulty + 2)
+        db = shop.worlds.take()
+        try:
+            seeded = seed_world(db, scenario.scenario, episode_id="ep_test", catalog_path=shop.catalog_path)
+            assert seeded == frozenset(shop.worlds.holding(db)), env_id
+        finally:
+            shop.worlds.give_back(db)
+            scenario.close()

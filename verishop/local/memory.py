@@ -20,6 +20,7 @@ from typing import Any
 import anyio
 from pydantic_core import from_json
 
+from verishop.local.inline import INLINE
 from verishop.mcp_server.episodes.connection import WorldConnection
 from verishop.mcp_server.episodes.episode import Episode
 from verishop.mcp_server.episodes.transcript import strict_json_bytes
@@ -105,8 +106,13 @@ class _NoStore:
 class MemoryWorld(WorldConnection):
     """The episode's world connection, in memory only (see the module docstring)."""
 
-    def __init__(self, db: sqlite3.Connection, *, episode_id: str, worlds: MemoryWorlds | None = None):
+    def __init__(self, db: sqlite3.Connection, *, episode_id: str, worlds: MemoryWorlds | None = None,
+                 seeded: frozenset[str] | None = None):
+        """`seeded`: the tables seeding gave rows (`seed_world`'s answer), if known: until a write
+        commits, they are the tables holding rows, and closing need not ask."""
         # Not WorldConnection.__init__: it puts a copy of the world into the store.
+        self._seeded = seeded
+        self._written = False
         self._db: sqlite3.Connection | None = db
         self._lock = threading.Lock()
         self.episode_id = episode_id
@@ -118,7 +124,21 @@ class MemoryWorld(WorldConnection):
 
     async def commit(self) -> None:
         with self._lock:
+            self._written = True
             self._connection().execute("COMMIT")
+
+    async def _run_in_slow_lane(self, sql: str, parameters: Any) -> Any:
+        if INLINE.get():  # a blocking call: nothing else runs meanwhile, so a thread would only add its hop
+            return self._run(sql, parameters)
+        return await super()._run_in_slow_lane(sql, parameters)
+
+    def _holding(self, db: sqlite3.Connection) -> list[str] | None:
+        """The tables holding rows: those seeding filled while nothing is written, else asked."""
+        if self._worlds is None:
+            return None
+        if self._seeded is not None and not self._written:
+            return sorted(self._seeded)
+        return self._worlds.holding(db)
 
     async def close(self) -> None:
         """Keep the world's image and its verifier view, and give the connection back."""
@@ -128,7 +148,7 @@ class MemoryWorld(WorldConnection):
         with self._lock:
             # The tables holding rows, asked once: the verifier's view reads only those, and the
             # pool empties only those (a product discovery's world fills 4 of its 13 tables).
-            holding = self._worlds.holding(db) if self._worlds is not None else None
+            holding = self._holding(db)
             try:
                 self.world = world_from_connection(db, filled=None if holding is None else frozenset(holding),
                                                    tables=self._worlds.tables if self._worlds is not None else None)
@@ -176,6 +196,12 @@ class MemoryEpisode(Episode):
     scenario_sha256: str = ""  # of scenario_bytes
     world_file: bytes | None = None  # world.db, once closed
     world: World | None = None  # the verifier's view of it, read from the live connection at close
+
+    async def _roll_back(self) -> None:
+        # Its statements run on the calling thread and never wait, so there is nothing to shield
+        # from cancellation (and an inline call has no event loop to ask).
+        if self.db.in_transaction:
+            await self.db.execute("ROLLBACK")
 
 
 class MemoryWorlds:

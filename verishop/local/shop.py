@@ -40,6 +40,7 @@ from verishop.agents.client import EpisodeInfo, ToolResult, ToolSpec
 from verishop.envs import collection as collection_of
 from verishop.envs import generate, get_env
 from verishop.local.catalog import CachedCatalogReader
+from verishop.local.inline import run_inline
 from verishop.local.memory import MemoryEpisode, MemoryTranscript, MemoryWorld, MemoryWorlds
 from verishop.mcp_server.episodes.episode import Episode
 from verishop.mcp_server.episodes.transcript import TRANSCRIPT_VERSION
@@ -130,7 +131,11 @@ class LocalEpisode:
     def call(self, name: str, arguments: dict[str, Any] | None = None, /, **kwargs: Any) -> ToolResult:
         """Call a shop tool; a tool error comes back as `ToolResult.error`, never raised (the text
         an MCP client would read). Arguments as a mapping, as keywords, or both (keywords win)."""
-        return self._shop._run(self.acall(name, arguments, **kwargs))
+        episode = self._episode
+        # Inline (verishop.local.inline) unless the call may wait: a model's rewording of the
+        # customer is an HTTP request, and a held lock is a wait.
+        inline = episode.voice is None and not episode.lock.locked()
+        return self._shop._run(self.acall(name, arguments, **kwargs), inline=inline)
 
     async def aclose(self, reason: str = "closed_by_client") -> str:
         """`close`, awaited."""
@@ -378,12 +383,12 @@ class LocalShop:
         scenario_sha256 = hashlib.sha256(text).hexdigest()
         world = self.worlds.take()
         try:
-            seed_world(world, scenario, episode_id=episode_id, catalog_path=self.catalog_path,
-                       catalog_identity=self.catalog_identity, scenario_sha256=scenario_sha256)
+            seeded = seed_world(world, scenario, episode_id=episode_id, catalog_path=self.catalog_path,
+                                catalog_identity=self.catalog_identity, scenario_sha256=scenario_sha256)
         except BaseException:
             world.close()
             raise
-        db = MemoryWorld(world, episode_id=episode_id, worlds=self.worlds)
+        db = MemoryWorld(world, episode_id=episode_id, worlds=self.worlds, seeded=seeded)
         transcript = MemoryTranscript(f"{episode_id}/transcript.jsonl", self.seal_key)
         transcript.write("episode_opened", transcript_version=TRANSCRIPT_VERSION, episode_id=episode_id,
                          env_id=scenario.env_id, difficulty=scenario.difficulty, seed=scenario.seed,
@@ -453,14 +458,17 @@ class LocalShop:
         self.windows[reward.env_id] = curricula.record(window, reward.difficulty, bool(reward.is_correct),
                                                        self.curriculum_params)
 
-    def _run(self, coroutine: Coroutine[Any, Any, T]) -> T:
-        """Run one of the shop's coroutines to its end on this shop's own loop."""
+    def _run(self, coroutine: Coroutine[Any, Any, T], *, inline: bool = False) -> T:
+        """Run one of the shop's coroutines to its end on this shop's own loop, or without one
+        (`inline`: a coroutine that waits on nothing, `verishop.local.inline`)."""
         try:
             self._refuse_inside_a_loop()
         except LocalShopError:
             coroutine.close()
             raise
         with self._loop_guard:
+            if inline:
+                return run_inline(coroutine)
             if self._loop is None:
                 self._loop = asyncio.new_event_loop()
             return self._loop.run_until_complete(coroutine)
