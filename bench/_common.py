@@ -17,7 +17,9 @@ from rich.console import Console
 from rich.table import Table
 
 BENCH_DIR = Path(__file__).resolve().parent
-if str(BENCH_DIR.parent) not in sys.path:  # run as `python bench/x.py` without PYTHONPATH too
+# `python bench/x.py` runs this checkout's code; with PYTHONPATH set, the code it names (another
+# checkout, to compare two versions: `PYTHONPATH=/other/checkout python bench/fingerprint.py`).
+if str(BENCH_DIR.parent) not in sys.path and not os.environ.get("PYTHONPATH"):
     sys.path.insert(0, str(BENCH_DIR.parent))
 RESULTS_DIR = BENCH_DIR / "results"
 DEFAULT_CACHE = Path.home() / ".cache" / "verishop" / "bench"
