@@ -17,8 +17,9 @@ closing scores it with the verifier's own checks (`score_episode`) on exactly wh
 would hold. Without a difficulty, an in-memory curriculum chooses (the server's rule,
 `scenarios/curriculum.py`) and learns from the episodes it chose.
 
-The blocking methods run the shop's coroutines on a private event loop of this object, one call
-at a time; code that already runs an event loop (async trainers) awaits the `a`-prefixed twins
+The blocking methods run one call at a time: a tool call inline, with no event-loop turn
+(`verishop.local.inline`: in process it waits on nothing), the rest on a private event loop of this
+object; code that already runs an event loop (async trainers) awaits the `a`-prefixed twins
 (`await shop.aopen(...)`, `await ep.acall(...)`).
 """
 
