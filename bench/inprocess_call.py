@@ -23,24 +23,32 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 
 from _common import DEFAULT_CACHE, cached_catalog
-from small_shop_job import ENV, EPISODE_SEED, MAX_DIFFICULTY, unlimited
+from small_shop_job import ENV, EPISODE_SEED, MAX_DIFFICULTY, _scripted_local, unlimited
 
+from verishop.agents.client import ToolResult
 from verishop.envs import generate
 from verishop.local import LocalShop
+from verishop.local.shop import LocalEpisode
+from verishop.verifier.models import Reward
+
+
+class OnTheLoop:
+    """An in-process episode whose blocking calls take the shop's event loop: the way before."""
+
+    def __init__(self, shop: LocalShop, episode: LocalEpisode):
+        self.shop, self.episode, self.scenario = shop, episode, episode.scenario
+
+    def call(self, name: str, arguments: dict) -> ToolResult:
+        return self.shop._run(self.episode.acall(name, arguments))
+
+    def reward_model(self) -> Reward:
+        return self.episode.reward_model()
 
 
 def play(shop: LocalShop, i: int, inline: bool) -> None:
+    """The small-shop bench's scripted episode (`_scripted_local`), its calls inline or on the loop."""
     episode = shop.open(env=ENV, difficulty=i % (MAX_DIFFICULTY + 1), seed=EPISODE_SEED + i)
-
-    def call(name: str, arguments: dict) -> dict:
-        # `inline=False` is the shop's event-loop path: what every blocking call took before.
-        return shop._run(episode.acall(name, arguments), inline=inline).data or {}
-
-    goal = episode.scenario.goal
-    found = call("search_catalog", {"category_id": goal.category_id, "limit": goal.items_to_recommend})
-    call("respond_to_customer", {"message": "These fit what you asked for.", "done": True,
-                                 "recommended_product_ids": [c["product_id"] for c in found.get("results", [])]})
-    episode.reward_model()
+    _scripted_local(episode if inline else OnTheLoop(shop, episode))
 
 
 def round_ms(shop: LocalShop, episodes: int, inline: bool) -> float:

@@ -19,6 +19,7 @@ input echo and documentation URL.
 
 from __future__ import annotations
 
+import functools
 import inspect
 from collections.abc import Callable
 from typing import Annotated, Any, TypeVar
@@ -133,7 +134,7 @@ class ShopArguments(FuncMetadata):
                    wrap_output=meta.wrap_output)
 
     def pre_parse_json(self, data: dict[str, Any]) -> dict[str, Any]:
-        parsed = self._not_str()
+        parsed = _parsed_by_the_sdk(self.arg_model)
         for key, value in data.items():
             if isinstance(value, str) and key in parsed:
                 text = value.lstrip(_JSON_SPACE)
@@ -141,18 +142,14 @@ class ShopArguments(FuncMetadata):
                     return super().pre_parse_json(data)
         return data.copy()
 
-    def _not_str(self) -> frozenset[str]:
-        """The argument names (and aliases) the SDK may parse: those whose annotation is not `str`
-        (mapped as the SDK maps them, a later field's alias over an earlier name)."""
-        model = self.arg_model
-        cached = _NOT_STR.get(model)
-        if cached is None:
-            fields = {key: info for name, info in model.model_fields.items() for key in (name, info.alias) if key}
-            cached = _NOT_STR[model] = frozenset(key for key, info in fields.items() if info.annotation is not str)
-        return cached
 
 
-_NOT_STR: dict[type, frozenset[str]] = {}
+@functools.cache
+def _parsed_by_the_sdk(arg_model: type[BaseModel]) -> frozenset[str]:
+    """The argument names (and aliases) the SDK may parse: those whose annotation is not `str`
+    (mapped as the SDK maps them, a later field's alias over an earlier name)."""
+    fields = {key: info for name, info in arg_model.model_fields.items() for key in (name, info.alias) if key}
+    return frozenset(key for key, info in fields.items() if info.annotation is not str)
 
 
 def compact_result(model: BaseModel) -> CallToolResult:

@@ -15,6 +15,15 @@ from verishop.scenarios.seal import SealChain, SealKey, file_sha256
 from verishop.scenarios.taxonomy import DENIED_CATEGORY_IDS
 
 
+# Fields that differ between two plays of the same episode whatever the shop: ids, clocks, seals.
+VOLATILE = frozenset({"episode_id", "elapsed_ms", "duration_ms", "seal", "seal_key_id", "seal_scheme", "world_sha256"})
+
+
+def stable_event(event: dict) -> dict:
+    """A transcript event without its VOLATILE fields."""
+    return {k: v for k, v in event.items() if k not in VOLATILE}
+
+
 def play_and_verify(agent: str, env_ids: tuple[str, ...], difficulties: tuple[int, ...], episodes: int, seed: int,
                     catalog_path: Path, tmp_path: Path, *, transport: str = "memory",
                     concurrency: int = 4) -> list[dict]:

@@ -8,6 +8,7 @@ import asyncio
 import json
 
 import pytest
+from support import stable_event
 
 from verishop.local import LocalShop
 from verishop.local.inline import WaitedInline, run_inline
@@ -15,7 +16,6 @@ from verishop.local.session import play_scripted
 from verishop.mcp_server.episodes import connection
 from verishop.mcp_server.errors import InternalError
 
-VOLATILE = {"episode_id", "elapsed_ms", "duration_ms", "seal", "seal_key_id", "seal_scheme", "world_sha256"}
 # Environments whose oracles write (cart, return, change, compensation, checkout) and read.
 PLAYS = [("pd", 4, 11), ("cart", 6, 2), ("return", 5, 8), ("change", 6, 4), ("compensation", 8, 1),
          ("checkout", 9, 6), ("journey", 7, 3)]
@@ -23,7 +23,7 @@ PLAYS = [("pd", 4, 11), ("cart", 6, 2), ("return", 5, 8), ("change", 6, 4), ("co
 
 def _events(episode) -> list[dict]:
     lines = episode.run_files()["transcript.jsonl"].splitlines()
-    return [{k: v for k, v in json.loads(line).items() if k not in VOLATILE} for line in lines]
+    return [stable_event(json.loads(line)) for line in lines]
 
 
 @pytest.mark.parametrize("env,difficulty,seed", PLAYS)

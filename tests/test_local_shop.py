@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from support import stable_event
 
 from verishop.agents.scripted import make_agent
 from verishop.agents.session import ShopSession, ToolFailed
@@ -21,8 +22,6 @@ from verishop.mcp_server.tools import create_server
 from verishop.scenarios.curriculum import Params
 from verishop.verifier.runner import Verifier
 
-# Fields that differ between two plays of the same episode whatever the shop: ids and clocks.
-VOLATILE = {"episode_id", "elapsed_ms", "duration_ms", "seal", "seal_key_id", "seal_scheme", "world_sha256"}
 PLAYS = [("pd", 4, 11), ("status", 3, 5), ("cart", 6, 2), ("return", 5, 8), ("journey", 7, 3),
          ("change", 6, 4), ("compensation", 8, 1), ("checkout", 9, 6)]
 
@@ -31,10 +30,6 @@ PLAYS = [("pd", 4, 11), ("status", 3, 5), ("cart", 6, 2), ("return", 5, 8), ("jo
 def shop(catalog_path: Path):
     with LocalShop(catalog_path) as local:
         yield local
-
-
-def _stable(event: dict) -> dict:
-    return {k: v for k, v in event.items() if k not in VOLATILE}
 
 
 async def _play_local(shop: LocalShop, agent: str, env: str, difficulty: int, seed: int):
@@ -63,8 +58,8 @@ async def test_an_in_process_episode_is_the_servers_episode(shop, hub, verifier,
     for env, difficulty, seed in PLAYS:
         local, reward = await _play_local(shop, agent, env, difficulty, seed)
         served, served_reward = await _play_server(hub, agent, env, difficulty, seed, verifier)
-        ours = [_stable(json.loads(line)) for line in local.run_files()["transcript.jsonl"].splitlines()]
-        theirs = [_stable(json.loads(line)) for line in (served.directory / "transcript.jsonl").read_bytes().splitlines()]
+        ours = [stable_event(json.loads(line)) for line in local.run_files()["transcript.jsonl"].splitlines()]
+        theirs = [stable_event(json.loads(line)) for line in (served.directory / "transcript.jsonl").read_bytes().splitlines()]
         assert ours == theirs, (agent, env)
         a, b = reward.model_dump(mode="json"), served_reward.model_dump(mode="json")
         a.pop("episode_id"), b.pop("episode_id")

@@ -41,6 +41,8 @@ _SPLITS = tuple((re.compile(pattern), start) for pattern, start in (
     (r", shipped to ", ". Please ship it to "), (r", arriving by ", ". It should arrive by "),
     (r" and I need ", ". I need "), (r", and I've just seen that ", ". I've just seen that "),
     (r", but it's sold out\.", ". It's sold out.")))
+
+
 def _literal_head(pattern: str) -> str:
     """The text every match of `pattern` contains: its literal start, up to its first operator."""
     return re.split(r"[\\()?.*+\[\]{}|^$]", pattern.removeprefix("^").removeprefix(r"\b"), maxsplit=1)[0]
