@@ -23,7 +23,7 @@ from verishop.scenarios.models import Scenario
 from verishop.scenarios.voice_cli import (CustomerVoiceKey, CustomerVoiceModel, CustomerVoiceOption, CustomerVoiceRecord,
                                           CustomerVoiceTemperature, CustomerVoiceTimeout, CustomerVoiceUrl, VoiceSettings,
                                           voice_settings)
-from verishop.mcp_server.transport import KEEP_ALIVE_S, Transport, bind_socket
+from verishop.mcp_server.transport import HEAD_DEADLINE_S, KEEP_ALIVE_S, Transport, bind_socket
 
 if TYPE_CHECKING:
     from verishop.mcp_server.http.app import ControlSettings
@@ -72,6 +72,10 @@ def serve(
                                                         "be one --allowed-hosts accepts (else clients get 421): the "
                                                         "server refuses to start otherwise and says what to add.")]
     = None,
+    head_timeout_s: Annotated[float, typer.Option(
+        min=0.1, help="HTTP/SSE: close a connection whose request head (line and headers) is not complete this "
+                      "many seconds after it began: a client that never finishes one holds a descriptor.")]
+    = HEAD_DEADLINE_S,
     max_episodes: Annotated[int, typer.Option(min=0, help="HTTP: open episodes at once, beyond which POST "
                                                           "/episodes answers 503; 0 sizes it from the "
                                                           "open-file limit. With workers it is the total: each "
@@ -172,7 +176,7 @@ def serve(
     max_memory_bytes = _memory_size(max_memory)
     control = ControlSettings(token=token or None, public_url=public_url, allowed_hosts=extra_hosts,
                               max_episodes=max_episodes or None, split_secret=split_secret or None,
-                              max_memory_bytes=max_memory_bytes)
+                              max_memory_bytes=max_memory_bytes, head_timeout_s=head_timeout_s)
     if max_episodes and listen_fd is None:
         count = min(count, max_episodes)  # each worker holds a share of the total: at least one episode
     if listen_fd is None and count > 1:
@@ -185,7 +189,8 @@ def serve(
         # The supervisor writes the curriculum parameters once; the workers open the same file.
         open_store(curriculum, runs, curriculum_checks, curriculum_threshold, curriculum_width).close()
         shared = ["serve", "--transport", transport.value, "--workers", "1", "--runs-dir", str(runs), "--catalog",
-                  str(catalog_file), "--host", host, "--idle-timeout-s", str(idle_timeout_s), "--allowed-hosts",
+                  str(catalog_file), "--host", host, "--idle-timeout-s", str(idle_timeout_s),
+                  "--head-timeout-s", str(head_timeout_s), "--allowed-hosts",
                   allowed_hosts, "--curriculum",
                   str(curriculum or runs / "curriculum.db"), *voice.serve_args()]
         default_args = None
@@ -354,7 +359,7 @@ async def _serve_http(catalog: Path, runs: Path, chosen: Scenario | None, env: s
         # hundreds of episodes keep the loop busy: the server drops a connection as a request arrives.
         install_fd_exhaustion_log()
         config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on",
-                                timeout_keep_alive=KEEP_ALIVE_S, **uvicorn_limits())
+                                timeout_keep_alive=KEEP_ALIVE_S, **uvicorn_limits(control.head_timeout_s))
         server = uvicorn.Server(config)
         async with anyio.create_task_group() as tg:
             if idle_timeout_s > 0:

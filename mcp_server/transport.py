@@ -9,6 +9,7 @@ import socket
 from enum import Enum
 
 KEEP_ALIVE_S = 75  # uvicorn's keep-alive for idle client connections, every process alike
+HEAD_DEADLINE_S = 10.0  # a request head's time to complete (mcp_server.http.limits), `serve --head-timeout-s`
 
 
 class Transport(str, Enum):

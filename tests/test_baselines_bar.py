@@ -48,7 +48,7 @@ def test_the_bar_is_the_better_of_greedy_and_the_best_heuristic_per_environment(
 def generated_plays(catalog_path: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Cell]]:
     # In the plain voice: how greedy reads each voice is measured per voice (docs/environments.md).
     rewards = play_all(("greedy", *HEURISTIC), ("policy", "status", "return", "journey"), ALL_DIFFICULTIES, 13,
-                       8600, catalog_path, tmp_path_factory.mktemp("bar"), voice="plain")
+                       8600, catalog_path, tmp_path_factory.mktemp("bar"), voice="plain", transport="local")
     return table(rewards)
 
 
@@ -94,7 +94,7 @@ def test_greedy_commits_substitutes_on_an_imported_shop(shop, tmp_path):
 @pytest.fixture(scope="module")
 def imported_plays(shop, tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Cell]]:
     rewards = play_all(("greedy", *HEURISTIC), ("pd", "status", "policy", "bundle"), ALL_DIFFICULTIES, 13, 8900,
-                       shop, tmp_path_factory.mktemp("imported"))
+                       shop, tmp_path_factory.mktemp("imported"), transport="local")
     return table(rewards)
 
 

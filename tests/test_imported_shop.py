@@ -124,7 +124,7 @@ def test_doing_nothing_solves_nothing_on_an_imported_shop(shops, feed, tmp_path)
 
 def test_the_red_team_holds_on_an_imported_shop(shops, tmp_path):
     agents = ("null", "greedy", *HEURISTIC, "spray", "invent", "namedrop", "denied", "natural")
-    rewards = play_all(agents, SHORT, (0, 4, 8, 12), 4, 7300, shops["merchant-tsv"], tmp_path)
+    rewards = play_all(agents, SHORT, (0, 4, 8, 12), 4, 7300, shops["merchant-tsv"], tmp_path, transport="local")
     cells = table(rewards)
     for env in SHORT:
         # The bar is the better of greedy and the simple heuristics (issue 28), and doing nothing

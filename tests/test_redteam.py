@@ -1,10 +1,11 @@
 """The red team (issue 9, point 10): goal-blind agents that attack the reward, and a correct
-agent that talks like a person, played through the real MCP server and scored by the verifier
-in its own process, on seeds no other test uses.
+agent that talks like a person, on seeds no other test uses.
 
-One module-scoped run plays every agent on the same episodes (8 per environment, difficulties
-spread over 0..12; `-m slow`: 26 per environment, every difficulty twice). Then, per
-environment:
+One module-scoped run plays every agent on the same episodes: 8 per environment, difficulties
+spread over 0..12, in process (`LocalShop`: the server's tools and the verifier's checks); with
+`-m slow`, 26 per environment, every difficulty twice, through the real MCP server and scored by the
+verifier in its own process. A sample of every agent's episodes is played the other way too, and
+must earn the same rewards. Then, per environment:
 (a) no hostile agent solves more episodes, nor earns a higher mean total, than the bar: the better
     of greedy and the best simple heuristic (`prior`, `oldest`, `newest`; issue 28, break 9);
 (b) inventing IDs or name-dropping seen ones never earns a higher mean total than doing nothing;
@@ -44,14 +45,20 @@ class Run:
     episodes: int  # per environment and agent
     difficulties: tuple[int, ...]
     seed: int
+    transport: str  # verishop.agents.redteam.suite.TRANSPORTS
+
+    @property
+    def other_transport(self) -> str:
+        return "memory" if self.transport == "local" else "local"
 
 
-QUICK = Run(8, (0, 2, 4, 6, 7, 9, 11, 12), 7000)
-LARGE = Run(26, tuple(range(13)), 7100)
+QUICK = Run(8, (0, 2, 4, 6, 7, 9, 11, 12), 7000, "local")
+LARGE = Run(26, tuple(range(13)), 7100, "memory")
 
 
 @dataclass(frozen=True)
 class Plays:
+    run: Run
     root: Path
     rewards: dict[str, list[dict]]
     cells: dict[str, dict[str, Cell]]
@@ -66,13 +73,37 @@ class Plays:
 def plays(request, catalog_path: Path, tmp_path_factory: pytest.TempPathFactory) -> Plays:
     run: Run = request.param
     root = tmp_path_factory.mktemp("redteam")
-    rewards = play_all(AGENTS, ENVS, run.difficulties, run.episodes, run.seed, catalog_path, root)
+    rewards = play_all(AGENTS, ENVS, run.difficulties, run.episodes, run.seed, catalog_path, root,
+                       transport=run.transport)
     for agent, rs in rewards.items():
         assert len(rs) == run.episodes * len(ENVS), agent
         assert all(r["verdict"] == "scored" for r in rs), (agent, [r.get("detail") for r in rs])
     cells = table(rewards)
     print(f"\n{render(cells)}")  # shown with -s: the table the README pastes
-    return Plays(root, rewards, cells)
+    return Plays(run, root, rewards, cells)
+
+
+def test_every_agent_earns_the_same_rewards_in_process_as_through_the_server_and_its_verifier(
+        plays: Plays, catalog_path: Path, tmp_path: Path):
+    """The tables are played one way; a sample (each agent's last episode in every environment)
+    is played the other way, and every field of its rewards but the episode id agrees."""
+    run, last = plays.run, plays.run.episodes - 1
+    sample = play_all(AGENTS, ENVS, (run.difficulties[last % len(run.difficulties)],), 1, run.seed + last,
+                      catalog_path, tmp_path, transport=run.other_transport)
+
+    def by_play(rewards: list[dict]) -> dict[tuple, dict]:
+        return {(r["env_id"], r["difficulty"], r["seed"]): {k: v for k, v in r.items() if k != "episode_id"}
+                for r in rewards}
+
+    for agent in AGENTS:
+        theirs = by_play(sample[agent])
+        mine = {key: reward for key, reward in by_play(plays.rewards[agent]).items() if key in theirs}
+        assert len(theirs) == len(ENVS) and mine.keys() == theirs.keys(), agent
+        differ = {key: {field: (mine[key].get(field), theirs[key].get(field))
+                        for field in mine[key].keys() | theirs[key].keys()
+                        if mine[key].get(field) != theirs[key].get(field)}
+                  for key in mine if mine[key] != theirs[key]}
+        assert not differ, f"{agent}: {run.transport} against {run.other_transport}: {differ}"
 
 
 @pytest.mark.parametrize("env", ENVS)

@@ -54,6 +54,7 @@ from verishop.mcp_server.episodes.hub import EpisodeHub
 from verishop.mcp_server.episodes.lifecycle import default_max_episodes
 from verishop.mcp_server.http.memory import MemoryBudget, default_budget_bytes
 from verishop.mcp_server.tools import EPISODE_HEADER, create_server
+from verishop.mcp_server.transport import HEAD_DEADLINE_S
 from verishop.scenarios.curriculum import Window
 from verishop.scenarios.curriculum_store import FILE_NAME, CurriculumStore
 from verishop.scenarios.difficulty import MAX_DIFFICULTY
@@ -202,6 +203,7 @@ class ControlSettings:
     max_memory_bytes: int | None = None  # this process's memory budget; None: from the memory available at start
     max_body_bytes: int = MAX_CONTROL_BODY_BYTES
     split_secret: str | None = field(default=None, repr=False)  # the private test split's (scenarios/splits.py)
+    head_timeout_s: float = HEAD_DEADLINE_S  # a connection's request head must be complete within it
 
 
 def short(text: str, limit: int = MAX_ERROR_CHARS) -> str:

@@ -283,7 +283,7 @@ async def run_supervisor(worker_args: list[str], default_args: list[str] | None,
     app = create_front_app(pool, host=host, port=port, control=control, worker_template=worker_template)
     install_fd_exhaustion_log()
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on",
-                            timeout_keep_alive=KEEP_ALIVE_S, **uvicorn_limits())
+                            timeout_keep_alive=KEEP_ALIVE_S, **uvicorn_limits(control.head_timeout_s))
     async with anyio.create_task_group() as tg:
         pool.supervise(tg)
         try:

@@ -6,8 +6,8 @@ accept) when the process is out of file descriptors.
 - Header size: h11's `max_incomplete_event_size` (uvicorn's `h11_max_incomplete_event_size`).
 - Header time: neither uvicorn nor h11 has a deadline for a request's head (uvicorn's keep-alive
   timer only runs between requests), so `DeadlineH11Protocol` adds one: a connection whose
-  request head is not complete within `HEAD_DEADLINE_S` of its first byte (or of its opening) is
-  closed. Without it, 1,000 half-sent heads held 1,000 descriptors until the process ran out.
+  request head is not complete within `HEAD_DEADLINE_S` (`serve --head-timeout-s`) of its first
+  byte (or of its opening) is closed. Without it, 1,000 half-sent heads held 1,000 descriptors until the process ran out.
 - Body size and time: `BodyLimit`, an ASGI middleware in front of every route (the MCP
   endpoints buffer whole bodies anyway; uvicorn has no body limit): 413 past `max_body_bytes`
   (declared or streamed), 408 when the body is not complete within `BODY_DEADLINE_S`. On stop,
@@ -29,9 +29,10 @@ from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
+from verishop.mcp_server.transport import HEAD_DEADLINE_S
+
 log = logging.getLogger(__name__)
 
-HEAD_DEADLINE_S = 10.0
 BODY_DEADLINE_S = 30.0
 MAX_HEAD_BYTES = 64 * 1024
 MIN_CONNECTIONS = 64
@@ -171,10 +172,11 @@ class FdExhaustionLog:
         loop.default_exception_handler(context)
 
 
-def uvicorn_limits() -> dict[str, Any]:
+def uvicorn_limits(head_deadline_s: float = HEAD_DEADLINE_S) -> dict[str, Any]:
     """The uvicorn.Config arguments of these limits (uvicorn has none for bodies: BodyLimit)."""
-    return {"http": DeadlineH11Protocol, "limit_concurrency": connection_cap(),
-            "h11_max_incomplete_event_size": MAX_HEAD_BYTES}
+    protocol = DeadlineH11Protocol if head_deadline_s == DeadlineH11Protocol.head_deadline_s else type(
+        "DeadlineH11Protocol", (DeadlineH11Protocol,), {"head_deadline_s": head_deadline_s})
+    return {"http": protocol, "limit_concurrency": connection_cap(), "h11_max_incomplete_event_size": MAX_HEAD_BYTES}
 
 
 def install_fd_exhaustion_log() -> None:

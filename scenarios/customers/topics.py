@@ -25,6 +25,7 @@ the topics it answers (the per-environment mapping lives in each behaviour modul
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass
@@ -106,6 +107,9 @@ def _near(token: str, word: str) -> bool:
     return any(long_[:i] + long_[i + 1:] == short for i in range(len(long_)))
 
 
+# Cached: a conversation repeats its words (titles, names), and each new one is compared with
+# every correctable word; bounded, since an agent's words are unbounded.
+@functools.lru_cache(maxsize=1 << 14)
 def _correct(token: str) -> str:
     if token in _SPELLINGS:
         return _SPELLINGS[token]
