@@ -7,7 +7,8 @@ from pathlib import Path
 
 import anyio
 
-from verishop.agents.evaluate import RUNNERS, Plan, new_eval_dir, verify
+from verishop.agents.evaluate import RUNNERS, Plan, new_eval_dir, read_rewards, verify
+from verishop.agents.redteam.suite import play_local
 from verishop.mcp_server.episodes.transcript import strict_json
 from verishop.scenarios.catalog.product_ids import product_ids_in_text
 from verishop.scenarios.catalog.reader import CatalogReader
@@ -27,26 +28,35 @@ def stable_event(event: dict) -> dict:
 def play_and_verify(agent: str, env_ids: tuple[str, ...], difficulties: tuple[int, ...], episodes: int, seed: int,
                     catalog_path: Path, tmp_path: Path, *, transport: str = "memory",
                     concurrency: int = 4) -> list[dict]:
-    """Play `episodes` per environment through the real MCP server with a scripted agent and
-    score them with the verifier in its own process; every episode must be scored."""
+    """Play `episodes` per environment through the real MCP server (`transport`: memory, stdio or
+    http) with a scripted agent and score them with the verifier in its own process, or
+    (`transport="local"`) play and score them in process (`LocalShop`: the same rewards, checked
+    for every agent in tests/test_redteam.py); every episode must be scored."""
     plan = Plan(agent, tuple(env_ids), tuple(difficulties), episodes, seed)
     root = new_eval_dir(tmp_path / "runs", agent)
-    anyio.run(RUNNERS[transport], plan, catalog_path, root, concurrency, lambda: None)
-    rewards = verify(root, catalog_path)
+    rewards = _play(plan, catalog_path, root, transport, concurrency)
     assert len(rewards) == len(plan.episodes_to_play())
     assert all(r["verdict"] == "scored" for r in rewards), [r.get("detail") for r in rewards]
     return rewards
 
 
 def play_run(agent: str, env_ids: tuple[str, ...], difficulties: tuple[int, ...], episodes: int, seed: int,
-             catalog_path: Path, runs: Path, *, trials: int = 1, voice: str | None = None) -> Path:
-    """Play and verify like `verishop eval` (`voice`: like `--voice`); returns the run folder (a
-    folder of episode folders)."""
+             catalog_path: Path, runs: Path, *, trials: int = 1, voice: str | None = None,
+             transport: str = "memory") -> Path:
+    """Play and verify like `verishop eval` (`voice`: like `--voice`; `transport`: as
+    `play_and_verify`'s); returns the run folder (a folder of episode folders)."""
     plan = Plan(agent, tuple(env_ids), tuple(difficulties), episodes, seed, trials=trials, forced_voice=voice)
     root = new_eval_dir(runs, agent)
-    anyio.run(RUNNERS["memory"], plan, catalog_path, root, 4, lambda: None)
-    verify(root, catalog_path)
+    _play(plan, catalog_path, root, transport, 4)
     return root
+
+
+def _play(plan: Plan, catalog_path: Path, root: Path, transport: str, concurrency: int) -> list[dict]:
+    if transport == "local":
+        play_local(plan, catalog_path, root)
+        return read_rewards(root)
+    anyio.run(RUNNERS[transport], plan, catalog_path, root, concurrency, lambda: None)
+    return verify(root, catalog_path)
 
 
 def names_a_denied_product(episode_dir: Path, reader: CatalogReader) -> bool:

@@ -19,7 +19,7 @@ LOW, HIGH = (0, 0, 1, 1), (11, 11, 12, 12)
 
 @pytest.mark.parametrize("env_id", ["pd-v10", "sub-v9", "journey-v12"])
 def test_greedy_solves_some_easy_episodes_and_fewer_hard_ones(env_id, catalog_path, tmp_path):
-    rewards = play_and_verify("greedy", (env_id,), LOW + HIGH, 64, 900, catalog_path, tmp_path)
+    rewards = play_and_verify("greedy", (env_id,), LOW + HIGH, 64, 900, catalog_path, tmp_path, transport="local")
     easy = [r for r in rewards if r["difficulty"] <= 1]
     hard = [r for r in rewards if r["difficulty"] >= 11]
     solved_easy, solved_hard = (sum(r["is_correct"] for r in rs) / len(rs) for rs in (easy, hard))

@@ -37,7 +37,7 @@ EPISODES = 13
 @pytest.mark.parametrize("agent", ["denied", "denied-spelled"])
 def test_an_agent_naming_a_denied_product_never_gets_a_happy_goodbye_in_any_environment(
         agent: str, catalog_path: Path, tmp_path: Path) -> None:
-    root = play_run(agent, ENVS, DIFFICULTIES, EPISODES, 8350, catalog_path, tmp_path / "runs")
+    root = play_run(agent, ENVS, DIFFICULTIES, EPISODES, 8350, catalog_path, tmp_path / "runs", transport="local")
     found: Counter[str] = Counter()
     examples: list[str] = []
     unsafe = 0

@@ -111,7 +111,7 @@ def test_no_constraint_is_built_on_a_field_the_feed_lacks(shops, feed, absent):
 
 @pytest.mark.parametrize("feed", FEEDS)
 def test_the_oracle_solves_every_episode_on_an_imported_shop(shops, feed, tmp_path):
-    rewards = play_and_verify("oracle", ENV_IDS, ALL_DIFFICULTIES, 13, 300, shops[feed], tmp_path)
+    rewards = play_and_verify("oracle", ENV_IDS, ALL_DIFFICULTIES, 13, 300, shops[feed], tmp_path, transport="local")
     unsolved = [(r["env_id"], r["difficulty"], r["seed"]) for r in rewards if not r["is_correct"]]
     assert unsolved == [] and len(rewards) == len(ENV_IDS) * 13
 

@@ -134,8 +134,10 @@ def test_on_every_feed_the_oracle_solves_every_runnable_environment_at_every_dif
     for name, (path, report) in imported.items():
         envs = tuple(ENV_ID[e] for e, ok in _can_run(report).items() if ok)
         with imported_categories_apart():
-            oracle = play_and_verify("oracle", envs, tuple(range(13)), 13, 5900, path, tmp_path / name / "oracle")
-            null = play_and_verify("null", envs, tuple(range(13)), 13, 5900, path, tmp_path / name / "null")
+            oracle = play_and_verify("oracle", envs, tuple(range(13)), 13, 5900, path, tmp_path / name / "oracle",
+                                     transport="local")
+            null = play_and_verify("null", envs, tuple(range(13)), 13, 5900, path, tmp_path / name / "null",
+                                   transport="local")
         assert [(r["env_id"], r["difficulty"]) for r in oracle if not r["is_correct"]] == [], name
         assert not any(r["is_correct"] for r in null), name
 

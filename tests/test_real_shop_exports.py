@@ -106,7 +106,8 @@ def test_every_environment_the_report_says_can_run_is_solved_by_the_oracle_and_n
                     if {r["env"]: r["can_run"] for r in report.environments}[spec.short_name])
     assert len(can_run) == len(REGISTRY)
     with imported_categories_apart():  # other exports of this module define the same ids differently
-        oracle = play_and_verify("oracle", can_run, (0, 3, 6, 9, 12), 5, 4100, path, tmp_path / "oracle")
+        oracle = play_and_verify("oracle", can_run, (0, 3, 6, 9, 12), 5, 4100, path, tmp_path / "oracle",
+                                 transport="local")
         null = play_and_verify("null", can_run, (0, 6, 12), 3, 4100, path, tmp_path / "null")
     assert [(r["env_id"], r["difficulty"]) for r in oracle if not r["is_correct"]] == []
     assert not any(r["is_correct"] for r in null)

@@ -290,7 +290,7 @@ def test_the_oracle_solves_every_environment_in_the_shops_currency(shops, code, 
 
 @pytest.mark.parametrize("code", WRITTEN)
 def test_doing_nothing_solves_nothing_in_the_shops_currency(shops, code, tmp_path):
-    rewards = play_and_verify("null", ENV_IDS, (0, 4, 8, 12), 4, 900, shops[code], tmp_path)
+    rewards = play_and_verify("null", ENV_IDS, (0, 4, 8, 12), 4, 900, shops[code], tmp_path, transport="local")
     assert not any(r["is_correct"] for r in rewards) and all(r["total"] < 0 for r in rewards)
 
 
@@ -300,7 +300,7 @@ def test_the_greedy_baseline_scores_the_same_on_the_shop_in_euros_as_in_dollars_
     run_import([SHOP / "merchant.tsv"], in_dollars, policy=SHOP / "policy.yaml")  # the same shop, in USD
     scores = {}
     for code, path in (("USD", in_dollars), ("EUR", shops["EUR"])):
-        rewards = play_and_verify("greedy", ENV_IDS, (0, 6, 12), 6, 900, path, tmp_path / code)
+        rewards = play_and_verify("greedy", ENV_IDS, (0, 6, 12), 6, 900, path, tmp_path / code, transport="local")
         scores[code] = {(r["env_id"], r["difficulty"], r["seed"]): (r["is_correct"], r["total"]) for r in rewards}
     assert scores["EUR"] == scores["USD"] and any(solved for solved, _ in scores["EUR"].values())
     searches = [event["arguments"] for t in (tmp_path / "EUR" / "runs").rglob("transcript.jsonl")
@@ -316,7 +316,8 @@ def test_a_correct_agent_answering_in_words_is_read_right_in_the_shops_currency(
     policy questions: money in the shop's currency is read as the answer it is."""
     policy = next(env_id for env_id, spec in REGISTRY.items() if spec.short_name == "policy")
     for agent in ("natural", "natural-idioms"):
-        rewards = play_and_verify(agent, (policy,), ALL_DIFFICULTIES, 26, 900, shops[code], tmp_path / agent)
+        rewards = play_and_verify(agent, (policy,), ALL_DIFFICULTIES, 26, 900, shops[code], tmp_path / agent,
+                                  transport="local")
         assert sum(r["is_correct"] for r in rewards) >= 0.95 * len(rewards), agent
 
 

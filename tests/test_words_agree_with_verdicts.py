@@ -1,7 +1,8 @@
 """The customer's words agree with the verifier's verdict (issue 35, point 4).
 
 Goal-blind agents (greedy and red-team attackers) and the oracle play every registered
-environment over many seeds and difficulties through the real server; the verifier scores each
+environment over many seeds and difficulties, in process (`LocalShop`: the server's tools, the
+verifier's checks; tests/test_redteam.py holds it to the server's rewards); the verifier scores each
 episode. The last thing the customer said must not contradict that verdict: no happy or praising
 goodbye on an episode scored unsolved, no objection on one scored solved. Where the verdict needs
 what the customer cannot know (a ranking against an ideal list, a policy figure, an order's
@@ -60,7 +61,8 @@ def test_a_praising_close_and_an_objection_are_told_apart_from_neutral_words() -
 @pytest.mark.parametrize("agent", AGENTS)
 def test_the_customers_last_words_never_contradict_the_verdict_in_any_environment(
         agent: str, catalog_path: Path, tmp_path: Path) -> None:
-    root = play_run(agent, tuple(REGISTRY), DIFFICULTIES, EPISODES, 3500, catalog_path, tmp_path / "runs")
+    root = play_run(agent, tuple(REGISTRY), DIFFICULTIES, EPISODES, 3500, catalog_path, tmp_path / "runs",
+                    transport="local")
     found: Counter[str] = Counter()
     examples: dict[str, str] = {}
     played = 0
@@ -84,7 +86,8 @@ def test_the_customers_last_words_never_contradict_the_verdict_in_any_voice(
     found: list[str] = []
     played = 0
     for agent in ("greedy", "oracle"):
-        root = play_run(agent, tuple(REGISTRY), (1, 5, 9), 3, 4100, catalog_path, tmp_path / agent, voice=voice)
+        root = play_run(agent, tuple(REGISTRY), (1, 5, 9), 3, 4100, catalog_path, tmp_path / agent, voice=voice,
+                        transport="local")
         for episode_dir in sorted(p for p in root.iterdir() if p.is_dir() and (p / "reward.json").is_file()):
             reward = json.loads((episode_dir / "reward.json").read_text())
             assert reward["verdict"] == "scored", reward

@@ -5,8 +5,9 @@ Two ways to play, with the same rewards (tests/test_redteam.py checks a sample o
 - `transport="memory"`: through the real MCP server (in memory), scored by the verifier in its own
   process (one `verishop verify` over every run); the default, what bench/redteam.py prints;
 - `transport="local"`: in process (`verishop.local.LocalShop`: the server's tools, the verifier's
-  checks, no protocol), each run folder written as a server leaves it. About five times faster:
-  the test suite plays its larger tables this way.
+  checks, no protocol), each run folder written as a server leaves it. About twice as fast (the
+  suite's 2,912-episode table: 25 s against 54 s on two cores); the test suite plays its larger
+  tables this way.
 """
 
 from __future__ import annotations
@@ -77,8 +78,9 @@ def _play_memory(plan: Plan, catalog: Path, run_root: Path, concurrency: int) ->
     anyio.run(run_memory, plan, catalog, run_root, concurrency, lambda: None)
 
 
-def _play_local(plan: Plan, catalog: Path, run_root: Path, concurrency: int) -> None:
-    """`plan` in process, one episode after another (`concurrency` is the memory transport's)."""
+def play_local(plan: Plan, catalog: Path, run_root: Path, concurrency: int = 1) -> None:
+    """`plan` in process, one episode after another (`concurrency` is the memory transport's),
+    each episode's folder, its reward.json included, written into `run_root`."""
     # Imported here: the memory transport's workers need none of the in-process shop.
     from verishop.local import LocalShop
     from verishop.local.session import play_scripted
@@ -98,7 +100,7 @@ def _play_local(plan: Plan, catalog: Path, run_root: Path, concurrency: int) -> 
         anyio.run(play_plan, shop)
 
 
-TRANSPORTS = {"memory": _play_memory, "local": _play_local}
+TRANSPORTS = {"memory": _play_memory, "local": play_local}
 
 
 def short_env(env_id: str) -> str:
