@@ -168,7 +168,7 @@ def test_no_voice_praises_when_it_accepts_or_gives_up():
 @pytest.mark.parametrize("voice", VOICES)
 def test_the_oracle_solves_every_environment_in_every_voice(voice: str, catalog_path: Path, tmp_path: Path):
     root = play_run("oracle", tuple(spec.env_id for spec in ENVIRONMENTS), (3, 11), 2, 40, catalog_path,
-                    tmp_path / "runs", voice=voice)
+                    tmp_path / "runs", voice=voice, transport="local")
     rewards = [json.loads((p / "reward.json").read_text()) for p in root.iterdir() if (p / "reward.json").is_file()]
     assert len(rewards) == 2 * len(ENVIRONMENTS)
     assert {json.loads((p / "scenario.json").read_text())["voice"] for p in root.iterdir() if p.is_dir()} == {voice}
