@@ -476,9 +476,9 @@ class LocalShop:
 
     @staticmethod
     def _refuse_inside_a_loop() -> None:
-        try:
-            asyncio.get_running_loop()
-        except RuntimeError:
+        # asyncio's own None-returning check (get_running_loop raises, which every blocking call
+        # outside a loop would pay for).
+        if asyncio._get_running_loop() is None:
             return
         raise LocalShopError("a blocking LocalShop method was called inside a running event loop: await its "
                              "async twin instead (aopen, acall, aclose, areward)")
