@@ -12,6 +12,8 @@ from __future__ import annotations
 import itertools
 import json
 import shutil
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -21,7 +23,7 @@ import pytest
 
 from voice_endpoint import NEVER, NO_CHOICES, NOT_JSON, SERVER_ERROR, STALL, faithful, rewording_endpoint
 from support import reseal
-from verishop.agents.evaluate import RUNNERS, Plan, new_eval_dir, verify
+from verishop.agents.evaluate import RUNNERS, Plan, new_eval_dir, read_rewards, verify
 from verishop.mcp_server.episodes.voice import BREAKER_FAILURES, CustomerVoice
 from verishop.scenarios.customers.rewording import vocabulary
 from verishop.scenarios.seal import key_for_runs
@@ -40,11 +42,20 @@ VOLATILE = {"episode_id", "elapsed_ms", "duration_ms", "seal", "world_sha256", "
 
 def _play(agent: str, voice: VoiceSettings, catalog: Path, runs: Path) -> dict[tuple, dict[str, Any]]:
     """Every episode of the plan: its reward and transcript events, by (env, difficulty, seed)."""
+    root = _play_unscored(agent, voice, catalog, runs)
+    return _played(root, verify(root, catalog))
+
+
+def _play_unscored(agent: str, voice: VoiceSettings, catalog: Path, runs: Path) -> Path:
+    """The plan's run folder, its episodes not scored yet."""
     plan = Plan(agent, ENVS, DIFFICULTIES, EPISODES, 40, voice=voice)
     root = new_eval_dir(runs, f"{agent}-{voice.mode}")
     anyio.run(RUNNERS["memory"], plan, catalog, root, 4, lambda: None)
-    rewards = verify(root, catalog)
-    assert len(rewards) == len(plan.episodes_to_play())
+    return root
+
+
+def _played(root: Path, rewards: list[dict]) -> dict[tuple, dict[str, Any]]:
+    assert len(rewards) == len(ENVS) * EPISODES
     played = {}
     for reward in rewards:
         events = [json.loads(line) for line in (root / reward["episode_id"] / "transcript.jsonl").read_text()
@@ -59,17 +70,21 @@ def runs(catalog_path: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[t
     """Each agent's episodes in the scripted voice, the model's (a faithful endpoint) and the replay
     of the model's recording with the endpoint stopped."""
     folder = tmp_path_factory.mktemp("voices")
-    out: dict[tuple[str, str], dict] = {}
+    roots: dict[tuple[str, str], Path] = {}
     for agent in AGENTS:
-        out[(agent, "scripted")] = _play(agent, VoiceSettings(), catalog_path, folder)
+        roots[(agent, "scripted")] = _play_unscored(agent, VoiceSettings(), catalog_path, folder)
         with rewording_endpoint(faithful) as endpoint:
-            out[(agent, "llm")] = _play(agent, VoiceSettings("llm", endpoint.url, "fake", timeout_s=5),
-                                        catalog_path, folder)
+            roots[(agent, "llm")] = _play_unscored(agent, VoiceSettings("llm", endpoint.url, "fake", timeout_s=5),
+                                                   catalog_path, folder)
         asked = len(endpoint.requests)
-        recording = next(iter(out[(agent, "llm")].values()))["root"] / RECORD_FILE
-        out[(agent, "replay")] = _play(agent, VoiceSettings("replay", replay=recording), catalog_path, folder)
+        recording = roots[(agent, "llm")] / RECORD_FILE
+        roots[(agent, "replay")] = _play_unscored(agent, VoiceSettings("replay", replay=recording), catalog_path,
+                                                  folder)
         assert len(endpoint.requests) == asked  # offline: the endpoint is gone and nobody called it
-    return out
+    # One verifier process scores every run (as `verishop verify` takes several folders).
+    subprocess.run([sys.executable, "-P", "-m", "verishop", "verify", "--json", "--catalog", str(catalog_path),
+                    *map(str, roots.values())], stdout=subprocess.DEVNULL, check=False)
+    return {key: _played(root, read_rewards(root)) for key, root in roots.items()}
 
 
 def _customer(events: list[dict]) -> list[dict]:

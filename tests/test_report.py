@@ -251,8 +251,8 @@ def test_each_turn_shows_the_respond_to_customer_call_before_the_message_it_sent
     assert 'title="wall time of the call on the server">server ' in text
 
 
-def test_the_report_shows_intervals_flip_rates_and_the_certificate_and_prints_them_as_json(runs, tmp_path):
-    text = build_report(runs, tmp_path / "r.html").read_text()
+def test_the_report_shows_intervals_flip_rates_and_the_certificate_and_prints_them_as_json(runs, report, tmp_path):
+    text = report.read_text()  # the module's report: these runs, these labels
     assert "solved 95% CI" in text and "total 95% CI" in text
     assert "flip rate" in text and text.count('class="certificate"') == 1  # only the run with trials
     assert "every verdict flip is the agent&#x27;s" in text
