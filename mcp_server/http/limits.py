@@ -7,7 +7,8 @@ accept) when the process is out of file descriptors.
 - Header time: neither uvicorn nor h11 has a deadline for a request's head (uvicorn's keep-alive
   timer only runs between requests), so `DeadlineH11Protocol` adds one: a connection whose
   request head is not complete within `HEAD_DEADLINE_S` (`serve --head-timeout-s`) of its first
-  byte (or of its opening) is closed. Without it, 1,000 half-sent heads held 1,000 descriptors until the process ran out.
+  byte (or of its opening) is closed. Without it, 1,000 half-sent heads held 1,000 descriptors
+  until the process ran out.
 - Body size and time: `BodyLimit`, an ASGI middleware in front of every route (the MCP
   endpoints buffer whole bodies anyway; uvicorn has no body limit): 413 past `max_body_bytes`
   (declared or streamed), 408 when the body is not complete within `BODY_DEADLINE_S`. On stop,
