@@ -18,7 +18,7 @@ run: $(STAMP)  ## scripted agents play seeded episodes through the real MCP serv
 serve: $(STAMP)  ## the shop over Streamable HTTP on 127.0.0.1:8000
 	$(BIN)/verishop serve --transport http
 
-# Two test processes (pytest-xdist): the suite takes 9–12 minutes on 2 cores (3,229 tests).
+# Two test processes (pytest-xdist): the suite takes 9–13 minutes on 2 cores (3,229 tests).
 test: $(STAMP)
 	$(BIN)/pytest -q -n 2 --dist worksteal
 
