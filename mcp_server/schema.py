@@ -143,7 +143,6 @@ class ShopArguments(FuncMetadata):
         return data.copy()
 
 
-
 @functools.cache
 def _parsed_by_the_sdk(arg_model: type[BaseModel]) -> frozenset[str]:
     """The argument names (and aliases) the SDK may parse: those whose annotation is not `str`

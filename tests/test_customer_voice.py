@@ -12,8 +12,6 @@ from __future__ import annotations
 import itertools
 import json
 import shutil
-import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -23,7 +21,7 @@ import pytest
 
 from voice_endpoint import NEVER, NO_CHOICES, NOT_JSON, SERVER_ERROR, STALL, faithful, rewording_endpoint
 from support import reseal
-from verishop.agents.evaluate import RUNNERS, Plan, new_eval_dir, read_rewards, verify
+from verishop.agents.evaluate import RUNNERS, Plan, new_eval_dir, read_rewards, score_runs, verify
 from verishop.mcp_server.episodes.voice import BREAKER_FAILURES, CustomerVoice
 from verishop.scenarios.customers.rewording import vocabulary
 from verishop.scenarios.seal import key_for_runs
@@ -81,9 +79,7 @@ def runs(catalog_path: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[t
         roots[(agent, "replay")] = _play_unscored(agent, VoiceSettings("replay", replay=recording), catalog_path,
                                                   folder)
         assert len(endpoint.requests) == asked  # offline: the endpoint is gone and nobody called it
-    # One verifier process scores every run (as `verishop verify` takes several folders).
-    subprocess.run([sys.executable, "-P", "-m", "verishop", "verify", "--json", "--catalog", str(catalog_path),
-                    *map(str, roots.values())], stdout=subprocess.DEVNULL, check=False)
+    score_runs(roots.values(), catalog_path)  # one verifier process for every run
     return {key: _played(root, read_rewards(root)) for key, root in roots.items()}
 
 

@@ -175,8 +175,7 @@ class FdExhaustionLog:
 
 def uvicorn_limits(head_deadline_s: float = HEAD_DEADLINE_S) -> dict[str, Any]:
     """The uvicorn.Config arguments of these limits (uvicorn has none for bodies: BodyLimit)."""
-    protocol = DeadlineH11Protocol if head_deadline_s == DeadlineH11Protocol.head_deadline_s else type(
-        "DeadlineH11Protocol", (DeadlineH11Protocol,), {"head_deadline_s": head_deadline_s})
+    protocol = type("DeadlineH11Protocol", (DeadlineH11Protocol,), {"head_deadline_s": head_deadline_s})
     return {"http": protocol, "limit_concurrency": connection_cap(), "h11_max_incomplete_event_size": MAX_HEAD_BYTES}
 
 

@@ -27,7 +27,7 @@ import sys
 import time
 import uuid
 from collections import Counter, defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -375,10 +375,17 @@ def new_eval_dir(runs: Path, agent: str) -> Path:
 
 def verify(run_root: Path, catalog: Path) -> list[dict[str, Any]]:
     """Score every episode under `run_root` with the verifier, in its own process."""
-    # Its own session: a Ctrl-C at the terminal (which stops eval's episodes) lets the scoring finish.
-    subprocess.run([sys.executable, "-P", "-m", "verishop", "verify", "--json", "--catalog", str(catalog), str(run_root)],
-                   stdout=subprocess.DEVNULL, check=False, start_new_session=True)
+    score_runs([run_root], catalog)
     return read_rewards(run_root)
+
+
+def score_runs(run_roots: Iterable[Path], catalog: Path, workers: int = 0) -> None:
+    """Score every episode under each of `run_roots` with one `verishop verify` process (`workers`:
+    its --workers, 0 its default); each episode's reward.json is written beside it."""
+    # Its own session: a Ctrl-C at the terminal (which stops eval's episodes) lets the scoring finish.
+    subprocess.run([sys.executable, "-P", "-m", "verishop", "verify", "--json", "--workers", str(workers),
+                    "--catalog", str(catalog), *map(str, run_roots)],
+                   stdout=subprocess.DEVNULL, check=False, start_new_session=True)
 
 
 def read_rewards(run_root: Path) -> list[dict[str, Any]]:

@@ -13,8 +13,6 @@ Two ways to play, with the same rewards (tests/test_redteam.py checks a sample o
 from __future__ import annotations
 
 import multiprocessing
-import subprocess
-import sys
 from collections import defaultdict
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
@@ -23,7 +21,7 @@ from typing import Any
 
 import anyio
 
-from verishop.agents.evaluate import Plan, read_rewards, run_memory
+from verishop.agents.evaluate import Plan, read_rewards, run_memory, score_runs
 from verishop.envs import REGISTRY, generate
 
 ENVS = tuple(spec.name for spec in REGISTRY.values())
@@ -68,9 +66,7 @@ def play_all(agents: tuple[str, ...], envs: tuple[str, ...], difficulties: tuple
         with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
             list(pool.map(play, *zip(*jobs)))
     if transport == "memory":
-        subprocess.run([sys.executable, "-P", "-m", "verishop", "verify", "--json", "--workers", str(max(1, workers)),
-                        "--catalog", str(catalog), *(str(root / a) for a in agents)],
-                       stdout=subprocess.DEVNULL, check=False)
+        score_runs([root / agent for agent in agents], catalog, max(1, workers))
     return {agent: read_rewards(root / agent) for agent in agents}
 
 
