@@ -54,17 +54,31 @@ def runs(catalog_path, tmp_path_factory) -> dict[str, Path]:
             "oracle": play_run("oracle", ENVS, (0, 4), 2, 30, catalog_path, root / "oracle", trials=2)}
 
 
-def build_report(runs: dict[str, Path], out: Path) -> Path:
-    """The real command, in its own process, like a user runs it."""
+def build_report(runs: dict[str, Path], out: Path, *options: str) -> subprocess.CompletedProcess:
+    """The real command, in its own process, like a user runs it; `out` is written."""
     args = [str(p) for p in runs.values()] + [f"--label={label}" for label in runs]
-    subprocess.run([sys.executable, "-m", "verishop", "report", *args, "--out", str(out)], check=True,
-                   capture_output=True, timeout=120)
-    return out
+    return subprocess.run([sys.executable, "-m", "verishop", "report", *args, "--out", str(out), *options],
+                          check=True, capture_output=True, text=True, timeout=120)
 
 
 @pytest.fixture(scope="module")
-def report(runs, tmp_path_factory) -> Path:
-    return build_report(runs, tmp_path_factory.mktemp("report") / "report.html")
+def built(runs, tmp_path_factory) -> tuple[Path, dict]:
+    """The module's report and the summary the same command printed with `--json`: the plots cost
+    about a second each to draw, so one command serves both."""
+    out = tmp_path_factory.mktemp("report") / "report.html"
+    done = build_report(runs, out, "--json")
+    return out, json.loads(done.stdout)
+
+
+@pytest.fixture(scope="module")
+def report(built) -> Path:
+    return built[0]
+
+
+@pytest.fixture(scope="module")
+def summary(built) -> dict:
+    """What `verishop report --json` printed, by run label."""
+    return {run["label"]: run for run in built[1]["runs"]}
 
 
 def test_the_report_is_one_file_that_loads_nothing_and_runs_nothing(report):
@@ -251,15 +265,12 @@ def test_each_turn_shows_the_respond_to_customer_call_before_the_message_it_sent
     assert 'title="wall time of the call on the server">server ' in text
 
 
-def test_the_report_shows_intervals_flip_rates_and_the_certificate_and_prints_them_as_json(runs, report, tmp_path):
-    text = report.read_text()  # the module's report: these runs, these labels
+def test_the_report_shows_intervals_flip_rates_and_the_certificate_and_prints_them_as_json(runs, report, summary):
+    text = report.read_text()  # the module's report: these runs, these labels, printed with --json
     assert "solved 95% CI" in text and "total 95% CI" in text
     assert "flip rate" in text and text.count('class="certificate"') == 1  # only the run with trials
     assert "every verdict flip is the agent&#x27;s" in text
-    args = [str(p) for p in runs.values()] + [f"--label={label}" for label in runs]
-    done = subprocess.run([sys.executable, "-m", "verishop", "report", *args, "--out", str(tmp_path / "j.html"),
-                           "--json"], capture_output=True, text=True, timeout=120, check=True)
-    summary = {run["label"]: run for run in json.loads(done.stdout)["runs"]}
+    assert set(summary) == set(runs)
     for run in summary.values():
         for row in run["rows"]:
             low, high = row["solved_ci95"]

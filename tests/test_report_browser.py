@@ -29,7 +29,9 @@ def report(catalog_path, tmp_path):
     runs = {"greedy": play_run("greedy", ("pd", "return", "journey"), (0, 5), 2, 40, catalog_path, tmp_path / "g"),
             "oracle": play_run("oracle", ("pd", "return", "journey"), (0, 5), 2, 40, catalog_path, tmp_path / "o",
                                trials=2)}
-    return build_report(runs, tmp_path / "report.html")
+    out = tmp_path / "report.html"
+    build_report(runs, out)
+    return out
 
 
 PLOTS = """[...document.querySelectorAll('img.plot')].map(i => ({complete: i.complete, width: i.naturalWidth,

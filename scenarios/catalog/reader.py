@@ -215,7 +215,7 @@ class CatalogReader:
 
     def category_in_memory(self, category_id: str) -> list[Product] | None:
         """Every product of a category, if this reader holds the catalog in memory (a plain reader
-        does not: None). `verishop.local.catalog.CachedCatalogReader` does, for small catalogs."""
+        does not: None). `cached_reader.CachedCatalogReader` does, for small catalogs."""
         return None
 
     def group(self, group_id: str) -> list[Product]:

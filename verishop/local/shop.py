@@ -40,7 +40,6 @@ from pydantic import ValidationError
 from verishop.agents.client import EpisodeInfo, ToolResult, ToolSpec
 from verishop.envs import collection as collection_of
 from verishop.envs import generate, get_env
-from verishop.local.catalog import CachedCatalogReader
 from verishop.local.inline import run_inline
 from verishop.local.memory import MemoryEpisode, MemoryTranscript, MemoryWorld, MemoryWorlds
 from verishop.mcp_server.episodes.episode import Episode
@@ -50,6 +49,7 @@ from verishop.mcp_server.errors import NotFound
 from verishop.mcp_server.tools import ServerState, _shop_tools
 from verishop.scenarios import curriculum as curricula
 from verishop.scenarios.catalog.cache import DEFAULT_SEED, DEFAULT_SIZE, catalog_path, ensure_catalog, verishop_home
+from verishop.scenarios.catalog.cached_reader import CachedCatalogReader
 from verishop.scenarios.catalog.integrity import catalog_identity, this_machine
 from verishop.scenarios.difficulty import MAX_DIFFICULTY
 from verishop.scenarios.models import Scenario

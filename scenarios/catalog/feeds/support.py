@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from verishop.scenarios.catalog.reader import CatalogError, CatalogReader
+from verishop.scenarios.catalog.cached_reader import CachedCatalogReader
+from verishop.scenarios.catalog.reader import CatalogError
 from verishop.scenarios.difficulty import MAX_DIFFICULTY
 from verishop.scenarios.taxonomy import imported_categories_apart
 
@@ -25,7 +26,10 @@ def environment_table(path: Path) -> list[dict]:
     from verishop.scenarios.envs import REGISTRY, generate
 
     rows = []
-    with imported_categories_apart(), CatalogReader(path) as catalog:
+    # About 500 scenarios on one catalog that never changes: its rows are read once, not once per
+    # scenario (the same scenarios: tests/test_local_shop.py; the tests also generate every
+    # environment on the server's reader over the imported catalogs, tests/test_real_shop_exports.py).
+    with imported_categories_apart(), CachedCatalogReader(path) as catalog:
         for spec in REGISTRY.values():
             first, failed = "", []
             for difficulty in range(MAX_DIFFICULTY + 1):
