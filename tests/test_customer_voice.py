@@ -38,6 +38,10 @@ TIMEOUT_S = 0.5
 VOLATILE = {"episode_id", "elapsed_ms", "duration_ms", "seal", "world_sha256", "scenario_sha256"}
 
 
+def _plan(agent: str, voice: VoiceSettings) -> Plan:
+    return Plan(agent, ENVS, DIFFICULTIES, EPISODES, 40, voice=voice)
+
+
 def _play(agent: str, voice: VoiceSettings, catalog: Path, runs: Path) -> dict[tuple, dict[str, Any]]:
     """Every episode of the plan: its reward and transcript events, by (env, difficulty, seed)."""
     root = _play_unscored(agent, voice, catalog, runs)
@@ -46,14 +50,14 @@ def _play(agent: str, voice: VoiceSettings, catalog: Path, runs: Path) -> dict[t
 
 def _play_unscored(agent: str, voice: VoiceSettings, catalog: Path, runs: Path) -> Path:
     """The plan's run folder, its episodes not scored yet."""
-    plan = Plan(agent, ENVS, DIFFICULTIES, EPISODES, 40, voice=voice)
+    plan = _plan(agent, voice)
     root = new_eval_dir(runs, f"{agent}-{voice.mode}")
     anyio.run(RUNNERS["memory"], plan, catalog, root, 4, lambda: None)
     return root
 
 
 def _played(root: Path, rewards: list[dict]) -> dict[tuple, dict[str, Any]]:
-    assert len(rewards) == len(ENVS) * EPISODES
+    assert len(rewards) == len(_plan("oracle", VoiceSettings()).episodes_to_play())  # the same count for any plan here
     played = {}
     for reward in rewards:
         events = [json.loads(line) for line in (root / reward["episode_id"] / "transcript.jsonl").read_text()
